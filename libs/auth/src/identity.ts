@@ -1,0 +1,75 @@
+import { jwtVerify, SignJWT } from 'jose';
+
+/** How the caller proved who they are at the gateway. */
+export type CredentialKind = 'user' | 'mcp' | 'internal' | 'service';
+
+/** The caller as the gateway verified it, forwarded to services in `x-wiki-identity`. */
+export interface Identity {
+  kind: CredentialKind;
+  /** Local user id; absent for `internal` and `service` callers. */
+  userId?: string;
+  email?: string;
+  name?: string;
+  avatarUrl?: string | null;
+  /** The identity provider's subject. */
+  idpUid?: string;
+  /** Realm and client roles from the identity provider. */
+  roles?: string[];
+  /** For `service` tokens: the calling service. */
+  service?: string;
+}
+
+export const IDENTITY_HEADER = 'x-wiki-identity';
+const ISSUER = 'wiki-gateway';
+const AUDIENCE = 'wiki-services';
+
+const keyCache = new Map<string, Uint8Array>();
+function key(secret: string): Uint8Array {
+  let k = keyCache.get(secret);
+  if (!k) {
+    k = new TextEncoder().encode(secret);
+    keyCache.set(secret, k);
+  }
+  return k;
+}
+
+/** Signs the short-lived identity token (HS256 with INTERNAL_TOKEN_SECRET; it never leaves the cluster). */
+export async function mintIdentityToken(secret: string, identity: Identity, ttlSeconds = 60): Promise<string> {
+  const { userId, ...claims } = identity;
+  const jwt = new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setExpirationTime(`${ttlSeconds}s`);
+  if (userId) jwt.setSubject(userId);
+  return jwt.sign(key(secret));
+}
+
+/** Mints a token for a service calling another service (kind `service`). */
+export function mintServiceToken(secret: string, service: string, ttlSeconds = 60): Promise<string> {
+  return mintIdentityToken(secret, { kind: 'service', service }, ttlSeconds);
+}
+
+export async function verifyIdentityToken(secret: string, token: string): Promise<Identity> {
+  const { payload } = await jwtVerify(token, key(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], clockTolerance: 5 });
+  const kind = payload.kind as CredentialKind;
+  if (!['user', 'mcp', 'internal', 'service'].includes(kind)) throw new Error('identity token has an unknown kind');
+  return {
+    kind,
+    userId: payload.sub,
+    email: payload.email as string | undefined,
+    name: payload.name as string | undefined,
+    avatarUrl: (payload.avatarUrl as string | null | undefined) ?? null,
+    idpUid: payload.idpUid as string | undefined,
+    roles: (payload.roles as string[] | undefined) ?? [],
+    service: payload.service as string | undefined,
+  };
+}
+
+/**
+ * Caches service tokens so a busy caller signs one every ~30 s, not one per request.
+ */
+export function serviceTokenSource(secret: string, service: string): () => Promise<string> {
+  let cached: { token: string; until: number } | undefined;
+  return async () => {
+    const now = Date.now();
+    if (!cached || cached.until < now) cached = { token: await mintServiceToken(secret, service, 60), until: now + 30_000 };
+    return cached.token;
+  };
+}

@@ -1,0 +1,4 @@
+export * from './dev-keys.js';
+export * from './identity.js';
+export * from './plugin.js';
+export * from './roles.js';

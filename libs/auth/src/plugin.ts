@@ -1,0 +1,62 @@
+import { unauthorized, forbidden } from '@wiki/http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { IDENTITY_HEADER, type CredentialKind, type Identity, verifyIdentityToken } from './identity.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verified caller, or null when the request carried no valid identity token. */
+    identity: Identity | null;
+  }
+}
+
+export interface IdentityPluginOptions {
+  secret: string;
+}
+
+/** A verified token keeps being valid until it expires: cache the result to skip the HMAC. */
+const MAX_CACHE = 10_000;
+
+async function identityPlugin(app: FastifyInstance, options: IdentityPluginOptions): Promise<void> {
+  const cache = new Map<string, { identity: Identity; until: number }>();
+  app.decorateRequest('identity', null);
+  app.addHook('onRequest', async (request) => {
+    const header = request.headers[IDENTITY_HEADER];
+    if (typeof header !== 'string' || header === '') return;
+    const now = Date.now();
+    const hit = cache.get(header);
+    if (hit && hit.until > now) {
+      request.identity = hit.identity;
+    } else {
+      try {
+        const identity = await verifyIdentityToken(options.secret, header);
+        if (cache.size >= MAX_CACHE) cache.clear();
+        // Tokens live 60 s; trust a verified one for at most 30 s of that.
+        cache.set(header, { identity, until: now + 30_000 });
+        request.identity = identity;
+      } catch (error) {
+        request.log.warn({ err: (error as Error).message }, 'invalid identity token');
+        return;
+      }
+    }
+    if (request.identity?.userId) request.log = request.log.child({ userId: request.identity.userId });
+  });
+}
+
+export const identity = fp(identityPlugin, { name: 'wiki-identity', fastify: '5.x' });
+
+/** The signed-in user (a `user` or `mcp` credential) or a 401. */
+export function requireUser(request: FastifyRequest): Identity & { userId: string } {
+  const id = request.identity;
+  if (!id || !id.userId || (id.kind !== 'user' && id.kind !== 'mcp')) throw unauthorized();
+  return id as Identity & { userId: string };
+}
+
+/** A preHandler that lets only the given credential kinds through. */
+export function requireKind(...kinds: CredentialKind[]) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const id = request.identity;
+    if (!id) throw unauthorized();
+    if (!kinds.includes(id.kind)) throw forbidden('This route is not available to this credential');
+  };
+}

@@ -1,0 +1,296 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const SERVICE_NAMES = [
+  'workspace',
+  'document',
+  'search',
+  'comment',
+  'attachment',
+  'notification',
+  'export',
+  'mcp',
+  'collab',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export const DEFAULT_SERVICE_PORTS: Record<ServiceName, number> = {
+  workspace: 8081,
+  document: 8082,
+  search: 8083,
+  comment: 8084,
+  attachment: 8085,
+  notification: 8086,
+  export: 8087,
+  mcp: 8088,
+  collab: 8089,
+};
+
+export type AuthProvider = 'dev' | 'oidc' | 'firebase';
+
+export interface Config {
+  nodeEnv: string;
+  logLevel: string;
+  /** Folder for local state: dev keys, dev secrets, local object storage. */
+  dataDir: string;
+  gatewayPort: number;
+  gatewayUrl: string;
+  ports: Record<ServiceName, number>;
+  urls: Record<ServiceName, string>;
+  pgUrl: string;
+  dbPrefix: string;
+  databaseUrls: Record<ServiceName, string>;
+  natsUrl: string;
+  eventsStream: string;
+  eventsPrefix: string;
+  redisUrl: string;
+  auth: {
+    provider: AuthProvider;
+    issuer?: string;
+    jwksUrl?: string;
+    audience?: string;
+    clientId?: string;
+    firebaseProjectId?: string;
+  };
+  internalApiKey: string;
+  internalTokenSecret: string;
+  inviteUrl: string;
+  invitationTtlDays: number;
+  rateLimit: { enabled: boolean; userPerMin: number; publicPerMin: number };
+  storage: {
+    driver: 'local' | 's3';
+    localDir: string;
+    s3Endpoint?: string;
+    s3Bucket: string;
+    s3AccessKey?: string;
+    s3SecretKey?: string;
+    s3Region: string;
+  };
+  searchEngine: 'postgres' | 'elasticsearch';
+  elasticsearchUrl?: string;
+  chromiumPath: string;
+  uploadMaxBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The repository root (libs/config/{src,dist}/index.* lives two levels below it). */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+function str(env: Env, name: string, fallback: string): string;
+function str(env: Env, name: string): string | undefined;
+function str(env: Env, name: string, fallback?: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string;
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined;
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+  const raw = str(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${redactUrl(raw)}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function name(env: Env, varName: string, fallback: string, pattern: RegExp, what: string): string {
+  const raw = str(env, varName, fallback);
+  if (!pattern.test(raw)) throw new ConfigError(varName, `must be ${what}, got "${raw}"`);
+  return raw;
+}
+
+/** The URL of another database on the same server as `serverUrl`. */
+export function databaseUrl(serverUrl: string, database: string): string {
+  const parsed = new URL(serverUrl);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** Hides the password of a connection URL so it can be logged or shown in errors. */
+export function redactUrl(value: string): string {
+  return value.replace(/\/\/([^:/@]+):([^@/]+)@/, '//$1:***@');
+}
+
+/**
+ * Secrets that a local start needs but nobody configured: made once and kept in
+ * `<dataDir>/dev-secrets.json`, so that separately started services agree on them.
+ * Production must set them explicitly.
+ */
+function devSecret(dataDir: string, key: string): string {
+  const file = join(dataDir, 'dev-secrets.json');
+  let secrets: Record<string, string> = {};
+  if (existsSync(file)) secrets = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  if (!secrets[key]) {
+    secrets[key] = randomBytes(32).toString('base64url');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  }
+  return secrets[key];
+}
+
+function secret(env: Env, varName: string, production: boolean, dataDir: string): string {
+  const raw = str(env, varName);
+  if (raw !== undefined) {
+    if (raw.length < 16) throw new ConfigError(varName, 'must be at least 16 characters long');
+    return raw;
+  }
+  if (production) throw new ConfigError(varName, 'is required when NODE_ENV=production');
+  return devSecret(dataDir, varName);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  const production = nodeEnv === 'production';
+  const dataDir = resolve(str(env, 'DATA_DIR', join(repoRoot, '.data')));
+  const host = str(env, 'SERVICE_HOST', '127.0.0.1');
+
+  const gatewayPort = int(env, 'PORT', 8080, 0, 65535);
+  const ports = {} as Record<ServiceName, number>;
+  const urls = {} as Record<ServiceName, string>;
+  for (const service of SERVICE_NAMES) {
+    const upper = service.toUpperCase();
+    ports[service] = int(env, `${upper}_PORT`, DEFAULT_SERVICE_PORTS[service], 0, 65535);
+    urls[service] = url(env, `${upper}_URL`, `http://${host}:${ports[service]}`, ['http:', 'https:']);
+  }
+
+  const pgUrl = url(env, 'PG_URL', 'postgres://postgres@127.0.0.1:5432', ['postgres:', 'postgresql:']);
+  const dbPrefix = name(env, 'DB_PREFIX', 'wiki', /^[a-z][a-z0-9_]{0,39}$/, 'lowercase letters, digits and _ (max 40)');
+  const databaseUrls = {} as Record<ServiceName, string>;
+  for (const service of SERVICE_NAMES) {
+    const explicit = url(env, `${service.toUpperCase()}_DATABASE_URL`, undefined, ['postgres:', 'postgresql:']);
+    databaseUrls[service] = explicit ?? databaseUrl(pgUrl, `${dbPrefix}_${service}`);
+  }
+
+  const provider = oneOf(env, 'AUTH_PROVIDER', ['dev', 'oidc', 'firebase'] as const, 'dev');
+  if (provider === 'dev' && production) {
+    throw new ConfigError('AUTH_PROVIDER', 'dev is refused when NODE_ENV=production (use oidc or firebase)');
+  }
+  const issuer = url(env, 'AUTH_ISSUER', undefined, ['http:', 'https:']);
+  const firebaseProjectId = str(env, 'FIREBASE_PROJECT_ID');
+  if (provider === 'oidc' && !issuer) throw new ConfigError('AUTH_ISSUER', 'is required when AUTH_PROVIDER=oidc');
+  if (provider === 'firebase' && !firebaseProjectId) {
+    throw new ConfigError('FIREBASE_PROJECT_ID', 'is required when AUTH_PROVIDER=firebase');
+  }
+
+  const storageDriver = oneOf(env, 'STORAGE_DRIVER', ['local', 's3'] as const, 'local');
+  const s3Endpoint = url(env, 'S3_ENDPOINT', undefined, ['http:', 'https:']);
+  if (storageDriver === 's3' && !s3Endpoint) throw new ConfigError('S3_ENDPOINT', 'is required when STORAGE_DRIVER=s3');
+  const searchEngine = oneOf(env, 'SEARCH_ENGINE', ['postgres', 'elasticsearch'] as const, 'postgres');
+  const elasticsearchUrl = url(env, 'ELASTICSEARCH_URL', undefined, ['http:', 'https:']);
+  if (searchEngine === 'elasticsearch' && !elasticsearchUrl) {
+    throw new ConfigError('ELASTICSEARCH_URL', 'is required when SEARCH_ENGINE=elasticsearch');
+  }
+
+  return {
+    nodeEnv,
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    dataDir,
+    gatewayPort,
+    gatewayUrl: url(env, 'GATEWAY_URL', `http://${host}:${gatewayPort}`, ['http:', 'https:']),
+    ports,
+    urls,
+    pgUrl,
+    dbPrefix,
+    databaseUrls,
+    natsUrl: url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']),
+    eventsStream: name(env, 'EVENTS_STREAM', 'WIKI', /^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or - (max 64)'),
+    eventsPrefix: name(env, 'EVENTS_PREFIX', 'wiki', /^[a-z0-9_-]{1,64}$/, 'lowercase letters, digits, _ or - (max 64)'),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    auth: {
+      provider,
+      issuer,
+      jwksUrl: url(
+        env,
+        'AUTH_JWKS_URL',
+        provider === 'oidc' && issuer ? `${issuer}/protocol/openid-connect/certs` : undefined,
+        ['http:', 'https:'],
+      ),
+      audience: str(env, 'AUTH_AUDIENCE'),
+      clientId: str(env, 'AUTH_CLIENT_ID'),
+      firebaseProjectId,
+    },
+    internalApiKey: secret(env, 'INTERNAL_API_KEY', production, dataDir),
+    internalTokenSecret: secret(env, 'INTERNAL_TOKEN_SECRET', production, dataDir),
+    inviteUrl: url(env, 'INVITE_URL', `http://localhost:${gatewayPort}`, ['http:', 'https:']),
+    invitationTtlDays: int(env, 'INVITATION_TTL_DAYS', 7, 1, 365),
+    rateLimit: {
+      enabled: bool(env, 'RATE_LIMIT_ENABLED', true),
+      userPerMin: int(env, 'RATE_LIMIT_USER_PER_MIN', 600, 1),
+      publicPerMin: int(env, 'RATE_LIMIT_PUBLIC_PER_MIN', 120, 1),
+    },
+    storage: {
+      driver: storageDriver,
+      localDir: resolve(str(env, 'STORAGE_LOCAL_DIR', join(dataDir, 'objects'))),
+      s3Endpoint,
+      s3Bucket: str(env, 'S3_BUCKET', 'wiki'),
+      s3AccessKey: str(env, 'S3_ACCESS_KEY'),
+      s3SecretKey: str(env, 'S3_SECRET_KEY'),
+      s3Region: str(env, 'S3_REGION', 'us-east-1'),
+    },
+    searchEngine,
+    elasticsearchUrl,
+    chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
+    uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 25 * 1024 * 1024, 1),
+  };
+}
+
+/**
+ * Loads the configuration or stops the process with a message naming the bad variable.
+ * For `main.ts` files; tests call `loadConfig` and see the thrown `ConfigError`.
+ */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}

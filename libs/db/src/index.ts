@@ -1,0 +1,6 @@
+export { sql } from 'slonik';
+export type { DatabasePool, DatabaseTransactionConnection, CommonQueryMethods } from 'slonik';
+export { z } from 'zod';
+export * from './admin.js';
+export * from './migrate.js';
+export * from './pool.js';

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { AppError, errorBody, type ErrorDetail } from './errors.js';
+
+export interface CreateAppOptions {
+  /** Service name, stamped on every log line. */
+  service: string;
+  logLevel?: string;
+  /** Max JSON body in bytes (ARCHITECTURE 5.14: 1 MiB by default). */
+  bodyLimit?: number;
+  /** Describes the service's routes in `/openapi.json` (the gateway merges them into /docs-ui). */
+  openapi?: { title: string; description?: string };
+  /** Extra Fastify options (tests may pass `logger: false`). */
+  fastify?: Partial<FastifyServerOptions>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Headers never written to logs. */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-internal-api-key"]',
+  'req.headers["x-mcp-api-key"]',
+  'req.headers["x-wiki-identity"]',
+  'req.headers.cookie',
+];
+
+/**
+ * The Fastify factory every service and the gateway start from: request ids, pino JSON logs,
+ * the error envelope of ARCHITECTURE 5.1, JSON parsing that accepts an empty body, and the
+ * OpenAPI description of the routes registered afterwards.
+ */
+export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel ?? 'info',
+      base: { service: options.service },
+      redact: { paths: REDACT, censor: '[redacted]' },
+    },
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    requestIdLogLabel: 'requestId',
+    disableRequestLogging: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    ...options.fastify,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // Bodiless POSTs (publish, leave, accept...) often still say application/json.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]), undefined);
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError & { details?: ErrorDetail[] }, request, reply) => {
+    const mapped = mapError(error);
+    if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: mapped.code, message: mapped.message }, 'request refused');
+    if (mapped.code === 'RATE_LIMITED' && !reply.getHeader('retry-after')) reply.header('retry-after', '60');
+    return reply.status(mapped.status).send(errorBody(mapped.code, mapped.message, request.id, mapped.details));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    return reply.status(404).send(errorBody('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`, request.id));
+  });
+
+  if (options.openapi) {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: { title: options.openapi.title, description: options.openapi.description, version: '1.0.0' },
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            internalApiKey: { type: 'apiKey', in: 'header', name: 'X-Internal-Api-Key' },
+            mcpApiKey: { type: 'apiKey', in: 'header', name: 'X-Mcp-Api-Key' },
+          },
+        },
+        security: [{ bearer: [] }],
+      },
+      hideUntagged: false,
+    });
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  }
+
+  return app;
+}
+
+interface MappedError {
+  status: number;
+  code: AppError['code'];
+  message: string;
+  details?: ErrorDetail[];
+}
+
+function mapError(error: FastifyError & { details?: ErrorDetail[] }): MappedError {
+  if (error instanceof AppError) return { status: error.statusCode, code: error.code, message: error.message, details: error.details };
+  if (error.validation) {
+    const details = error.validation.map((v) => validationDetail(v as unknown as AjvError, error.validationContext));
+    return { status: 400, code: 'VALIDATION_ERROR', message: details.map((d) => `${d.field} ${d.message}`).join('; '), details };
+  }
+  const pgCode = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code;
+  const name = error.name ?? '';
+  if (pgCode === '23505' || name === 'UniqueIntegrityConstraintViolationError') {
+    return { status: 409, code: 'CONFLICT', message: 'A resource with these values already exists' };
+  }
+  if (pgCode === '22P02') return { status: 400, code: 'VALIDATION_ERROR', message: 'A value has the wrong format' };
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content type' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, code: 'VALIDATION_ERROR', message: 'Request body is not valid JSON' };
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 429) return { status, code: 'RATE_LIMITED', message: 'Too many requests' };
+  if (status === 413) return { status, code: 'PAYLOAD_TOO_LARGE', message: error.message };
+  if (status === 415) return { status, code: 'UNSUPPORTED_MEDIA_TYPE', message: error.message };
+  if (status === 401) return { status, code: 'UNAUTHORIZED', message: error.message };
+  if (status === 403) return { status, code: 'FORBIDDEN', message: error.message };
+  if (status === 404) return { status, code: 'NOT_FOUND', message: error.message };
+  if (status === 503) return { status, code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' };
+  if (status >= 400 && status < 500) return { status: 400, code: 'VALIDATION_ERROR', message: error.message };
+  return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns an ajv error into `{ field, message }` naming the field the client sent. */
+function validationDetail(error: AjvError, context?: string): ErrorDetail {
+  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const missing = error.params.missingProperty as string | undefined;
+  const field = [path, missing].filter(Boolean).join('.') || context || 'body';
+  let message = error.message ?? 'is invalid';
+  switch (error.keyword) {
+    case 'required':
+      message = 'is required';
+      break;
+    case 'maxLength':
+      message = `must be at most ${error.params.limit} characters`;
+      break;
+    case 'minLength':
+      message = error.params.limit === 1 ? 'must not be empty' : `must be at least ${error.params.limit} characters`;
+      break;
+    case 'pattern':
+      message = error.params.pattern === '\\S' ? 'must not be blank' : `has an invalid format`;
+      break;
+    case 'format':
+      message = `must be a valid ${error.params.format}`;
+      break;
+    case 'enum':
+      message = `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
+      break;
+    case 'type':
+      message = `must be ${error.params.type}`;
+      break;
+  }
+  return { field, message };
+}

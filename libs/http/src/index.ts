@@ -1,0 +1,4 @@
+export * from './app.js';
+export * from './errors.js';
+export * from './health.js';
+export * from './schemas.js';

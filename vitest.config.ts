@@ -1,0 +1,32 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const libs = ['config', 'http', 'db', 'auth', 'events', 'testing'];
+
+// Tests run the TypeScript sources of the libs, not their compiled dist.
+const alias = libs.map((lib) => ({ find: `@wiki/${lib}`, replacement: `${root}libs/${lib}/src/index.ts` }));
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    globals: true,
+    projects: [
+      {
+        resolve: { alias },
+        test: { name: 'unit', globals: true, include: ['{libs,gateway,services}/**/src/**/*.test.ts'] },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'integration',
+          globals: true,
+          include: ['{libs,gateway,services}/**/test/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          globalSetup: [`${root}libs/testing/src/global-setup.ts`],
+        },
+      },
+    ],
+  },
+});
