@@ -5,7 +5,10 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 const libs = ['config', 'http', 'db', 'auth', 'events', 'testing'];
 
 // Tests run the TypeScript sources of the libs, not their compiled dist.
-const alias = libs.map((lib) => ({ find: `@wiki/${lib}`, replacement: `${root}libs/${lib}/src/index.ts` }));
+const alias = [
+  ...libs.map((lib) => ({ find: `@wiki/${lib}`, replacement: `${root}libs/${lib}/src/index.ts` })),
+  { find: '@wiki/gateway', replacement: `${root}gateway/src/service.ts` },
+];
 
 export default defineConfig({
   resolve: { alias },
@@ -24,7 +27,6 @@ export default defineConfig({
           include: ['{libs,gateway,services}/**/test/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          globalSetup: [`${root}libs/testing/src/global-setup.ts`],
         },
       },
     ],

@@ -2,3 +2,4 @@ export * from './dev-keys.js';
 export * from './identity.js';
 export * from './plugin.js';
 export * from './roles.js';
+export * from './membership.js';

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { AppError, errorBody, type ErrorDetail } from './errors.js';
 
 export interface CreateAppOptions {
@@ -43,8 +50,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    requestIdLogLabel: 'requestId',
-    disableRequestLogging: false,
+    logController: new OneLinePerRequest({ requestIdLogLabel: 'requestId' }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
     ...options.fastify,
@@ -98,6 +104,16 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   }
 
   return app;
+}
+
+/** One access-log line per request (method, path, status, time) instead of Fastify's two. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
 }
 
 interface MappedError {

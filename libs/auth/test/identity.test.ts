@@ -1,0 +1,70 @@
+import { identity, IDENTITY_HEADER, mintIdentityToken, mintServiceToken, requireKind, requireUser, verifyIdentityToken } from '@wiki/auth';
+import { createApp } from '@wiki/http';
+import { SignJWT } from 'jose';
+
+const secret = 'a-test-secret-that-is-long-enough';
+
+describe('identity token', () => {
+  it('round-trips the caller', async () => {
+    const token = await mintIdentityToken(secret, {
+      kind: 'user',
+      userId: '0b8f4c1e-5a4d-4d1e-9c3a-1f2e3d4c5b6a',
+      email: 'ada@example.com',
+      name: 'Ada',
+      avatarUrl: null,
+      idpUid: 'idp|ada',
+      roles: ['wiki-admin'],
+    });
+    expect(await verifyIdentityToken(secret, token)).toEqual({
+      kind: 'user',
+      userId: '0b8f4c1e-5a4d-4d1e-9c3a-1f2e3d4c5b6a',
+      email: 'ada@example.com',
+      name: 'Ada',
+      avatarUrl: null,
+      idpUid: 'idp|ada',
+      roles: ['wiki-admin'],
+      service: undefined,
+    });
+  });
+
+  it('refuses another secret, an expired token and a foreign issuer', async () => {
+    const token = await mintServiceToken(secret, 'document');
+    await expect(verifyIdentityToken('another-secret-that-is-long-enough', token)).rejects.toThrow();
+    const expired = await mintIdentityToken(secret, { kind: 'service', service: 'x' }, -60);
+    await expect(verifyIdentityToken(secret, expired)).rejects.toThrow();
+    const foreign = await new SignJWT({ kind: 'user' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('someone').setAudience('wiki-services').setExpirationTime('1m').sign(new TextEncoder().encode(secret));
+    await expect(verifyIdentityToken(secret, foreign)).rejects.toThrow();
+  });
+});
+
+describe('identity plugin', () => {
+  async function build() {
+    const app = await createApp({ service: 'test', logLevel: 'silent' });
+    await app.register(identity, { secret });
+    app.get('/me', async (request) => ({ userId: requireUser(request).userId }));
+    app.get('/internal-only', { preHandler: requireKind('service') }, async () => ({ ok: true }));
+    return app;
+  }
+
+  it('gives routes the verified user and answers 401 without one', async () => {
+    const app = await build();
+    const token = await mintIdentityToken(secret, { kind: 'user', userId: 'u-1' });
+    expect((await app.inject({ url: '/me', headers: { [IDENTITY_HEADER]: token } })).json()).toEqual({ userId: 'u-1' });
+    const none = await app.inject({ url: '/me' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json().error.code).toBe('UNAUTHORIZED');
+    const forged = await mintIdentityToken('forged-secret-that-is-long-enough', { kind: 'user', userId: 'u-2' });
+    expect((await app.inject({ url: '/me', headers: { [IDENTITY_HEADER]: forged } })).statusCode).toBe(401);
+    await app.close();
+  });
+
+  it('keeps service routes away from user credentials', async () => {
+    const app = await build();
+    const user = await mintIdentityToken(secret, { kind: 'user', userId: 'u-1' });
+    expect((await app.inject({ url: '/internal-only', headers: { [IDENTITY_HEADER]: user } })).statusCode).toBe(403);
+    const service = await mintServiceToken(secret, 'gateway');
+    expect((await app.inject({ url: '/internal-only', headers: { [IDENTITY_HEADER]: service } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/me', headers: { [IDENTITY_HEADER]: service } })).statusCode).toBe(401);
+    await app.close();
+  });
+});

@@ -1,0 +1,93 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './index.js';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'cfg-'));
+const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir(), ...env });
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    load(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('has defaults that run the stack locally', () => {
+    const config = load({});
+    expect(config.gatewayPort).toBe(8080);
+    expect(config.ports.workspace).toBe(8081);
+    expect(config.ports.mcp).toBe(8088);
+    expect(config.urls.document).toBe('http://127.0.0.1:8082');
+    expect(config.databaseUrls.workspace).toBe('postgres://postgres@127.0.0.1:5432/wiki_workspace');
+    expect(config.natsUrl).toBe('nats://127.0.0.1:4222');
+    expect(config.eventsStream).toBe('WIKI');
+    expect(config.eventsPrefix).toBe('wiki');
+    expect(config.auth.provider).toBe('dev');
+    expect(config.rateLimit).toEqual({ enabled: true, userPerMin: 600, publicPerMin: 120 });
+    expect(config.uploadMaxBytes).toBe(25 * 1024 * 1024);
+    expect(config.invitationTtlDays).toBe(7);
+  });
+
+  it('keeps generated dev secrets stable across loads of the same data folder', () => {
+    const dir = dataDir();
+    const a = loadConfig({ DATA_DIR: dir });
+    const b = loadConfig({ DATA_DIR: dir });
+    expect(a.internalApiKey).toHaveLength(43);
+    expect(a.internalApiKey).toBe(b.internalApiKey);
+    expect(a.internalTokenSecret).toBe(b.internalTokenSecret);
+    expect(a.internalApiKey).not.toBe(a.internalTokenSecret);
+  });
+
+  it('derives database names from DB_PREFIX and PG_URL, or takes an explicit URL', () => {
+    const config = load({
+      PG_URL: 'postgresql://app:secret@db.internal:6543/ignored',
+      DB_PREFIX: 'acme',
+      DOCUMENT_DATABASE_URL: 'postgres://other/documents',
+    });
+    expect(config.databaseUrls.workspace).toBe('postgresql://app:secret@db.internal:6543/acme_workspace');
+    expect(config.databaseUrls.document).toBe('postgres://other/documents');
+  });
+
+  it('derives the OIDC JWKS URL from the issuer', () => {
+    const config = load({ AUTH_PROVIDER: 'oidc', AUTH_ISSUER: 'https://id.example.com/realms/wiki/' });
+    expect(config.auth.jwksUrl).toBe('https://id.example.com/realms/wiki/protocol/openid-connect/certs');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DOCUMENT_PORT: '-1' }, 'DOCUMENT_PORT'],
+    [{ PG_URL: 'mysql://x' }, 'PG_URL'],
+    [{ NATS_URL: 'not a url' }, 'NATS_URL'],
+    [{ DB_PREFIX: 'Bad-Prefix' }, 'DB_PREFIX'],
+    [{ AUTH_PROVIDER: 'keycloak' }, 'AUTH_PROVIDER'],
+    [{ AUTH_PROVIDER: 'oidc' }, 'AUTH_ISSUER'],
+    [{ AUTH_PROVIDER: 'firebase' }, 'FIREBASE_PROJECT_ID'],
+    [{ RATE_LIMIT_ENABLED: 'maybe' }, 'RATE_LIMIT_ENABLED'],
+    [{ RATE_LIMIT_USER_PER_MIN: '0' }, 'RATE_LIMIT_USER_PER_MIN'],
+    [{ STORAGE_DRIVER: 's3' }, 'S3_ENDPOINT'],
+    [{ SEARCH_ENGINE: 'elasticsearch' }, 'ELASTICSEARCH_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ INTERNAL_API_KEY: 'short' }, 'INTERNAL_API_KEY'],
+  ])('names the variable of a bad value: %o', (env, variable) => {
+    const error = errorOf(env as Record<string, string>);
+    expect(error.variable).toBe(variable);
+    expect(error.message).toContain(variable);
+  });
+
+  it('refuses the dev provider and generated secrets in production', () => {
+    expect(errorOf({ NODE_ENV: 'production' }).variable).toBe('AUTH_PROVIDER');
+    const error = errorOf({ NODE_ENV: 'production', AUTH_PROVIDER: 'firebase', FIREBASE_PROJECT_ID: 'p' });
+    expect(error.variable).toBe('INTERNAL_API_KEY');
+  });
+
+  it('never puts a database password into an error', () => {
+    const error = errorOf({ PG_URL: 'http://user:hunter2@host/db' });
+    expect(error.message).not.toContain('hunter2');
+  });
+});

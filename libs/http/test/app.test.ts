@@ -1,0 +1,143 @@
+import { createApp, conflict, envelope, idParams, notBlank, object, registerHealth, success, uuid } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+
+async function build(): Promise<FastifyInstance> {
+  const app = await createApp({ service: 'test', logLevel: 'silent', bodyLimit: 1024, openapi: { title: 'Test API' } });
+  app.post(
+    '/things/:id',
+    {
+      schema: {
+        params: idParams('id'),
+        body: object({ name: notBlank(10), size: { type: 'integer', minimum: 1 }, color: { type: 'string', enum: ['red', 'blue'] } }, ['name']),
+        response: { 200: envelope(object({ id: uuid, name: { type: 'string' } })) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const { name } = request.body as { name: string };
+      return success({ id, name, secret: 'never serialized' });
+    },
+  );
+  app.get('/boom', async () => {
+    throw new Error('database password is hunter2');
+  });
+  app.get('/conflict', async () => {
+    throw conflict('Already there');
+  });
+  app.get('/unique', async () => {
+    throw Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
+  });
+  let healthy = true;
+  registerHealth(app, {
+    database: async () => {
+      if (!healthy) throw new Error('down');
+    },
+  });
+  app.decorate('setHealthy', (v: boolean) => {
+    healthy = v;
+  });
+  await app.ready();
+  return app;
+}
+
+describe('createApp', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await build();
+  });
+  afterAll(() => app.close());
+
+  const id = '3f1d7f0e-8a1b-4c56-9a0e-2b7c1d9e4f10';
+
+  it('wraps results in the success envelope and serializes only schema fields', async () => {
+    const res = await app.inject({ method: 'POST', url: `/things/${id}`, payload: { name: 'lamp', role: 'OWNER' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ success: true, data: { id, name: 'lamp' } });
+  });
+
+  it('names the field of a validation error', async () => {
+    const res = await app.inject({ method: 'POST', url: `/things/${id}`, payload: { name: 'x'.repeat(11) } });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body.success).toBe(false);
+    expect(body.error.code).toBe('VALIDATION_ERROR');
+    expect(body.error.details).toEqual([{ field: 'name', message: 'must be at most 10 characters' }]);
+    expect(body.error.requestId).toBe(res.headers['x-request-id']);
+  });
+
+  it.each([
+    [{}, 'name', 'is required'],
+    [{ name: '   ' }, 'name', 'must not be blank'],
+    [{ name: 'a', size: 0 }, 'size', 'must be >= 1'],
+    [{ name: 'a', color: 'green' }, 'color', 'must be one of red, blue'],
+  ])('rejects %o naming %s', async (payload, field, message) => {
+    const res = await app.inject({ method: 'POST', url: `/things/${id}`, payload });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details[0]).toEqual({ field, message });
+  });
+
+  it('answers a malformed UUID with 400, not 500', async () => {
+    const res = await app.inject({ method: 'POST', url: '/things/not-a-uuid', payload: { name: 'a' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details[0].field).toBe('id');
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const res = await app.inject({ method: 'POST', url: `/things/${id}`, payload: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('answers an oversized body with 413 and an unknown content type with 415', async () => {
+    const big = await app.inject({ method: 'POST', url: `/things/${id}`, payload: { name: 'a', pad: 'x'.repeat(2000) } });
+    expect(big.statusCode).toBe(413);
+    expect(big.json().error.code).toBe('PAYLOAD_TOO_LARGE');
+    const xml = await app.inject({ method: 'POST', url: `/things/${id}`, payload: '<a/>', headers: { 'content-type': 'application/xml' } });
+    expect(xml.statusCode).toBe(415);
+    expect(xml.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('hides internal errors behind a 500 envelope without details', async () => {
+    const res = await app.inject({ method: 'GET', url: '/boom' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().error).toMatchObject({ code: 'INTERNAL_ERROR', message: 'Internal server error' });
+    expect(res.body).not.toContain('hunter2');
+    expect(res.body).not.toContain('at ');
+  });
+
+  it('maps app errors and unique violations to 409', async () => {
+    expect((await app.inject({ method: 'GET', url: '/conflict' })).json().error).toMatchObject({ code: 'CONFLICT', message: 'Already there' });
+    const unique = await app.inject({ method: 'GET', url: '/unique' });
+    expect(unique.statusCode).toBe(409);
+    expect(unique.json().error.code).toBe('CONFLICT');
+  });
+
+  it('answers unknown routes with the 404 envelope', async () => {
+    const res = await app.inject({ method: 'GET', url: '/nowhere?x=1' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND', message: 'Route GET /nowhere not found' } });
+  });
+
+  it('keeps a well-formed client request id and replaces a malformed one', async () => {
+    const kept = await app.inject({ method: 'GET', url: '/health/live', headers: { 'x-request-id': 'abc-123' } });
+    expect(kept.headers['x-request-id']).toBe('abc-123');
+    const replaced = await app.inject({ method: 'GET', url: '/health/live', headers: { 'x-request-id': 'bad id\n' } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reports readiness per dependency', async () => {
+    expect((await app.inject({ method: 'GET', url: '/health/ready' })).json()).toEqual({ status: 'UP', checks: { database: 'UP' } });
+    (app as unknown as { setHealthy(v: boolean): void }).setHealthy(false);
+    const down = await app.inject({ method: 'GET', url: '/health/ready' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toEqual({ status: 'DOWN', checks: { database: 'DOWN' } });
+    (app as unknown as { setHealthy(v: boolean): void }).setHealthy(true);
+  });
+
+  it('describes its routes in /openapi.json', async () => {
+    const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(spec.info.title).toBe('Test API');
+    expect(spec.paths['/things/{id}'].post).toBeDefined();
+    expect(spec.paths['/openapi.json']).toBeUndefined();
+  });
+});

@@ -1,0 +1,4 @@
+export * from './events.js';
+export * from './jwks.js';
+export * from './names.js';
+export * from './stack.js';

@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { type Config, loadConfig, type ServiceName } from '@wiki/config';
+import { dropDatabasesWithPrefix } from '@wiki/db';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import type { FastifyInstance } from 'fastify';
+import { type JwksServer, startJwks } from './jwks.js';
+import { uniqueName } from './names.js';
+
+export interface RunningPart {
+  app: FastifyInstance;
+  stop(): Promise<void>;
+}
+export type StartPart = (config: Config) => Promise<RunningPart>;
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface SignedInUser {
+  id: string;
+  email: string;
+  name: string;
+  token: string;
+}
+
+export interface Stack {
+  config: Config;
+  gatewayUrl: string;
+  jwks: JwksServer;
+  /** Base URL of each running service (bypassing the gateway). */
+  serviceUrls: Partial<Record<ServiceName, string>>;
+  tokenFor(email: string, name?: string): Promise<string>;
+  /** Signs a user in through the gateway (creating the local user) and returns their id and token. */
+  signIn(email: string, name?: string): Promise<SignedInUser>;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  gateway: StartPart;
+  services: Partial<Record<ServiceName, StartPart>>;
+  /** Extra environment (e.g. RATE_LIMIT_ENABLED=true). */
+  env?: Record<string, string>;
+}
+
+/** Variables taken from the ambient environment; everything else is fixed for isolation. */
+const INHERITED = ['PG_URL', 'NATS_URL', 'REDIS_URL', 'CHROMIUM_PATH'];
+
+/**
+ * Makes a configuration private to one test file: its own database prefix, event stream,
+ * subject prefix, secrets and data folder, with the gateway in `oidc` mode against `jwks`.
+ */
+export function isolatedConfig(jwks: Pick<JwksServer, 'issuer' | 'jwksUrl' | 'audience'>, env: Record<string, string> = {}): Config {
+  const name = uniqueName();
+  const base: Record<string, string> = {};
+  for (const key of INHERITED) if (process.env[key]) base[key] = process.env[key]!;
+  return loadConfig({
+    ...base,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)),
+    DB_PREFIX: name,
+    EVENTS_STREAM: name.toUpperCase(),
+    EVENTS_PREFIX: name.replace(/_/g, '-'),
+    AUTH_PROVIDER: 'oidc',
+    AUTH_ISSUER: jwks.issuer,
+    AUTH_JWKS_URL: jwks.jwksUrl,
+    AUTH_AUDIENCE: jwks.audience,
+    INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
+    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    RATE_LIMIT_ENABLED: 'false',
+    INVITE_URL: 'http://wiki.test',
+    ...env,
+  });
+}
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
+
+/** Removes what a configuration made outside the process: databases, the stream, the data folder. */
+export async function cleanupConfig(config: Config): Promise<void> {
+  await dropDatabasesWithPrefix(config.pgUrl, config.dbPrefix).catch(() => undefined);
+  const nc = await connect({ servers: config.natsUrl }).catch(() => undefined);
+  if (nc) {
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.delete(config.eventsStream).catch(() => undefined);
+    } finally {
+      await nc.close();
+    }
+  }
+  rmSync(config.dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Runs the gateway and the given services in this process, each on its own port, against
+ * throw-away databases and a private stream. Services start first so the gateway knows their URLs.
+ */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const jwks = await startJwks();
+  const started = Object.keys(options.services).join(',');
+  const config = isolatedConfig(jwks, { GATEWAY_SERVICES: started, ...options.env });
+  const parts: RunningPart[] = [];
+  const serviceUrls: Partial<Record<ServiceName, string>> = {};
+
+  const stop = async () => {
+    for (const part of parts.reverse()) await part.stop().catch(() => undefined);
+    await jwks.close();
+    await cleanupConfig(config);
+  };
+
+  try {
+    for (const [name, start] of Object.entries(options.services) as [ServiceName, StartPart][]) {
+      const part = await start(config);
+      parts.push(part);
+      serviceUrls[name] = await listen(part.app);
+      config.urls[name] = serviceUrls[name]!;
+    }
+    const gateway = await options.gateway(config);
+    parts.push(gateway);
+    const gatewayUrl = await listen(gateway.app);
+    config.gatewayUrl = gatewayUrl;
+
+    const tokenFor = (email: string, name?: string) =>
+      jwks.mint({ sub: `idp|${email.toLowerCase()}`, email, name: name ?? email.split('@')[0] });
+
+    const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+      if (text === '') parsed = null;
+      return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed as T };
+    };
+
+    const signIn = async (email: string, name?: string): Promise<SignedInUser> => {
+      const token = await tokenFor(email, name);
+      const me = await request<{ data: { id: string; name: string } }>('GET', '/api/v1/users/me', { token });
+      if (me.status !== 200) throw new Error(`sign-in of ${email} failed: ${me.status} ${JSON.stringify(me.body)}`);
+      return { id: me.body.data.id, email, name: me.body.data.name, token };
+    };
+
+    return { config, gatewayUrl, jwks, serviceUrls, tokenFor, signIn, request, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
