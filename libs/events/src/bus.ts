@@ -1,0 +1,169 @@
+import {
+  jetstream,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstreamManager,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import type { EventEnvelope } from './envelope.js';
+import type { Logger } from './logger.js';
+import { subjectFor } from './subjects.js';
+
+export interface EventBus {
+  readonly stream: string;
+  readonly prefix: string;
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  subject(type: string): string;
+  /** Creates the stream, or brings an existing one to this configuration. Safe to call from every replica. */
+  ensureStream(): Promise<void>;
+  /** Publishes with `Nats-Msg-Id = envelope.id`; `duplicate` is true when the stream had it already. */
+  publish(envelope: EventEnvelope): Promise<{ duplicate: boolean }>;
+  /** Throws unless the connection is up and the stream answers. */
+  health(): Promise<void>;
+  /** False while the client is disconnected and trying to reconnect. */
+  isConnected(): boolean;
+  /** Calls `listener` after every reconnect; returns the function that removes it. */
+  onReconnect(listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface EventBusOptions {
+  natsUrl: string;
+  stream: string;
+  prefix: string;
+  /** Connection name shown in the server's monitoring, e.g. the service name. */
+  name: string;
+  logger: Logger;
+  /** Pause between reconnect attempts (default 1000 ms). */
+  reconnectTimeWaitMs?: number;
+  /** How long a publish waits for the stream's acknowledgement (default 5000 ms). */
+  publishTimeoutMs?: number;
+}
+
+/** JetStream's error code for "stream name already in use" (not in the client's constants). */
+const STREAM_NAME_IN_USE = 10058;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const STREAM_MAX_AGE_MS = 7 * DAY_MS;
+export const STREAM_DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+
+function desiredStreamConfig(stream: string, prefix: string): Partial<StreamConfig> & { name: string } {
+  return {
+    name: stream,
+    subjects: [`${prefix}.>`],
+    storage: StorageType.File,
+    max_age: nanos(STREAM_MAX_AGE_MS),
+    duplicate_window: nanos(STREAM_DUPLICATE_WINDOW_MS),
+  };
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound;
+}
+
+/**
+ * Connects to NATS and keeps reconnecting forever: a service starts even when NATS is late, and
+ * an outage later only delays events (the outbox keeps them) instead of killing the process.
+ */
+export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> {
+  const { stream, prefix, logger } = opts;
+  if (!/^[A-Za-z0-9_-]+$/.test(stream)) throw new Error(`Invalid stream name "${stream}"`);
+  if (!/^[A-Za-z0-9_-]+$/.test(prefix)) throw new Error(`Invalid subject prefix "${prefix}"`);
+
+  const nc = await connect({
+    servers: opts.natsUrl,
+    name: opts.name,
+    maxReconnectAttempts: -1,
+    waitOnFirstConnect: true,
+    reconnectTimeWait: opts.reconnectTimeWaitMs ?? 1000,
+  });
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc, { timeout: opts.publishTimeoutMs ?? 5000 });
+
+  let connected = true;
+  const reconnectListeners = new Set<() => void>();
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') {
+        connected = false;
+        logger.warn({ server: status.server }, 'NATS disconnected; reconnecting');
+      } else if (status.type === 'reconnect') {
+        connected = true;
+        logger.info({ server: status.server }, 'NATS reconnected');
+        for (const listener of reconnectListeners) listener();
+      } else if (status.type === 'error') {
+        logger.warn({ err: status.error }, 'NATS error');
+      }
+    }
+  })();
+  void nc.closed().then(() => {
+    connected = false;
+  });
+
+  const subject = (type: string) => subjectFor(prefix, type);
+
+  return {
+    stream,
+    prefix,
+    nc,
+    js,
+    jsm,
+    subject,
+    async ensureStream() {
+      const wanted = desiredStreamConfig(stream, prefix);
+      try {
+        const info = await jsm.streams.info(stream);
+        const c = info.config;
+        const same =
+          c.subjects?.length === 1 && c.subjects[0] === wanted.subjects![0] && c.storage === wanted.storage &&
+          c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window;
+        if (same) return;
+        if (c.storage !== wanted.storage) {
+          // Storage type cannot change in place; the operator has to move the data deliberately.
+          logger.warn({ stream, storage: c.storage }, 'event stream exists with another storage type; leaving it');
+          return;
+        }
+        await jsm.streams.update(stream, { subjects: wanted.subjects, max_age: wanted.max_age, duplicate_window: wanted.duplicate_window });
+        logger.info({ stream }, 'event stream configuration updated');
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        try {
+          await jsm.streams.add(wanted);
+          logger.info({ stream, subjects: wanted.subjects }, 'event stream created');
+        } catch (addError) {
+          // Another replica created it between our info and add: that is the outcome we wanted.
+          if (!(addError instanceof JetStreamApiError && addError.code === STREAM_NAME_IN_USE)) throw addError;
+        }
+      }
+    },
+    async publish(envelope) {
+      const ack = await js.publish(subject(envelope.type), JSON.stringify(envelope), { msgID: envelope.id });
+      return { duplicate: ack.duplicate };
+    },
+    async health() {
+      if (nc.isClosed()) throw new Error('NATS connection is closed');
+      if (!connected) throw new Error('NATS is disconnected');
+      await jsm.streams.info(stream);
+    },
+    isConnected: () => connected && !nc.isClosed(),
+    onReconnect(listener) {
+      reconnectListeners.add(listener);
+      return () => reconnectListeners.delete(listener);
+    },
+    async close() {
+      reconnectListeners.clear();
+      if (nc.isClosed()) return;
+      try {
+        await nc.drain();
+      } catch {
+        await nc.close();
+      }
+    },
+  };
+}

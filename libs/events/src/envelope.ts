@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+
+export interface EventEnvelope<T = Record<string, unknown>> {
+  id: string;
+  type: string;
+  version: 1;
+  occurredAt: string;
+  actorId: string | null;
+  workspaceId: string | null;
+  data: T;
+}
+
+export interface NewEvent<T = Record<string, unknown>> {
+  type: string;
+  actorId?: string | null;
+  workspaceId?: string | null;
+  data: T;
+}
+
+/** Lower-case dot-separated tokens, e.g. `member.role_changed`; no wildcards, no spaces. */
+const TYPE_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;
+
+/** Throws when `type` cannot be an event type (it becomes a NATS subject, and `dlq.` is reserved). */
+export function assertEventType(type: string): void {
+  if (!TYPE_PATTERN.test(type)) throw new Error(`Invalid event type "${type}": expected dot-separated lower-case tokens like "document.created"`);
+  if (type.startsWith('dlq.')) throw new Error(`Invalid event type "${type}": the "dlq." namespace is reserved for dead letters`);
+}
+
+export function createEnvelope<T>(event: NewEvent<T>): EventEnvelope<T> {
+  assertEventType(event.type);
+  return {
+    id: randomUUID(),
+    type: event.type,
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    actorId: event.actorId ?? null,
+    workspaceId: event.workspaceId ?? null,
+    data: event.data,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Parses a message body into an envelope, or throws saying what is wrong with it. */
+export function parseEnvelope(body: string): EventEnvelope {
+  const value: unknown = JSON.parse(body);
+  if (typeof value !== 'object' || value === null) throw new Error('envelope is not an object');
+  const e = value as Record<string, unknown>;
+  if (typeof e.id !== 'string' || !UUID.test(e.id)) throw new Error('envelope.id is not a uuid');
+  if (typeof e.type !== 'string') throw new Error('envelope.type is not a string');
+  if (e.version !== 1) throw new Error(`envelope.version ${String(e.version)} is not supported`);
+  if (typeof e.data !== 'object' || e.data === null) throw new Error('envelope.data is not an object');
+  return {
+    id: e.id,
+    type: e.type,
+    version: 1,
+    occurredAt: typeof e.occurredAt === 'string' ? e.occurredAt : new Date(0).toISOString(),
+    actorId: typeof e.actorId === 'string' ? e.actorId : null,
+    workspaceId: typeof e.workspaceId === 'string' ? e.workspaceId : null,
+    data: e.data as Record<string, unknown>,
+  };
+}

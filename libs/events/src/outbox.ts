@@ -1,0 +1,67 @@
+import { type CommonQueryMethods, type DatabasePool, sql, z } from '@wiki/db';
+import { createEnvelope, type EventEnvelope, type NewEvent } from './envelope.js';
+
+/**
+ * Writes the event into the outbox inside the caller's transaction: it is published if and only
+ * if that transaction commits. Returns the envelope (its id is the NATS message id later).
+ */
+export async function publishInTx<T>(tx: CommonQueryMethods, event: NewEvent<T>): Promise<EventEnvelope<T>> {
+  const envelope = createEnvelope(event);
+  await tx.query(sql.unsafe`
+    INSERT INTO event_outbox (id, type, envelope)
+    VALUES (${envelope.id}, ${envelope.type}, ${JSON.stringify(envelope)}::jsonb)
+  `);
+  return envelope;
+}
+
+const outboxRow = z.object({ id: z.string(), seq: z.number(), envelope: z.record(z.unknown()) });
+export type OutboxRow = z.infer<typeof outboxRow>;
+
+/**
+ * Locks the oldest pending rows of this database's outbox, in order. The caller publishes them and
+ * marks them sent before its transaction ends; rows locked by another relay are skipped.
+ */
+export async function claimPending(tx: CommonQueryMethods, limit: number): Promise<readonly OutboxRow[]> {
+  return tx.any(sql.type(outboxRow)`
+    SELECT id, seq, envelope FROM event_outbox
+    WHERE sent_at IS NULL
+    ORDER BY seq
+    LIMIT ${limit}
+    FOR UPDATE SKIP LOCKED
+  `);
+}
+
+export async function markSent(tx: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query(sql.unsafe`UPDATE event_outbox SET sent_at = now() WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+}
+
+export async function countPending(db: CommonQueryMethods): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM event_outbox WHERE sent_at IS NULL`);
+}
+
+export interface PruneOptions {
+  /** Sent outbox rows older than this go (default 1 day). */
+  sentOlderThanMs?: number;
+  /**
+   * Consumed-event records older than this go (default 8 days). Keep it longer than the stream's
+   * 7-day max age: a consumer replaying the stream must still find every event it applied.
+   */
+  consumedOlderThanMs?: number;
+}
+
+export const DEFAULT_SENT_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_CONSUMED_RETENTION_MS = 8 * 24 * 60 * 60 * 1000;
+
+/** Deletes sent outbox rows and consumed-event records past their retention. */
+export async function pruneEvents(db: DatabasePool | CommonQueryMethods, options: PruneOptions = {}): Promise<{ outbox: number; consumed: number }> {
+  const sentMs = options.sentOlderThanMs ?? DEFAULT_SENT_RETENTION_MS;
+  const consumedMs = options.consumedOlderThanMs ?? DEFAULT_CONSUMED_RETENTION_MS;
+  const outbox = await db.query(sql.unsafe`
+    DELETE FROM event_outbox WHERE sent_at IS NOT NULL AND sent_at < now() - make_interval(secs => ${sentMs / 1000})
+  `);
+  const consumed = await db.query(sql.unsafe`
+    DELETE FROM event_consumed WHERE consumed_at < now() - make_interval(secs => ${consumedMs / 1000})
+  `);
+  return { outbox: outbox.rowCount, consumed: consumed.rowCount };
+}

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from '@wiki/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectEventBus,
+  countPending,
+  dlqSubject,
+  DLQ_HEADERS,
+  type EventBus,
+  type EventEnvelope,
+  eventsMigrations,
+  type OutboxRelay,
+  publishInTx,
+  pruneEvents,
+  type RunningConsumer,
+  startConsumer,
+  startOutboxRelay,
+} from '../src/index.js';
+import { createTestDatabase, eventually, NATS_URL, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
+import { migrate, z } from '@wiki/db';
+
+const logger = recordingLogger();
+const suffix = randomSuffix();
+const stream = `EVENTS_TEST_${suffix}`;
+const prefix = `events_test_${suffix}`;
+
+let db: TestDatabase;
+let bus: EventBus;
+let relay: OutboxRelay;
+const consumers: RunningConsumer[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  bus = await connectEventBus({ natsUrl: NATS_URL, stream, prefix, name: 'events-test', logger });
+  await bus.ensureStream();
+  await bus.ensureStream(); // idempotent
+  relay = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 50 });
+});
+
+afterAll(async () => {
+  await Promise.all(consumers.map((c) => c.stop()));
+  await relay?.stop();
+  await bus?.jsm.streams.delete(stream).catch(() => undefined);
+  await bus?.close();
+  await db?.drop();
+});
+
+/** Commits one event in its own transaction and asks the relay to send it now. */
+async function commitEvent(type: string, data: Record<string, unknown> = {}): Promise<EventEnvelope> {
+  const envelope = await db.pool.transaction((tx) => publishInTx(tx, { type, data, actorId: null, workspaceId: null }));
+  relay.kick();
+  return envelope;
+}
+
+async function messagesOn(subject: string): Promise<number> {
+  const info = await bus.jsm.streams.info(stream, { subjects_filter: subject });
+  return info.state.subjects?.[subject] ?? 0;
+}
+
+/** Handler calls per event id, and an effects row per applied event. */
+function recordingHandler(consumer: string, fail?: (event: EventEnvelope, call: number) => boolean) {
+  const calls = new Map<string, number>();
+  const order: string[] = [];
+  const handle = async (event: EventEnvelope, tx: Parameters<Parameters<typeof startConsumer>[0]['handle']>[1]) => {
+    const call = (calls.get(event.id) ?? 0) + 1;
+    calls.set(event.id, call);
+    await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES (${consumer}, ${event.id})`);
+    if (fail?.(event, call)) throw new Error(`handler refused ${event.type} (call ${call})`);
+    order.push(event.id);
+  };
+  return { handle, calls: (id: string) => calls.get(id) ?? 0, order };
+}
+
+describe('events through the outbox', () => {
+  it('migrates idempotently and creates the stream as specified', async () => {
+    expect(await migrate(db.url, [eventsMigrations])).toEqual([]);
+    const { config } = await bus.jsm.streams.info(stream);
+    expect(config.subjects).toEqual([`${prefix}.>`]);
+    expect(config.storage).toBe('file');
+    expect(config.max_age).toBe(7 * 24 * 3600 * 1e9);
+    expect(config.duplicate_window).toBe(120 * 1e9);
+  });
+
+  it('publishes a committed event once, consumes it once, and publishes nothing for a rolled-back one', async () => {
+    const h = recordingHandler('one');
+    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'one', types: ['one.happened'], handle: h.handle, logger }));
+
+    const committed = await commitEvent('one.happened', { n: 1 });
+    let rolledBack: EventEnvelope | undefined;
+    await expect(
+      db.pool.transaction(async (tx) => {
+        rolledBack = await publishInTx(tx, { type: 'one.happened', data: { n: 2 } });
+        throw new Error('abort the state change');
+      }),
+    ).rejects.toThrow('abort the state change');
+    relay.kick();
+
+    await eventually(async () => expect(await db.effects('one', committed.id)).toBe(1));
+    expect(committed).toMatchObject({ type: 'one.happened', version: 1, actorId: null, workspaceId: null, data: { n: 1 } });
+
+    // Flushing again sends nothing: the row is marked sent, and the stream holds it once.
+    expect(await relay.flush()).toBe(0);
+    expect(await countPending(db.pool)).toBe(0);
+    expect(await messagesOn(`${prefix}.one.happened`)).toBe(1);
+
+    // A later event is handled after everything before it, so the rolled-back one never came.
+    const sentinel = await commitEvent('one.happened', { n: 3 });
+    await eventually(() => expect(h.calls(sentinel.id)).toBe(1));
+    expect(h.order).toEqual([committed.id, sentinel.id]);
+    expect(h.calls(rolledBack!.id)).toBe(0);
+    expect(await messagesOn(`${prefix}.one.happened`)).toBe(2);
+  });
+
+  it('keeps outbox order with two relays sharing the table, each event published once', async () => {
+    const h = recordingHandler('order');
+    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'order', types: ['order.a', 'order.b'], handle: h.handle, logger }));
+    const second = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 20, batchSize: 3 });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const batch = await db.pool.transaction(async (tx) => [
+          await publishInTx(tx, { type: 'order.a', data: { i } }),
+          await publishInTx(tx, { type: 'order.b', data: { i } }),
+        ]);
+        ids.push(...batch.map((e) => e.id));
+        second.kick();
+      }
+      await eventually(() => expect(h.order.length).toBe(ids.length));
+      expect(h.order).toEqual(ids);
+      expect((await messagesOn(`${prefix}.order.a`)) + (await messagesOn(`${prefix}.order.b`))).toBe(ids.length);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('applies an event once when the first attempt fails after its database work', async () => {
+    const h = recordingHandler('retry', (_event, call) => call === 1);
+    consumers.push(
+      await startConsumer({ bus, pool: db.pool, name: 'retry', types: ['retry.*'], handle: h.handle, logger, backoffMs: () => 10 }),
+    );
+    const event = await commitEvent('retry.happened');
+    await eventually(() => expect(h.calls(event.id)).toBe(2));
+    await eventually(async () => expect(await db.effects('retry', event.id)).toBe(1)); // first attempt's row rolled back
+    expect(logger.entries.some((e) => e.level === 'warn' && (e.obj as { eventId?: string }).eventId === event.id)).toBe(true);
+  });
+
+  it('does not run the handler again for an event id it has applied, whatever the message id', async () => {
+    const h = recordingHandler('dedupe');
+    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'dedupe', types: ['dedupe.happened'], handle: h.handle, logger }));
+    const event = await commitEvent('dedupe.happened');
+    await eventually(() => expect(h.calls(event.id)).toBe(1));
+
+    // Same Nats-Msg-Id inside the duplicate window: the stream drops it.
+    expect(await bus.publish(event)).toEqual({ duplicate: true });
+    // A fresh Nats-Msg-Id gets it into the stream a second time; the consumer must skip it.
+    const again = await bus.js.publish(bus.subject(event.type), JSON.stringify(event), { msgID: randomUUID() });
+    expect(again.duplicate).toBe(false);
+    expect(await messagesOn(`${prefix}.dedupe.happened`)).toBe(2);
+
+    const sentinel = await commitEvent('dedupe.happened');
+    await eventually(() => expect(h.calls(sentinel.id)).toBe(1));
+    expect(h.calls(event.id)).toBe(1);
+    expect(await db.effects('dedupe', event.id)).toBe(1);
+  });
+
+  it('keeps a handler that outlasts ack_wait from being redelivered while it runs', async () => {
+    const h = recordingHandler('slow');
+    const slow = async (event: EventEnvelope, tx: Parameters<typeof h.handle>[1]) => {
+      if (event.data.slow) await new Promise((r) => setTimeout(r, 2200)); // more than twice ack_wait
+      await h.handle(event, tx);
+    };
+    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'slow', types: ['slow.happened'], handle: slow, logger, ackWaitMs: 1000 }));
+    const event = await commitEvent('slow.happened', { slow: true });
+    await eventually(async () => expect(await db.effects('slow', event.id)).toBe(1));
+    const sentinel = await commitEvent('slow.happened');
+    await eventually(() => expect(h.calls(sentinel.id)).toBe(1), 20_000);
+    // A redelivery during the first run would have reached the consumer and been skipped as applied.
+    const skipped = logger.entries.filter((e) => e.msg === 'event already applied; skipped' && (e.obj as { consumer?: string }).consumer === 'slow');
+    expect(skipped).toEqual([]);
+    expect(h.calls(event.id)).toBe(1);
+  });
+
+  it('dead-letters an event that keeps failing after maxDeliver deliveries and stops redelivering it', async () => {
+    const dlq = bus.nc.subscribe(dlqSubject(prefix, 'poison'), { max: 1 });
+    await bus.nc.flush();
+    const h = recordingHandler('poison', (event) => event.type === 'poison.bad');
+    consumers.push(
+      await startConsumer({ bus, pool: db.pool, name: 'poison', types: ['poison.*'], handle: h.handle, logger, maxDeliver: 3, backoffMs: () => 10 }),
+    );
+    const bad = await commitEvent('poison.bad', { oops: true });
+
+    let deadLetter: { data: EventEnvelope; headers: Record<string, string | undefined> } | undefined;
+    for await (const m of dlq) {
+      deadLetter = {
+        data: m.json<EventEnvelope>(),
+        headers: Object.fromEntries(Object.values(DLQ_HEADERS).map((k) => [k, m.headers?.get(k)])),
+      };
+    }
+    expect(deadLetter!.data).toEqual(bad);
+    expect(deadLetter!.headers).toMatchObject({
+      [DLQ_HEADERS.consumer]: 'poison',
+      [DLQ_HEADERS.deliveries]: '3',
+      [DLQ_HEADERS.subject]: `${prefix}.poison.bad`,
+      [DLQ_HEADERS.error]: 'handler refused poison.bad (call 3)',
+    });
+    expect(h.calls(bad.id)).toBe(3);
+    // The log line follows the stream's acknowledgement of the dead letter, which may trail our copy.
+    await eventually(() =>
+      expect(logger.entries.find((e) => e.level === 'error' && e.msg === 'event dead-lettered')?.obj).toMatchObject({ consumer: 'poison', eventId: bad.id }),
+    );
+
+    // Terminated: nothing outstanding on the server, and later events flow past it.
+    await eventually(async () => expect((await bus.jsm.consumers.info(stream, 'poison')).num_ack_pending).toBe(0));
+    const good = await commitEvent('poison.good');
+    await eventually(() => expect(h.calls(good.id)).toBe(1));
+    expect(h.calls(bad.id)).toBe(3);
+    expect(await db.effects('poison', bad.id)).toBe(0);
+    expect(await messagesOn(dlqSubject(prefix, 'poison'))).toBe(1);
+  });
+
+  it('prunes sent outbox rows and old consumed records, never pending rows', async () => {
+    // Its own database: the running relay would otherwise send the "pending" row under the test.
+    const quiet = await createTestDatabase();
+    try {
+      const sent = await quiet.pool.transaction((tx) => publishInTx(tx, { type: 'prune.sent', data: {} }));
+      const pending = await quiet.pool.transaction((tx) => publishInTx(tx, { type: 'prune.pending', data: {} }));
+      await quiet.pool.query(sql.unsafe`UPDATE event_outbox SET sent_at = now() WHERE id = ${sent.id}`);
+      await quiet.pool.query(sql.unsafe`INSERT INTO event_consumed (consumer, event_id) VALUES ('c', ${sent.id})`);
+
+      expect(await pruneEvents(quiet.pool)).toEqual({ outbox: 0, consumed: 0 }); // nothing old enough yet
+      expect(await pruneEvents(quiet.pool, { sentOlderThanMs: 0, consumedOlderThanMs: 0 })).toEqual({ outbox: 1, consumed: 1 });
+      const left = await quiet.pool.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM event_outbox`);
+      expect(left).toEqual([pending.id]);
+    } finally {
+      await quiet.drop();
+    }
+  });
+});

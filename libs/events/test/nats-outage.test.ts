@@ -1,0 +1,142 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from '@wiki/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectEventBus,
+  countPending,
+  type EventBus,
+  type EventEnvelope,
+  type OutboxRelay,
+  publishInTx,
+  type RunningConsumer,
+  startConsumer,
+  startOutboxRelay,
+} from '../src/index.js';
+import { createTestDatabase, eventually, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
+
+const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1');
+  });
+}
+
+/** A private nats-server with JetStream, so this test can stop NATS without disturbing anyone. */
+class PrivateNats {
+  private process: ChildProcess | null = null;
+  readonly storeDir = mkdtempSync(join(tmpdir(), 'events-nats-'));
+  constructor(readonly port: number) {}
+
+  get url() {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  async start() {
+    this.process = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
+    await eventually(async () => expect(await accepts(this.port)).toBe(true));
+  }
+
+  /** SIGKILL: an outage, not a polite shutdown. */
+  async kill() {
+    const p = this.process;
+    this.process = null;
+    if (!p || p.exitCode !== null) return;
+    await new Promise((resolve) => {
+      p.once('exit', resolve);
+      p.kill('SIGKILL');
+    });
+  }
+
+  async dispose() {
+    await this.kill();
+    rmSync(this.storeDir, { recursive: true, force: true });
+  }
+}
+
+const logger = recordingLogger();
+let nats: PrivateNats;
+let db: TestDatabase;
+let bus: EventBus;
+let relay: OutboxRelay;
+let consumer: RunningConsumer;
+const calls = new Map<string, number>();
+
+beforeAll(async () => {
+  nats = new PrivateNats(await freePort());
+  await nats.start();
+  db = await createTestDatabase();
+  const suffix = randomSuffix();
+  bus = await connectEventBus({ natsUrl: nats.url, stream: `OUTAGE_${suffix}`, prefix: `outage_${suffix}`, name: 'outage-test', logger, reconnectTimeWaitMs: 100 });
+  await bus.ensureStream();
+  relay = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 50 });
+  consumer = await startConsumer({
+    bus,
+    pool: db.pool,
+    name: 'outage',
+    types: ['outage.*'],
+    logger,
+    backoffMs: () => 50,
+    handle: async (event: EventEnvelope, tx) => {
+      calls.set(event.id, (calls.get(event.id) ?? 0) + 1);
+      await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES ('outage', ${event.id})`);
+    },
+  });
+});
+
+afterAll(async () => {
+  await consumer?.stop();
+  await relay?.stop();
+  await bus?.close();
+  await nats?.dispose();
+  await db?.drop();
+});
+
+async function commit(type: string): Promise<EventEnvelope> {
+  const envelope = await db.pool.transaction((tx) => publishInTx(tx, { type, data: {} }));
+  relay.kick();
+  return envelope;
+}
+
+describe('a NATS outage', () => {
+  it('keeps events pending while NATS is down and delivers them once when it is back', async () => {
+    const before = await commit('outage.before');
+    await eventually(async () => expect(await db.effects('outage', before.id)).toBe(1));
+
+    await nats.kill();
+    await eventually(() => expect(bus.isConnected()).toBe(false));
+    await expect(bus.health()).rejects.toThrow();
+
+    const during = await commit('outage.during');
+    expect(await relay.flush()).toBe(0);
+    expect(await countPending(db.pool)).toBe(1);
+    expect(await db.effects('outage', during.id)).toBe(0);
+
+    await nats.start(); // same port, same store: the stream and the durable consumer are still there
+    await eventually(async () => expect(await db.effects('outage', during.id)).toBe(1));
+    expect(await countPending(db.pool)).toBe(0);
+    await bus.health();
+
+    // Everything that was in flight has settled once a later event has been handled.
+    const after = await commit('outage.after');
+    await eventually(() => expect(calls.get(after.id)).toBe(1));
+    expect(calls.get(during.id)).toBe(1);
+    expect(await db.effects('outage', during.id)).toBe(1);
+    expect(await db.effects('outage', before.id)).toBe(1);
+  });
+});
