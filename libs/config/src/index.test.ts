@@ -53,6 +53,15 @@ describe('loadConfig', () => {
     expect(config.databaseUrls.document).toBe('postgres://other/documents');
   });
 
+  it('parses the gateway options', () => {
+    expect(load({}).gatewayServices).toEqual(['workspace', 'document', 'comment']);
+    expect(load({ GATEWAY_SERVICES: ' workspace , mcp,workspace' }).gatewayServices).toEqual(['workspace', 'mcp']);
+    expect(load({ GATEWAY_SERVICES: 'all' }).gatewayServices).not.toContain('collab');
+    expect(load({}).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(load({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
+  });
+
   it('derives the OIDC JWKS URL from the issuer', () => {
     const config = load({ AUTH_PROVIDER: 'oidc', AUTH_ISSUER: 'https://id.example.com/realms/wiki/' });
     expect(config.auth.jwksUrl).toBe('https://id.example.com/realms/wiki/protocol/openid-connect/certs');
@@ -74,6 +83,8 @@ describe('loadConfig', () => {
     [{ SEARCH_ENGINE: 'elasticsearch' }, 'ELASTICSEARCH_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ INTERNAL_API_KEY: 'short' }, 'INTERNAL_API_KEY'],
+    [{ GATEWAY_SERVICES: 'workspace,wiki' }, 'GATEWAY_SERVICES'],
+    [{ TRUST_PROXY: 'yes please' }, 'TRUST_PROXY'],
   ])('names the variable of a bad value: %o', (env, variable) => {
     const error = errorOf(env as Record<string, string>);
     expect(error.variable).toBe(variable);

@@ -28,6 +28,9 @@ export const DEFAULT_SERVICE_PORTS: Record<ServiceName, number> = {
   collab: 8089,
 };
 
+/** The services this repository implements so far: what the gateway expects by default. */
+export const IMPLEMENTED_SERVICES: ServiceName[] = ['workspace', 'document', 'comment'];
+
 export type AuthProvider = 'dev' | 'oidc' | 'firebase';
 
 export interface Config {
@@ -37,6 +40,10 @@ export interface Config {
   dataDir: string;
   gatewayPort: number;
   gatewayUrl: string;
+  /** Services whose readiness the gateway's /actuator/health reports (GATEWAY_SERVICES). */
+  gatewayServices: ServiceName[];
+  /** Fastify `trustProxy` for the gateway (TRUST_PROXY): false, true, a hop count or addresses. */
+  trustProxy: boolean | number | string;
   ports: Record<ServiceName, number>;
   urls: Record<ServiceName, string>;
   pgUrl: string;
@@ -151,6 +158,25 @@ export function databaseUrl(serverUrl: string, database: string): string {
   return parsed.toString();
 }
 
+function serviceList(env: Env, varName: string, fallback: ServiceName[]): ServiceName[] {
+  const raw = str(env, varName)?.trim();
+  if (raw === undefined || raw === '') return [...fallback];
+  if (raw === 'all') return SERVICE_NAMES.filter((s) => s !== 'collab');
+  const names = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+  const unknown = names.find((n) => !(SERVICE_NAMES as readonly string[]).includes(n));
+  if (unknown) throw new ConfigError(varName, `names an unknown service "${unknown}" (known: ${SERVICE_NAMES.join(', ')})`);
+  return names as ServiceName[];
+}
+
+function trustProxy(env: Env): boolean | number | string {
+  const raw = str(env, 'TRUST_PROXY')?.trim();
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (!/^[0-9a-fA-F.:/, ]+$/.test(raw)) throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count or addresses, got "${raw}"`);
+  return raw;
+}
+
 /** Hides the password of a connection URL so it can be logged or shown in errors. */
 export function redactUrl(value: string): string {
   return value.replace(/\/\/([^:/@]+):([^@/]+)@/, '//$1:***@');
@@ -232,6 +258,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     gatewayPort,
     gatewayUrl: url(env, 'GATEWAY_URL', `http://${host}:${gatewayPort}`, ['http:', 'https:']),
+    gatewayServices: serviceList(env, 'GATEWAY_SERVICES', IMPLEMENTED_SERVICES),
+    trustProxy: trustProxy(env),
     ports,
     urls,
     pgUrl,

@@ -1,0 +1,39 @@
+import { segmentsOf } from './routing.js';
+
+/**
+ * Which credential a request needs (ARCHITECTURE 2.1 and 5.13):
+ * - `probe`: the gateway's own liveness/readiness; no credential, no rate limit.
+ * - `public`: no credential; rate-limited per client IP.
+ * - `internal`: `X-Internal-Api-Key` and nothing else.
+ * - `mcp`: `X-Mcp-Api-Key` and nothing else.
+ * - `user`: a Bearer JWT.
+ */
+export type Access = 'probe' | 'public' | 'internal' | 'mcp' | 'user';
+
+export function accessFor(method: string, path: string): Access {
+  const s = segmentsOf(path);
+  if (s[0] === 'health' && s.length === 2 && (s[1] === 'live' || s[1] === 'ready')) return 'probe';
+  if (s[0] !== 'api' || s[1] !== 'v1') {
+    // The gateway's own pages outside the API (docs, actuator) and anything unknown (a 404).
+    return 'public';
+  }
+  const area = s[2];
+  switch (area) {
+    case 'public':
+    case 'docs-ui':
+      return 'public';
+    case 'actuator':
+      return s[3] === 'health' && s.length === 4 ? 'public' : 'user';
+    case 'openapi.json':
+      return s.length === 3 ? 'public' : 'user';
+    case 'internal':
+      return 'internal';
+    case 'mcp':
+      return 'mcp';
+    case 'invitations':
+      // Only the preview of an invitation is public; accepting or declining it needs a user.
+      return (method === 'GET' || method === 'HEAD') && s.length === 5 && s[3] !== '' && s[4] === 'info' ? 'public' : 'user';
+    default:
+      return 'user';
+  }
+}

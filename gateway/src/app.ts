@@ -1,0 +1,62 @@
+import type { Config, ServiceName } from '@wiki/config';
+import { createApp } from '@wiki/http';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import { McpKeys } from './auth/api-keys.js';
+import { registerGatekeeper } from './auth/gatekeeper.js';
+import { LocalUsers } from './auth/local-users.js';
+import { providerFor } from './auth/providers/index.js';
+import { createTokenVerifier } from './auth/token-verifier.js';
+import { WorkspaceClient } from './auth/workspace-client.js';
+import { MergedOpenApi, registerDocs } from './docs.js';
+import { HTTP_SERVICES, registerHealthRoutes } from './health.js';
+import { IdentityTokens } from './identity-forwarding.js';
+import { DEFAULT_PROXY_TIMEOUTS, type ProxyTimeouts, registerProxy } from './proxy.js';
+import { RateLimiter } from './rate-limit.js';
+
+export interface GatewayDeps {
+  /** Rate-limit counters (shared by every replica) and the readiness check. */
+  redis: Redis;
+  /** Services whose readiness `/actuator/health` reports (default config.gatewayServices). */
+  expectedServices?: ServiceName[];
+  /**
+   * Fastify's `trustProxy`: set it when a load balancer sits in front, so that rate limits count
+   * the client's IP from X-Forwarded-For instead of the balancer's (default false).
+   */
+  trustProxy?: FastifyServerOptions['trustProxy'];
+  logLevel?: string;
+  proxyTimeouts?: ProxyTimeouts;
+  /** Prefix of the rate-limit keys in Redis (default `<EVENTS_PREFIX>:gateway:rate:`). */
+  rateLimitPrefix?: string;
+}
+
+/**
+ * The gateway (ARCHITECTURE 2): authenticates every request, finds or creates the local user,
+ * applies rate limits, and proxies `/api/v1/**` to the services with a signed `x-wiki-identity`;
+ * also the system health and the merged API documentation.
+ */
+export async function buildApp(config: Config, deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = await createApp({
+    service: 'gateway',
+    logLevel: deps.logLevel ?? config.logLevel,
+    fastify: { trustProxy: deps.trustProxy ?? false },
+  });
+
+  const workspace = new WorkspaceClient(() => config.urls.workspace, config.internalTokenSecret);
+  registerGatekeeper(app, {
+    verifier: createTokenVerifier(await providerFor(config)),
+    localUsers: new LocalUsers(workspace),
+    mcpKeys: new McpKeys(workspace),
+    identityTokens: new IdentityTokens(config.internalTokenSecret),
+    rateLimiter: new RateLimiter(deps.redis, {
+      ...config.rateLimit,
+      keyPrefix: deps.rateLimitPrefix ?? `${config.eventsPrefix}:gateway:rate:`,
+    }),
+    internalApiKey: config.internalApiKey,
+  });
+
+  registerHealthRoutes(app, config, deps.redis, deps.expectedServices ?? config.gatewayServices);
+  await registerDocs(app, new MergedOpenApi(config, HTTP_SERVICES, app.log));
+  await registerProxy(app, config, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
+  return app;
+}

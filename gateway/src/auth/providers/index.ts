@@ -1,0 +1,23 @@
+import type { Config } from '@wiki/config';
+import { devProvider } from './dev.js';
+import { firebaseProvider } from './firebase.js';
+import { oidcProvider } from './oidc.js';
+import type { TokenProvider } from './provider.js';
+
+export type { TokenProvider } from './provider.js';
+export { FIREBASE_JWKS_URL } from './firebase.js';
+
+/** The provider selected by AUTH_PROVIDER (the config has already checked its settings). */
+export async function providerFor(config: Config): Promise<TokenProvider> {
+  const auth = config.auth;
+  switch (auth.provider) {
+    case 'dev':
+      return devProvider(config.dataDir);
+    case 'oidc':
+      if (!auth.issuer || !auth.jwksUrl) throw new Error('AUTH_ISSUER and AUTH_JWKS_URL are required for oidc');
+      return oidcProvider({ issuer: auth.issuer, jwksUrl: auth.jwksUrl, audience: auth.audience, clientId: auth.clientId });
+    case 'firebase':
+      if (!auth.firebaseProjectId) throw new Error('FIREBASE_PROJECT_ID is required for firebase');
+      return firebaseProvider(auth.firebaseProjectId, auth.jwksUrl);
+  }
+}

@@ -1,0 +1,19 @@
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+
+/** How one identity provider's access tokens are checked. */
+export interface TokenProvider {
+  name: 'dev' | 'oidc' | 'firebase';
+  /** Resolves the verification key from the token's header (a JWKS, local or remote). */
+  keys: JWTVerifyGetKey;
+  issuer: string;
+  audience?: string;
+  /** The provider's roles carried by a verified token. */
+  roles(payload: JWTPayload): string[];
+}
+
+/** How long a remote key set is trusted before it is fetched again, and how long a fetch may take. */
+export const REMOTE_JWKS_OPTIONS = { timeoutDuration: 5_000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 };
+
+export function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}

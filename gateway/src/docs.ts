@@ -1,0 +1,153 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Config, ServiceName } from '@wiki/config';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { SingleFlight } from './ttl-cache.js';
+
+type Json = Record<string, any>;
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: Json;
+  paths: Record<string, Json>;
+  components: Record<string, Json>;
+  tags: Array<{ name: string; description?: string }>;
+  security?: Json[];
+}
+
+const FETCH_TIMEOUT_MS = 2_000;
+/** A complete merge is kept this long; one that missed a service is retried sooner. */
+const FRESH_MS = 30_000;
+const PARTIAL_MS = 5_000;
+
+/** What the gateway itself serves besides the proxied routes. */
+function gatewayDocument(): OpenApiDocument {
+  const status = {
+    type: 'object',
+    properties: {
+      status: { type: 'string', enum: ['UP', 'DOWN'] },
+      services: { type: 'object', additionalProperties: { type: 'string', enum: ['UP', 'DOWN'] } },
+      redis: { type: 'string', enum: ['UP', 'DOWN'] },
+    },
+  };
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Wiki API',
+      version: '1.0.0',
+      description: 'Every service behind the gateway, in one document. Paths are relative to the gateway.',
+    },
+    paths: {
+      '/actuator/health': {
+        get: {
+          tags: ['health'],
+          summary: 'Health of the whole system',
+          security: [],
+          responses: {
+            200: { description: 'Every service is up', content: { 'application/json': { schema: status } } },
+            503: { description: 'Something is down', content: { 'application/json': { schema: status } } },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        internalApiKey: { type: 'apiKey', in: 'header', name: 'X-Internal-Api-Key' },
+        mcpApiKey: { type: 'apiKey', in: 'header', name: 'X-Mcp-Api-Key' },
+      },
+    },
+    tags: [{ name: 'health' }],
+    security: [{ bearer: [] }],
+  };
+}
+
+/**
+ * Adds one service's document to the merged one. Only public API paths are taken (a service's
+ * own `/internal/...` and health routes are not reachable through the gateway); on a name
+ * clash the first service's definition stays.
+ */
+export function mergeInto(target: OpenApiDocument, source: Json): void {
+  for (const [path, item] of Object.entries((source.paths ?? {}) as Record<string, Json>)) {
+    if (!path.startsWith('/api/v1/')) continue;
+    target.paths[path] = { ...item, ...target.paths[path] };
+  }
+  for (const [section, entries] of Object.entries((source.components ?? {}) as Record<string, Json>)) {
+    target.components[section] = { ...entries, ...target.components[section] };
+  }
+  for (const tag of (source.tags ?? []) as OpenApiDocument['tags']) {
+    if (!target.tags.some((t) => t.name === tag.name)) target.tags.push(tag);
+  }
+}
+
+/**
+ * The OpenAPI document of the whole API, merged from each service's `GET /openapi.json`,
+ * fetched when first asked for and cached briefly. Services that do not answer are skipped.
+ */
+export class MergedOpenApi {
+  private cached: { doc: OpenApiDocument; until: number } | undefined;
+  private readonly refresh = new SingleFlight<OpenApiDocument>();
+
+  constructor(
+    private readonly config: Config,
+    private readonly services: ServiceName[],
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  async current(): Promise<OpenApiDocument> {
+    if (this.cached && this.cached.until > Date.now()) return this.cached.doc;
+    return this.refresh.run('doc', async () => {
+      const doc = gatewayDocument();
+      const fetched = await Promise.all(this.services.map((service) => this.fetchOne(service)));
+      for (const source of fetched) if (source) mergeInto(doc, source);
+      const complete = fetched.every(Boolean);
+      this.cached = { doc, until: Date.now() + (complete ? FRESH_MS : PARTIAL_MS) };
+      return doc;
+    });
+  }
+
+  /** The last merged document (for synchronous readers; `current()` refreshes it). */
+  latest(): OpenApiDocument {
+    return this.cached?.doc ?? gatewayDocument();
+  }
+
+  private async fetchOne(service: ServiceName): Promise<Json | undefined> {
+    try {
+      const response = await fetch(`${this.config.urls[service]}/openapi.json`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      if (!response.ok) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      return (await response.json()) as Json;
+    } catch (error) {
+      this.log.debug({ service, err: (error as Error).message }, 'no OpenAPI document from service');
+      return undefined;
+    }
+  }
+}
+
+/** Where the interactive documentation is served (both are public). */
+export const DOCS_PREFIXES = ['/docs-ui', '/api/v1/docs-ui'];
+
+/** `/api/v1/openapi.json` and the Swagger UI at each of DOCS_PREFIXES, all showing the merged document. */
+export async function registerDocs(app: FastifyInstance, merged: MergedOpenApi): Promise<void> {
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => merged.current());
+
+  for (const routePrefix of DOCS_PREFIXES) {
+    // One scope per prefix: each UI needs its own (empty) @fastify/swagger instance to hang on.
+    await app.register(async (scope) => {
+      await scope.register(swagger, { openapi: { openapi: '3.0.3', info: { title: 'Wiki API', version: '1.0.0' } } });
+      await scope.register(swaggerUi, {
+        routePrefix,
+        // The UI reads `./json`; make sure the merged document is fresh before it is served.
+        uiHooks: {
+          onRequest: async (request) => {
+            if (request.url.split('?')[0].endsWith('/json') || request.url.split('?')[0].endsWith('/yaml')) await merged.current();
+          },
+        },
+        transformSpecification: () => merged.latest() as unknown as Record<string, unknown>,
+        transformSpecificationClone: false,
+      });
+    });
+  }
+}

@@ -1,0 +1,154 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IDENTITY_HEADER, verifyIdentityToken } from '@wiki/auth';
+import { type Config, loadConfig, type ServiceName } from '@wiki/config';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { buildApp, type GatewayDeps } from '../../src/app.js';
+import { createRedis } from '../../src/service.js';
+import type { TestIdp } from './idp.js';
+import { type FakeService, readBody, sendJson, startFakeService } from './upstreams.js';
+
+/** The services the routing table sends traffic to; each gets a fake in these tests. */
+export const PROXIED: ServiceName[] = ['workspace', 'document', 'search', 'export', 'comment', 'attachment', 'notification', 'mcp'];
+
+export interface ResolvedUser {
+  id: string;
+  email?: string;
+  name?: string;
+  avatarUrl?: string | null;
+  idpUid: string;
+}
+
+export interface TestGateway {
+  app: FastifyInstance;
+  config: Config;
+  redis: Redis;
+  fakes: Record<ServiceName, FakeService>;
+  /** Local users the fake workspace service made, by idp uid. */
+  users: Map<string, ResolvedUser>;
+  /** Bodies of every `/internal/users/resolve` call. */
+  resolveCalls: Array<Record<string, unknown>>;
+  /** MCP keys the fake workspace service knows, key -> user. */
+  mcpKeys: Map<string, ResolvedUser>;
+  close(): Promise<void>;
+}
+
+export interface TestGatewayOptions {
+  idp: Pick<TestIdp, 'issuer' | 'jwksUrl' | 'audience'>;
+  env?: Record<string, string>;
+  deps?: Partial<GatewayDeps>;
+  /** Services not to fake (their URL then comes from `env`). */
+  without?: ServiceName[];
+}
+
+/**
+ * Builds the gateway (not listening; use `app.inject` or `app.listen({ port: 0 })`) in front of
+ * fake services, with a private configuration: its own data folder, secrets and Redis key prefix.
+ * The fake workspace service implements the two internal routes the gateway calls and checks that
+ * they carry a `service` identity token from the gateway.
+ */
+export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
+  const fakes = {} as Record<ServiceName, FakeService>;
+  const serviceEnv: Record<string, string> = {};
+  for (const name of PROXIED) {
+    if (options.without?.includes(name)) continue;
+    fakes[name] = await startFakeService(name);
+    serviceEnv[`${name.toUpperCase()}_URL`] = fakes[name].url;
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATA_DIR: dataDir,
+    EVENTS_PREFIX: `gwt-${randomBytes(5).toString('hex')}`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    AUTH_PROVIDER: 'oidc',
+    AUTH_ISSUER: options.idp.issuer,
+    AUTH_JWKS_URL: options.idp.jwksUrl,
+    AUTH_AUDIENCE: options.idp.audience,
+    AUTH_CLIENT_ID: 'wiki-web',
+    INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
+    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    RATE_LIMIT_ENABLED: 'false',
+    ...serviceEnv,
+    ...options.env,
+  });
+
+  const users = new Map<string, ResolvedUser>();
+  const resolveCalls: Array<Record<string, unknown>> = [];
+  const mcpKeys = new Map<string, ResolvedUser>();
+  const workspace = fakes.workspace;
+  workspace?.on(async (req, res) => {
+    if (req.method !== 'POST' || !req.url?.startsWith('/internal/')) return false;
+    const caller = await verifyIdentityToken(config.internalTokenSecret, String(req.headers[IDENTITY_HEADER] ?? '')).catch(() => null);
+    if (caller?.kind !== 'service' || caller.service !== 'gateway') return sendJson(res, 401, { success: false });
+    const body = JSON.parse(await readBody(req)) as Record<string, any>;
+    if (req.url === '/internal/users/resolve') {
+      resolveCalls.push(body);
+      const existing = users.get(body.idpUid);
+      const user: ResolvedUser = { id: existing?.id ?? randomUUID(), idpUid: body.idpUid, email: body.email, name: body.name, avatarUrl: body.avatarUrl ?? null };
+      users.set(body.idpUid, user);
+      return sendJson(res, 200, { success: true, data: user });
+    }
+    if (req.url === '/internal/mcp-keys/resolve') {
+      const owner = mcpKeys.get(body.key);
+      if (!owner) return sendJson(res, 404, { success: false, error: { code: 'NOT_FOUND', message: 'unknown key' } });
+      return sendJson(res, 200, { success: true, data: { userId: owner.id, email: owner.email, name: owner.name, avatarUrl: owner.avatarUrl, idpUid: owner.idpUid } });
+    }
+    return false;
+  });
+
+  const redis = createRedis(config.redisUrl);
+  redis.on('error', () => undefined);
+  await ready(redis);
+  const app = await buildApp(config, { redis, ...options.deps });
+  await app.ready();
+
+  return {
+    app,
+    config,
+    redis,
+    fakes,
+    users,
+    resolveCalls,
+    mcpKeys,
+    async close() {
+      await app.close();
+      await deleteKeys(redis, `${config.eventsPrefix}:`).catch(() => undefined);
+      redis.disconnect();
+      await Promise.all(Object.values(fakes).map((f) => f.close()));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until the client is connected (it refuses commands before: no offline queue). */
+function ready(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('Redis did not become ready')), 5_000);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Removes this run's keys from the shared Redis. */
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  await ready(redis);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+/** The identity a fake service received, verified as a service would. */
+export function forwardedIdentity(gateway: TestGateway, headers: Record<string, unknown>) {
+  return verifyIdentityToken(gateway.config.internalTokenSecret, String(headers[IDENTITY_HEADER]));
+}
