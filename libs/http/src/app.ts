@@ -9,6 +9,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { AppError, errorBody, type ErrorDetail } from './errors.js';
+import { useRequestValidation } from './validation.js';
 
 export interface CreateAppOptions {
   /** Service name, stamped on every log line. */
@@ -52,9 +53,10 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     },
     logController: new OneLinePerRequest({ requestIdLogLabel: 'requestId' }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
     ...options.fastify,
   });
+
+  useRequestValidation(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

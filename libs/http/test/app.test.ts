@@ -70,6 +70,8 @@ describe('createApp', () => {
     [{ name: '   ' }, 'name', 'must not be blank'],
     [{ name: 'a', size: 0 }, 'size', 'must be >= 1'],
     [{ name: 'a', color: 'green' }, 'color', 'must be one of red, blue'],
+    [{ name: 42 }, 'name', 'must be string'],
+    [{ name: 'a', size: '5' }, 'size', 'must be integer'],
   ])('rejects %o naming %s', async (payload, field, message) => {
     const res = await app.inject({ method: 'POST', url: `/things/${id}`, payload });
     expect(res.statusCode).toBe(400);

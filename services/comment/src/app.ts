@@ -1,0 +1,60 @@
+import { createMembershipAccess, identity, type MembershipAccess, serviceTokenSource } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { type DatabasePool, sql } from '@wiki/db';
+import { createApp, registerHealth } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import { documentServiceClient, type DocumentServiceClient } from './clients/document-service.js';
+import { internalGet } from './clients/internal-fetch.js';
+import { workspaceServiceClient, type WorkspaceServiceClient } from './clients/workspace-service.js';
+import type { CommentContext } from './commands/context.js';
+import { documentDirectory } from './projections/documents.js';
+import { userDirectory } from './projections/users.js';
+import { registerCommentRoutes } from './routes/comments.js';
+import { registerThreadRoutes } from './routes/threads.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The membership projection the comment routes check roles against (service.ts starts its consumer). */
+    commentMembership: MembershipAccess;
+  }
+}
+
+export interface AppDeps {
+  pool: DatabasePool;
+  /** Wakes the outbox relay after a commit that wrote events. */
+  eventsCommitted?: () => void;
+  /** Readiness checks besides the database (e.g. NATS). */
+  checks?: Record<string, () => Promise<unknown>>;
+  /** Replace the peers (tests); by default they are reached at config.urls with a service token. */
+  documentService?: DocumentServiceClient;
+  workspaceService?: WorkspaceServiceClient;
+  logLevel?: string;
+}
+
+const ping = sql.unsafe`SELECT 1`;
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const app = await createApp({
+    service: 'comment',
+    logLevel: deps.logLevel ?? config.logLevel,
+    openapi: { title: 'Comment service', description: 'Comment threads anchored to document blocks (spec 4.6)' },
+  });
+  await app.register(identity, { secret: config.internalTokenSecret });
+
+  const get = internalGet(serviceTokenSource(config.internalTokenSecret, 'comment'));
+  const access = createMembershipAccess({ pool: deps.pool, config, service: 'comment', logger: app.log });
+  app.decorate('commentMembership', access);
+
+  const ctx: CommentContext = {
+    pool: deps.pool,
+    access,
+    documents: documentDirectory(deps.pool, deps.documentService ?? documentServiceClient(config.urls.document, get)),
+    users: userDirectory(deps.pool, deps.workspaceService ?? workspaceServiceClient(config.urls.workspace, get), app.log),
+    eventsCommitted: deps.eventsCommitted ?? (() => {}),
+    logger: app.log,
+  };
+  registerThreadRoutes(app, ctx);
+  registerCommentRoutes(app, ctx);
+  registerHealth(app, { database: () => deps.pool.query(ping), ...deps.checks });
+  return app;
+}

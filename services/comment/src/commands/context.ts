@@ -1,0 +1,28 @@
+import type { MembershipAccess } from '@wiki/auth';
+import type { DatabasePool } from '@wiki/db';
+import type { DocumentDirectory } from '../projections/documents.js';
+import type { UserDirectory } from '../projections/users.js';
+
+export interface Logger {
+  warn(obj: object, msg?: string): void;
+}
+
+/** What the commands need; built once in app.ts. */
+export interface CommentContext {
+  pool: DatabasePool;
+  access: MembershipAccess;
+  documents: DocumentDirectory;
+  users: UserDirectory;
+  /** Called after a transaction that wrote events commits (wakes the outbox relay). */
+  eventsCommitted(): void;
+  logger: Logger;
+}
+
+/** The signed-in caller, as the identity token describes them. */
+export interface Actor {
+  userId: string;
+  name?: string;
+  email?: string;
+  avatarUrl?: string | null;
+  idpUid?: string;
+}

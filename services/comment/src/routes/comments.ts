@@ -1,0 +1,60 @@
+import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
+import { requireUser } from '@wiki/auth';
+import { envelope, errorEnvelope, idParams, success, SUCCESS_VOID, voidEnvelope } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import { addComment, deleteComment, editComment } from '../commands/comments.js';
+import type { CommentContext } from '../commands/context.js';
+import { actorOf } from './actor.js';
+import { commentResponse, contentInput } from './schemas.js';
+
+const tags = ['Comments'];
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
+
+export function registerCommentRoutes(app: FastifyInstance, ctx: CommentContext): void {
+  app.post<{ Params: { threadId: string }; Body: { content: string } }>(
+    '/api/v1/comments/threads/:threadId/comments',
+    {
+      schema: {
+        tags,
+        summary: 'Reply in a thread (COMMENTER+); content may @[Name](userId) mention members',
+        params: idParams('threadId'),
+        body: contentInput,
+        response: { 201: envelope(commentResponse), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const comment = await addComment(ctx, actorOf(requireUser(request)), request.params.threadId, request.body.content);
+      return reply.status(201).send(success(comment));
+    },
+  );
+
+  app.put<{ Params: { commentId: string }; Body: { content: string } }>(
+    '/api/v1/comments/:commentId',
+    {
+      schema: {
+        tags,
+        summary: 'Edit a comment (its author only); sets isEdited',
+        params: idParams('commentId'),
+        body: contentInput,
+        response: { 200: envelope(commentResponse), ...errors },
+      },
+    },
+    async (request) => success(await editComment(ctx, actorOf(requireUser(request)), request.params.commentId, request.body.content)),
+  );
+
+  app.delete<{ Params: { commentId: string } }>(
+    '/api/v1/comments/:commentId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a comment (its author or ADMIN+); deleting the last comment deletes the thread',
+        params: idParams('commentId'),
+        response: { 200: voidEnvelope, ...errors },
+      },
+    },
+    async (request) => {
+      await deleteComment(ctx, actorOf(requireUser(request)), request.params.commentId);
+      return SUCCESS_VOID;
+    },
+  );
+}

@@ -1,0 +1,72 @@
+import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
+import { requireUser } from '@wiki/auth';
+import { envelope, errorEnvelope, idParams, listOf, success, SUCCESS_VOID, voidEnvelope } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import type { CommentContext } from '../commands/context.js';
+import { createThread, deleteThread, listThreads, transitionThread } from '../commands/threads.js';
+import type { AnchorInput, ThreadStatusFilter } from '../domain/rules.js';
+import { actorOf } from './actor.js';
+import { createThreadBody, statusQuery, threadResponse } from './schemas.js';
+
+const tags = ['Comments'];
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
+
+export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext): void {
+  app.get<{ Params: { documentId: string }; Querystring: { status: ThreadStatusFilter } }>(
+    '/api/v1/comments/documents/:documentId/threads',
+    {
+      schema: {
+        tags,
+        summary: "A document's comment threads, oldest first (status: all, open or resolved)",
+        params: idParams('documentId'),
+        querystring: statusQuery,
+        response: { 200: listOf(threadResponse), ...errors },
+      },
+    },
+    async (request) => success(await listThreads(ctx, actorOf(requireUser(request)), request.params.documentId, request.query.status)),
+  );
+
+  app.post<{ Params: { documentId: string }; Body: { anchor: AnchorInput; comment: { content: string } } }>(
+    '/api/v1/comments/documents/:documentId/threads',
+    {
+      schema: {
+        tags,
+        summary: 'Start a thread anchored to a block, with its first comment (COMMENTER+)',
+        params: idParams('documentId'),
+        body: createThreadBody,
+        response: { 201: envelope(threadResponse), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const thread = await createThread(ctx, actorOf(requireUser(request)), request.params.documentId, request.body);
+      return reply.status(201).send(success(thread));
+    },
+  );
+
+  app.put<{ Params: { threadId: string } }>(
+    '/api/v1/comments/threads/:threadId/resolve',
+    {
+      schema: { tags, summary: 'Resolve an open thread (COMMENTER+)', params: idParams('threadId'), response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors } },
+    },
+    async (request) => success(await transitionThread(ctx, actorOf(requireUser(request)), request.params.threadId, 'resolve')),
+  );
+
+  app.put<{ Params: { threadId: string } }>(
+    '/api/v1/comments/threads/:threadId/reopen',
+    {
+      schema: { tags, summary: 'Reopen a resolved thread (COMMENTER+)', params: idParams('threadId'), response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors } },
+    },
+    async (request) => success(await transitionThread(ctx, actorOf(requireUser(request)), request.params.threadId, 'reopen')),
+  );
+
+  app.delete<{ Params: { threadId: string } }>(
+    '/api/v1/comments/threads/:threadId',
+    {
+      schema: { tags, summary: 'Delete a thread and its comments (its creator or ADMIN+)', params: idParams('threadId'), response: { 200: voidEnvelope, ...errors } },
+    },
+    async (request) => {
+      await deleteThread(ctx, actorOf(requireUser(request)), request.params.threadId);
+      return SUCCESS_VOID;
+    },
+  );
+}

@@ -1,0 +1,134 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { IDENTITY_HEADER, verifyIdentityToken } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { connectEventBus, createEnvelope, type EventEnvelope } from '@wiki/events';
+import { type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
+import { startService as startGateway } from '@wiki/gateway';
+import { startService as startWorkspace } from '../../workspace/src/service.js';
+import { startService as startComment } from '../src/service.js';
+
+export type Role = 'OWNER' | 'ADMIN' | 'EDITOR' | 'COMMENTER' | 'VIEWER';
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+/**
+ * A stand-in for the document service's `GET /internal/documents/:id` (the read-through contract),
+ * on port 0. It insists on a valid service token, as the real route does.
+ */
+export interface FakeDocumentService {
+  url: string;
+  add(doc: { id?: string; workspaceId: string; title?: string }): string;
+  remove(id: string): void;
+  /** Requests it answered, by document id. */
+  lookups: string[];
+  useSecret(secret: string): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeDocumentService(): Promise<FakeDocumentService> {
+  const docs = new Map<string, { id: string; workspaceId: string; title: string }>();
+  const lookups: string[] = [];
+  let secret = '';
+  const server: Server = createServer(async (req, res) => {
+    const match = /^\/internal\/documents\/([^/?]+)$/.exec(req.url ?? '');
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'GET' || !match) return send(404, { success: false });
+    try {
+      const identity = await verifyIdentityToken(secret, String(req.headers[IDENTITY_HEADER] ?? ''));
+      if (identity.kind !== 'service') return send(403, { success: false });
+    } catch {
+      return send(401, { success: false });
+    }
+    lookups.push(match[1]);
+    const doc = docs.get(match[1]);
+    if (!doc) return send(404, { success: false, error: { code: 'NOT_FOUND', message: 'Document not found' } });
+    return send(200, { success: true, data: { ...doc, parentId: null, isArchived: false, isPublished: false } });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    lookups,
+    add(doc) {
+      const id = doc.id ?? randomUUID();
+      docs.set(id, { id, workspaceId: doc.workspaceId, title: doc.title ?? 'Doc' });
+      return id;
+    },
+    remove: (id) => void docs.delete(id),
+    useSecret(s) {
+      secret = s;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface CommentStack extends Stack {
+  docs: FakeDocumentService;
+}
+
+/** Gateway + workspace + comment services, with the fake document service behind the read-through. */
+export async function startCommentStack(): Promise<CommentStack> {
+  const docs = await startFakeDocumentService();
+  try {
+    const stack = await startStack({
+      gateway: startGateway,
+      services: { workspace: startWorkspace as StartPart, comment: startComment as StartPart },
+      env: { DOCUMENT_URL: docs.url },
+    });
+    docs.useSecret(stack.config.internalTokenSecret);
+    const stopStack = stack.stop;
+    return Object.assign(stack, {
+      docs,
+      async stop() {
+        await stopStack();
+        await docs.close();
+      },
+    });
+  } catch (error) {
+    await docs.close();
+    throw error;
+  }
+}
+
+/** Creates a workspace owned by `owner` and lets each of the others join with the given role. */
+export async function workspaceWith(stack: Stack, owner: SignedInUser, members: Array<[SignedInUser, Exclude<Role, 'OWNER'>]> = []): Promise<string> {
+  const created = await stack.request('POST', '/api/v1/workspaces', { token: owner.token, body: { name: `Team ${randomUUID().slice(0, 8)}` } });
+  if (created.status !== 201) throw new Error(`workspace: ${created.status} ${JSON.stringify(created.body)}`);
+  const workspaceId: string = created.body.data.id;
+  for (const [user, role] of members) await join(stack, workspaceId, owner, user, role);
+  return workspaceId;
+}
+
+/** Invites `user` with `role` (as `inviter`) and accepts as `user`. */
+export async function join(stack: Stack, workspaceId: string, inviter: SignedInUser, user: SignedInUser, role: Exclude<Role, 'OWNER'>): Promise<void> {
+  const inv = await stack.request('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, { token: inviter.token, body: { email: user.email, role } });
+  if (inv.status !== 201) throw new Error(`invite ${user.email}: ${inv.status} ${JSON.stringify(inv.body)}`);
+  const token = String(inv.body.data.inviteLink).split('/').pop();
+  const accepted = await stack.request('POST', `/api/v1/invitations/${token}/accept`, { token: user.token });
+  if (accepted.status !== 200) throw new Error(`accept ${user.email}: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+}
+
+/** Publishes an event on the stack's stream the way another service's outbox relay would. */
+export async function publishEvent(config: Config, event: { type: string; workspaceId?: string | null; actorId?: string | null; data: Record<string, unknown> }): Promise<EventEnvelope> {
+  const silent = { debug() {}, info() {}, warn() {}, error() {} };
+  const bus = await connectEventBus({ natsUrl: config.natsUrl, stream: config.eventsStream, prefix: config.eventsPrefix, name: 'comment-test', logger: silent });
+  try {
+    const envelope = createEnvelope({ type: event.type, workspaceId: event.workspaceId ?? null, actorId: event.actorId ?? null, data: event.data });
+    await bus.publish(envelope);
+    return envelope;
+  } finally {
+    await bus.close();
+  }
+}
+
+export function mention(user: { id: string; name: string }): string {
+  return `@[${user.name}](${user.id})`;
+}
+
+export const anchor = (over: Record<string, unknown> = {}) => ({ blockId: 'block-1', startOffset: 0, endOffset: 5, selectedText: 'Hello', ...over });
