@@ -1,0 +1,145 @@
+import type { Role } from '@wiki/auth';
+import { conflict, notFound } from '@wiki/http';
+import {
+  findInvitation,
+  findInvitationByToken,
+  findInvitationInWorkspace,
+  listPendingForEmail,
+  listPendingOfWorkspace,
+  reopenInvitation,
+  setInvitationStatus,
+  upsertPendingInvitation,
+  type InvitationView,
+} from '../db/invitations.js';
+import { findMemberByEmail, findMemberByUser, findMemberView, insertMember, type MemberView } from '../db/members.js';
+import { findUserByEmail, findUserById } from '../db/users.js';
+import { findWorkspace } from '../db/workspaces.js';
+import { assertCanRespond, assertOpen, canCancel, canResend, expiryFrom, newInvitationToken } from '../domain/invitations.js';
+import { assertCan, assertCanInvite } from '../domain/roles.js';
+import { emitInvitation, emitMember } from '../events/producers.js';
+import { type Context, inTransaction, lockWorkspaceAsMember, requireMember } from './context.js';
+import type { DatabaseTransactionConnection } from '@wiki/db';
+
+export interface InviteInput {
+  email: string;
+  role: Role;
+  message?: string | null;
+}
+
+async function inviteeUserId(tx: DatabaseTransactionConnection, email: string): Promise<string | null> {
+  return (await findUserByEmail(tx, email))?.id ?? null;
+}
+
+/** Creates the invitation, or refreshes the open one for the same address (same token). */
+export function invite(ctx: Context, userId: string, workspaceId: string, input: InviteInput): Promise<InvitationView> {
+  return inTransaction(ctx, async (tx) => {
+    const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
+    assertCanInvite(member.role, input.role);
+    const email = input.email.trim();
+    if (await findMemberByEmail(tx, workspaceId, email)) throw conflict('This person is already a member of the workspace');
+    const { id, inserted } = await upsertPendingInvitation(tx, {
+      workspaceId,
+      email,
+      role: input.role,
+      message: input.message?.trim() || null,
+      invitedBy: userId,
+      token: newInvitationToken(),
+      expiresAt: expiryFrom(new Date(), ctx.config.invitationTtlDays),
+    });
+    const invitation = await findInvitation(tx, id);
+    await emitInvitation(tx, 'created', userId, invitation, await inviteeUserId(tx, email), inserted ? {} : { resent: true });
+    return invitation;
+  });
+}
+
+export async function listWorkspaceInvitations(ctx: Context, userId: string, workspaceId: string): Promise<readonly InvitationView[]> {
+  const member = await requireMember(ctx.pool, workspaceId, userId);
+  assertCan(member.role, 'manageInvitations');
+  return listPendingOfWorkspace(ctx.pool, workspaceId);
+}
+
+export function cancelInvitation(ctx: Context, userId: string, workspaceId: string, invitationId: string): Promise<void> {
+  return inTransaction(ctx, async (tx) => {
+    const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
+    assertCan(member.role, 'manageInvitations');
+    const invitation = await findInvitationInWorkspace(tx, workspaceId, invitationId, true);
+    if (!invitation) throw notFound('Invitation');
+    if (!canCancel(invitation.status)) throw conflict(`Only a pending invitation can be cancelled (this one is ${invitation.status})`);
+    await setInvitationStatus(tx, invitation.id, 'CANCELLED');
+    await emitInvitation(tx, 'cancelled', userId, invitation, await inviteeUserId(tx, invitation.email));
+  });
+}
+
+/** Refreshes the expiry (reopening an expired invitation) and keeps the token and link. */
+export function resendInvitation(ctx: Context, userId: string, workspaceId: string, invitationId: string): Promise<InvitationView> {
+  return inTransaction(ctx, async (tx) => {
+    const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
+    assertCan(member.role, 'manageInvitations');
+    const found = await findInvitationInWorkspace(tx, workspaceId, invitationId, true);
+    if (!found) throw notFound('Invitation');
+    assertCanInvite(member.role, found.role);
+    if (!canResend(found.status)) throw conflict(`Only a pending or expired invitation can be resent (this one is ${found.status})`);
+    if (await findMemberByEmail(tx, workspaceId, found.email)) throw conflict('This person is already a member of the workspace');
+    await reopenInvitation(tx, found.id, expiryFrom(new Date(), ctx.config.invitationTtlDays));
+    const invitation = await findInvitation(tx, found.id);
+    await emitInvitation(tx, 'created', userId, invitation, await inviteeUserId(tx, invitation.email), { resent: true });
+    return invitation;
+  });
+}
+
+/** Public preview: 404 for an unknown token, 410 once it is expired or used. */
+export async function invitationInfo(ctx: Context, token: string): Promise<InvitationView> {
+  const invitation = await findInvitationByToken(ctx.pool, token);
+  if (!invitation) throw notFound('Invitation');
+  assertOpen(invitation, new Date());
+  return invitation;
+}
+
+export async function myInvitations(ctx: Context, userId: string): Promise<readonly InvitationView[]> {
+  const user = await findUserById(ctx.pool, userId);
+  if (!user) throw notFound('User');
+  return listPendingForEmail(ctx.pool, user.email);
+}
+
+/**
+ * Locks in the same order as the admin commands (workspace, then invitation) so an accept and a
+ * cancel of the same invitation cannot deadlock; the invitation is read again under the lock.
+ */
+async function lockInvitationForAnswer(tx: DatabaseTransactionConnection, token: string, userId: string) {
+  const peek = await findInvitationByToken(tx, token);
+  if (!peek) throw notFound('Invitation');
+  if (!(await findWorkspace(tx, peek.workspaceId, true))) throw notFound('Invitation');
+  const invitation = await findInvitationByToken(tx, token, true);
+  if (!invitation) throw notFound('Invitation');
+  const user = await findUserById(tx, userId);
+  if (!user) throw notFound('User');
+  assertCanRespond(invitation, user.email, new Date());
+  return { invitation, user };
+}
+
+/** The caller joins with the invited role (any role in the request body is ignored: 5.13). */
+export function acceptInvitation(ctx: Context, userId: string, token: string): Promise<MemberView> {
+  return inTransaction(ctx, async (tx) => {
+    const { invitation } = await lockInvitationForAnswer(tx, token, userId);
+    if (await findMemberByUser(tx, invitation.workspaceId, userId)) throw conflict('You are already a member of this workspace');
+    const member = await insertMember(tx, {
+      workspaceId: invitation.workspaceId,
+      userId,
+      role: invitation.role,
+      invitedBy: invitation.invitedBy,
+      invitedAt: invitation.invitedAt,
+    });
+    await setInvitationStatus(tx, invitation.id, 'ACCEPTED');
+    await emitMember(tx, 'added', userId, member);
+    await emitInvitation(tx, 'accepted', userId, invitation, userId);
+    return findMemberView(tx, member.id);
+  });
+}
+
+export function declineInvitation(ctx: Context, userId: string, token: string): Promise<void> {
+  return inTransaction(ctx, async (tx) => {
+    const { invitation } = await lockInvitationForAnswer(tx, token, userId);
+    await setInvitationStatus(tx, invitation.id, 'DECLINED');
+    await emitInvitation(tx, 'declined', userId, invitation, userId);
+  });
+}

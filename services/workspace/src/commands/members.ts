@@ -1,0 +1,68 @@
+import type { Role } from '@wiki/auth';
+import { notFound } from '@wiki/http';
+import {
+  deleteMember,
+  findMemberById,
+  findMemberByUser,
+  findMemberView,
+  listMembers as listMemberViews,
+  searchMembers as searchMemberViews,
+  setMemberRole,
+  type MemberView,
+} from '../db/members.js';
+import { assertCanChangeRole, assertCanLeave, assertCanRemove } from '../domain/roles.js';
+import { emitMember } from '../events/producers.js';
+import { type Context, inTransaction, lockWorkspaceAsMember, requireMember } from './context.js';
+
+export const SEARCH_LIMIT = 20;
+
+export async function listMembers(ctx: Context, userId: string, workspaceId: string): Promise<readonly MemberView[]> {
+  await requireMember(ctx.pool, workspaceId, userId);
+  return listMemberViews(ctx.pool, workspaceId);
+}
+
+export async function searchMembers(ctx: Context, userId: string, workspaceId: string, q: string): Promise<readonly MemberView[]> {
+  await requireMember(ctx.pool, workspaceId, userId);
+  return searchMemberViews(ctx.pool, workspaceId, q.trim(), SEARCH_LIMIT);
+}
+
+export function changeRole(ctx: Context, userId: string, workspaceId: string, memberId: string, role: Role): Promise<MemberView> {
+  return inTransaction(ctx, async (tx) => {
+    const { member: actor } = await lockWorkspaceAsMember(tx, workspaceId, userId);
+    const target = await findMemberById(tx, workspaceId, memberId);
+    if (!target) throw notFound('Member');
+    assertCanChangeRole(actor.role, target.role, role);
+    if (target.role !== role) {
+      const changed = await setMemberRole(tx, target.id, role);
+      await emitMember(tx, 'role_changed', userId, changed);
+    }
+    return findMemberView(tx, target.id);
+  });
+}
+
+export function removeMember(ctx: Context, userId: string, workspaceId: string, memberId: string): Promise<void> {
+  return inTransaction(ctx, async (tx) => {
+    const { member: actor } = await lockWorkspaceAsMember(tx, workspaceId, userId);
+    const target = await findMemberById(tx, workspaceId, memberId);
+    if (!target) throw notFound('Member');
+    assertCanRemove(actor.role, target.role);
+    await deleteMember(tx, target.id);
+    await emitMember(tx, 'removed', userId, target);
+  });
+}
+
+export function leaveWorkspace(ctx: Context, userId: string, workspaceId: string): Promise<void> {
+  return inTransaction(ctx, async (tx) => {
+    const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
+    assertCanLeave(member.role);
+    await deleteMember(tx, member.id);
+    await emitMember(tx, 'removed', userId, member);
+  });
+}
+
+/** For other services' membership projections (read-through when their row is missing). */
+export async function membership(ctx: Context, workspaceId: string, userId: string) {
+  const member = await findMemberByUser(ctx.pool, workspaceId, userId);
+  if (!member) throw notFound('Member');
+  return member;
+}

@@ -1,0 +1,59 @@
+import { type CommonQueryMethods, sql, z } from '@wiki/db';
+
+export const UserRow = z.object({
+  id: z.string(),
+  idpUid: z.string().nullable(),
+  email: z.string(),
+  name: z.string(),
+  avatarUrl: z.string().nullable(),
+  status: z.string(),
+  lastLoginAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type UserRow = z.infer<typeof UserRow>;
+
+const columns = sql.fragment`
+  id, idp_uid AS "idpUid", email, name, avatar_url AS "avatarUrl", status,
+  last_login_at AS "lastLoginAt", created_at AS "createdAt"`;
+
+export function findUserById(db: CommonQueryMethods, id: string): Promise<UserRow | null> {
+  return db.maybeOne(sql.type(UserRow)`SELECT ${columns} FROM users WHERE id = ${id}`);
+}
+
+export function findUserByIdpUid(db: CommonQueryMethods, idpUid: string, lock = false): Promise<UserRow | null> {
+  return db.maybeOne(sql.type(UserRow)`
+    SELECT ${columns} FROM users WHERE idp_uid = ${idpUid} ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
+}
+
+export function findUserByEmail(db: CommonQueryMethods, email: string, lock = false): Promise<UserRow | null> {
+  return db.maybeOne(sql.type(UserRow)`
+    SELECT ${columns} FROM users WHERE lower(email) = lower(${email}) ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
+}
+
+/** Inserts a user unless one with this idp uid appeared meanwhile (then null: re-read it). */
+export function insertUser(
+  db: CommonQueryMethods,
+  user: { idpUid: string; email: string; name: string; avatarUrl: string | null },
+): Promise<UserRow | null> {
+  return db.maybeOne(sql.type(UserRow)`
+    INSERT INTO users (idp_uid, email, name, avatar_url, last_login_at)
+    VALUES (${user.idpUid}, ${user.email}, ${user.name}, ${user.avatarUrl}, now())
+    ON CONFLICT (idp_uid) DO NOTHING
+    RETURNING ${columns}`);
+}
+
+/** Records a sign-in and applies the profile fields that changed (and links the idp uid). */
+export function updateUserOnSignIn(
+  db: CommonQueryMethods,
+  id: string,
+  changes: { idpUid?: string; email?: string; name?: string; avatarUrl?: string | null },
+): Promise<UserRow> {
+  const sets = [sql.fragment`last_login_at = now()`];
+  if (changes.idpUid !== undefined) sets.push(sql.fragment`idp_uid = ${changes.idpUid}`);
+  if (changes.email !== undefined) sets.push(sql.fragment`email = ${changes.email}`);
+  if (changes.name !== undefined) sets.push(sql.fragment`name = ${changes.name}`);
+  if (changes.avatarUrl !== undefined) sets.push(sql.fragment`avatar_url = ${changes.avatarUrl}`);
+  if (sets.length > 1) sets.push(sql.fragment`updated_at = now()`);
+  return db.one(sql.type(UserRow)`
+    UPDATE users SET ${sql.join(sets, sql.fragment`, `)} WHERE id = ${id} RETURNING ${columns}`);
+}

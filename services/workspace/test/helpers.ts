@@ -1,0 +1,165 @@
+import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
+import { cleanupConfig, isolatedConfig, startStack } from '@wiki/testing';
+import type { FastifyInstance } from 'fastify';
+import { startService as startGateway } from '../../../gateway/src/service.js';
+import { buildApp } from '../src/app.js';
+import { migrationSets, startService } from '../src/service.js';
+
+/**
+ * Two ways to run the same scenarios:
+ * - `service`: the app alone on a throw-away database, through app.inject, with identity tokens
+ *   minted the way the gateway mints them; no NATS (events stay in the outbox). Fast.
+ * - `gateway`: the real gateway and the whole service (relay, consumer) through HTTP, signed in
+ *   with OIDC tokens from a test JWKS. What a client sees.
+ */
+export type Mode = 'service' | 'gateway';
+export const MODES: Mode[] = ['service', 'gateway'];
+
+export interface TestUser {
+  id: string;
+  email: string;
+  name: string;
+  /** What authenticates this user in the mode: the x-wiki-identity token, or the bearer token. */
+  credential: string;
+}
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, unknown>;
+}
+
+export interface CallOptions {
+  as?: TestUser;
+  body?: unknown;
+}
+
+export interface Harness {
+  mode: Mode;
+  config: Config;
+  /** A pool on the service's database, for setting up states (expired invitations) and reading the outbox. */
+  pool: DatabasePool;
+  /** Signs a user in (first sign-in creates them and their default workspace). */
+  user(email: string, name?: string): Promise<TestUser>;
+  /** A public API call (through the gateway in gateway mode). */
+  call<T = any>(method: string, url: string, opts?: CallOptions): Promise<Reply<T>>;
+  /** A call straight to the service (bypassing the gateway), as a service unless `identity` is given (null: none). */
+  direct<T = any>(method: string, url: string, opts?: { body?: unknown; identity?: string | null }): Promise<Reply<T>>;
+  /** Events written to the outbox, oldest first. */
+  outbox(type?: string): Promise<OutboxEvent[]>;
+  stop(): Promise<void>;
+}
+
+export interface OutboxEvent {
+  id: string;
+  type: string;
+  actorId: string | null;
+  workspaceId: string | null;
+  data: any;
+}
+
+const UNUSED_IDP = { issuer: 'http://127.0.0.1:9/realms/unused', jwksUrl: 'http://127.0.0.1:9/certs', audience: 'unused' };
+
+export async function startHarness(mode: Mode, env: Record<string, string> = {}): Promise<Harness> {
+  return mode === 'service' ? startServiceHarness(env) : startGatewayHarness(env);
+}
+
+function outboxReader(pool: DatabasePool) {
+  return async (type?: string): Promise<OutboxEvent[]> => {
+    const rows = await pool.anyFirst(sql.type(z.object({ envelope: z.any() }))`
+      SELECT envelope FROM event_outbox ${type ? sql.fragment`WHERE type = ${type}` : sql.fragment``} ORDER BY seq`);
+    return rows as OutboxEvent[];
+  };
+}
+
+async function inject(app: FastifyInstance, method: string, url: string, identity: string | undefined, body: unknown): Promise<Reply> {
+  const res = await app.inject({
+    method: method as 'GET',
+    url,
+    headers: identity ? { 'x-wiki-identity': identity } : {},
+    ...(body !== undefined ? { payload: body as object } : {}),
+  });
+  return { status: res.statusCode, body: res.body ? res.json() : null, headers: res.headers };
+}
+
+async function startServiceHarness(env: Record<string, string>): Promise<Harness> {
+  const config = isolatedConfig(UNUSED_IDP, env);
+  const url = config.databaseUrls.workspace;
+  await ensureDatabase(url);
+  await migrate(url, migrationSets);
+  const pool = await createDatabasePool(url);
+  const app = await buildApp(config, { pool, logLevel: process.env.TEST_APP_LOG ?? 'silent' });
+  await app.ready();
+  const serviceToken = await mintServiceToken(config.internalTokenSecret, 'gateway', 3600);
+
+  const direct = (method: string, url: string, opts: { body?: unknown; identity?: string | null } = {}) =>
+    inject(app, method, url, opts.identity === null ? undefined : (opts.identity ?? serviceToken), opts.body);
+
+  return {
+    mode: 'service',
+    config,
+    pool,
+    direct,
+    call: (method, url, opts = {}) => inject(app, method, url, opts.as?.credential, opts.body),
+    async user(email, name) {
+      const res = await direct('POST', '/internal/users/resolve', { body: { idpUid: `idp|${email.toLowerCase()}`, email, name } });
+      if (res.status !== 200) throw new Error(`resolve ${email}: ${res.status} ${JSON.stringify(res.body)}`);
+      const { id, name: storedName } = res.body.data;
+      const credential = await mintIdentityToken(config.internalTokenSecret, { kind: 'user', userId: id, email, name: storedName }, 3600);
+      return { id, email, name: storedName, credential };
+    },
+    outbox: outboxReader(pool),
+    async stop() {
+      await app.close();
+      await pool.end();
+      await cleanupConfig(config);
+    },
+  };
+}
+
+async function startGatewayHarness(env: Record<string, string>): Promise<Harness> {
+  const stack = await startStack({ gateway: startGateway, services: { workspace: startService }, env });
+  const pool = await createDatabasePool(stack.config.databaseUrls.workspace);
+  const serviceToken = await mintServiceToken(stack.config.internalTokenSecret, 'gateway', 3600);
+  const base = stack.serviceUrls.workspace!;
+
+  return {
+    mode: 'gateway',
+    config: stack.config,
+    pool,
+    async call(method, url, opts = {}) {
+      const res = await stack.request(method, url, { token: opts.as?.credential, body: opts.body });
+      return { status: res.status, body: res.body, headers: res.headers };
+    },
+    async direct(method, url, opts = {}) {
+      const headers: Record<string, string> = {};
+      const identity = opts.identity === null ? undefined : (opts.identity ?? serviceToken);
+      if (identity) headers['x-wiki-identity'] = identity;
+      if (opts.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${base}${url}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null, headers: Object.fromEntries(res.headers) };
+    },
+    async user(email, name) {
+      const signed = await stack.signIn(email, name);
+      return { id: signed.id, email, name: signed.name, credential: signed.token };
+    },
+    outbox: outboxReader(pool),
+    async stop() {
+      await pool.end();
+      await stack.stop();
+    },
+  };
+}
+
+/** Sets an invitation's expiry in the past, as if its days had run out. */
+export async function expireInvitation(pool: DatabasePool, invitationId: string): Promise<void> {
+  await pool.query(sql.unsafe`UPDATE invitations SET expires_at = now() - interval '1 minute' WHERE id = ${invitationId}`);
+}
+
+export const tokenOf = (inviteLink: string): string => inviteLink.split('/invite/')[1];
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
