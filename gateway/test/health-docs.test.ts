@@ -44,7 +44,7 @@ describe('health', () => {
       expect(res.json()).toEqual({ status: 'UP', services: { workspace: 'UP', document: 'UP' }, redis: 'UP' });
     }
     expect((await gw.app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
-    expect((await gw.app.inject({ method: 'GET', url: '/health/ready' })).json()).toMatchObject({ status: 'UP', checks: { redis: 'UP' } });
+    expect((await gw.app.inject({ method: 'GET', url: '/health/ready' })).json()).toEqual({ status: 'UP', checks: {} });
   });
 
   it('reports DOWN with 503 when an expected service is not ready', async () => {
@@ -70,7 +70,8 @@ describe('health', () => {
       const res = await other.app.inject({ method: 'GET', url: '/api/v1/actuator/health' });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toEqual({ status: 'DOWN', services: { workspace: 'UP', export: 'DOWN' }, redis: 'DOWN' });
-      expect((await other.app.inject({ method: 'GET', url: '/health/ready' })).json()).toMatchObject({ status: 'DOWN', checks: { redis: 'DOWN' } });
+      // ...while the gateway itself stays in rotation: it answers 503 for the missing service alone.
+      expect((await other.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
     } finally {
       await other.close();
       deadRedis.disconnect();

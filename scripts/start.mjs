@@ -1,0 +1,305 @@
+#!/usr/bin/env node
+// `npm start`: installs and builds when needed, checks that PostgreSQL, NATS and Redis answer,
+// then runs every built service and the gateway as child processes, prefixes their logs with
+// their names and stops them all together.
+//
+//   npm start                 pretty logs on a terminal, pino JSON otherwise
+//   npm start -- --json       always the raw pino JSON lines
+//   npm start -- --timeout=120  seconds to wait for every part to be ready (default 90)
+//   npm start -- --no-build   skip the install and build steps and run what dist/ holds
+//
+// Each process reads the environment itself (ARCHITECTURE 6); PORT is the gateway's only,
+// so it is removed from the services' environment. GATEWAY_SERVICES, when unset, becomes the
+// list of services started here.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs';
+import { checkDependencies, isListening } from './lib/dependencies.mjs';
+import { createLogPrinter } from './lib/log-lines.mjs';
+
+const STOP_GRACE_MS = 10_000;
+const LAST_LINES = 40;
+
+const options = parseArgs(process.argv.slice(2));
+
+if (options.build) {
+  try {
+    await ensureInstalled();
+    await build();
+  } catch (error) {
+    fail(`npm start: ${error.message}. Fix the errors above and run npm start again.`);
+  }
+}
+
+// Imported only now: @wiki/config is the compiled libs/config, which the build above made.
+const { ConfigError, SERVICE_NAMES, loadConfig } = await import('@wiki/config').catch((error) =>
+  fail(`npm start: cannot load @wiki/config (${error.code ?? error.message}); run npm start without --no-build.`),
+);
+
+let config;
+try {
+  // Loading it here first also creates the dev secrets in DATA_DIR once, before the children
+  // start together and could each make their own.
+  config = loadConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) fail(error.message, 78);
+  throw error;
+}
+
+const { parts, notStartable } = discoverParts(config, SERVICE_NAMES);
+note(`Found: ${parts.map((p) => p.name).join(', ') || 'nothing to start'}`);
+if (notStartable.length) note(`Not started: ${notStartable.join('; ')}`);
+if (!parts.some((p) => p.name === 'gateway')) {
+  fail('npm start: gateway/dist/main.js does not exist (the gateway has no src/main.ts yet, or it did not build).');
+}
+if (!parts.some((p) => p.kind === 'service')) fail('npm start: no service has a dist/main.js: nothing to route to.');
+
+const down = await checkDependencies(config, parts.filter((p) => p.kind === 'service').map((p) => p.name));
+if (down.length) fail(`npm start: required infrastructure is not reachable:\n\n${down.join('\n\n')}`);
+
+const busy = await busyPorts(parts);
+if (busy.length) fail(`npm start: ${busy.join('; ')}. Is another npm start running?`);
+
+const printer = createLogPrinter({
+  names: parts.map((p) => p.name),
+  pretty: !options.json && process.stdout.isTTY === true,
+});
+const children = new Map();
+let stopping = false;
+let started = false;
+
+process.on('SIGINT', () => onSignal('SIGINT'));
+process.on('SIGTERM', () => onSignal('SIGTERM'));
+// Last resort when this process exits without stopping them (an exception): no orphans on the ports.
+process.on('exit', () => {
+  for (const child of children.values()) killGroup(child, 'SIGKILL');
+});
+
+for (const part of parts) startPart(part);
+
+try {
+  await Promise.all(parts.map((part) => waitUntilReady(part, options.timeoutMs)));
+} catch (error) {
+  if (!stopping) await stopAll(1, error.message);
+}
+if (!stopping) {
+  started = true;
+  printBanner(config, parts);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function parseArgs(args) {
+  const result = { json: false, build: true, timeoutMs: 90_000 };
+  for (const arg of args) {
+    if (arg === '--json') result.json = true;
+    else if (arg === '--no-build') result.build = false;
+    else if (/^--timeout=\d+$/.test(arg)) result.timeoutMs = Number(arg.split('=')[1]) * 1000;
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write('usage: npm start [-- [--json] [--no-build] [--timeout=SECONDS]]\n');
+      process.exit(0);
+    } else fail(`npm start: unknown option ${arg} (try --help)`, 2);
+  }
+  return result;
+}
+
+/**
+ * The parts to run: every services/<name>/dist/main.js (known services in the order of
+ * SERVICE_NAMES, workspace first, then any others), and the gateway last.
+ */
+function discoverParts(config, serviceNames) {
+  const parts = [];
+  const notStartable = [];
+  const servicesDir = join(repoRoot, 'services');
+  const found = existsSync(servicesDir)
+    ? readdirSync(servicesDir).filter((name) => existsSync(join(servicesDir, name, 'package.json')))
+    : [];
+  const ordered = [
+    ...serviceNames.filter((name) => found.includes(name)),
+    ...found.filter((name) => !serviceNames.includes(name)).sort(),
+  ];
+  for (const name of ordered) {
+    const dir = join(servicesDir, name);
+    if (!existsSync(join(dir, 'dist', 'main.js'))) {
+      notStartable.push(
+        existsSync(join(dir, 'src', 'main.ts'))
+          ? `services/${name} (src/main.ts did not build to dist/main.js)`
+          : `services/${name} (no src/main.ts yet)`,
+      );
+      continue;
+    }
+    const port = config.ports[name] ?? portFromEnv(`${name.toUpperCase()}_PORT`);
+    if (port === undefined) {
+      notStartable.push(`services/${name} (unknown port: set ${name.toUpperCase()}_PORT or add it to libs/config)`);
+      continue;
+    }
+    parts.push({ name, kind: 'service', main: join(dir, 'dist', 'main.js'), port, readyPaths: ['/health/ready'] });
+  }
+  if (existsSync(join(repoRoot, 'gateway', 'dist', 'main.js'))) {
+    parts.push({
+      name: 'gateway',
+      kind: 'gateway',
+      main: join(repoRoot, 'gateway', 'dist', 'main.js'),
+      port: config.gatewayPort,
+      // /actuator/health is the public health route of the spec; used when /health/ready is absent.
+      readyPaths: ['/health/ready', '/actuator/health'],
+    });
+  }
+  for (const part of parts) {
+    if (part.port === 0) fail(`npm start: ${part.name} has port 0; give it a fixed port so its readiness can be checked.`);
+  }
+  return { parts, notStartable };
+}
+
+function portFromEnv(variable) {
+  const raw = process.env[variable];
+  return raw && /^\d+$/.test(raw) ? Number(raw) : undefined;
+}
+
+/** Where to reach the children: HOST when it names one address, else loopback. */
+function probeHost() {
+  const host = process.env.HOST;
+  if (!host || host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+async function busyPorts(parts) {
+  const results = await Promise.all(
+    parts.map(async (part) => ((await isListening(probeHost().replace(/^\[|\]$/g, ''), part.port)) ? part : undefined)),
+  );
+  return results.filter(Boolean).map((part) => `port ${part.port} (${part.name}) is already in use`);
+}
+
+function startPart(part) {
+  const env = { ...process.env };
+  if (part.kind !== 'gateway') delete env.PORT;
+  // The gateway's /actuator/health reports the services it expects: the ones started here.
+  if (part.kind === 'gateway' && !env.GATEWAY_SERVICES) env.GATEWAY_SERVICES = expectedByGateway().join(',');
+  const child = spawn(process.execPath, [part.main], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Own process group: a Ctrl-C on the terminal reaches only this script, which then
+    // stops every child exactly once (a second signal would cut their graceful stop short).
+    detached: true,
+  });
+  part.lastLines = [];
+  part.child = child;
+  children.set(part.name, child);
+  const remember = (line) => {
+    part.lastLines.push(line);
+    if (part.lastLines.length > LAST_LINES) part.lastLines.shift();
+  };
+  printer.attach(part.name, child.stdout, remember);
+  printer.attach(part.name, child.stderr, remember);
+  child.on('error', (error) => {
+    note(`${part.name}: could not start: ${error.message}`);
+  });
+  child.on('exit', (code, signal) => {
+    children.delete(part.name);
+    part.exited = { code, signal };
+    if (stopping) return;
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const when = started ? '' : ' during start-up';
+    const tail = part.lastLines.length ? `\nIts last log lines:\n${part.lastLines.join('\n')}\n` : '';
+    void stopAll(1, `${part.name} ${how}${when}; stopping the others.${tail}`);
+  });
+}
+
+/** The started services the gateway can check over HTTP (the collab server speaks WebSocket). */
+function expectedByGateway() {
+  return parts.filter((p) => p.kind === 'service' && SERVICE_NAMES.includes(p.name) && p.name !== 'collab').map((p) => p.name);
+}
+
+async function waitUntilReady(part, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  while (!stopping) {
+    if (part.exited) return; // reported by the exit handler
+    for (const path of part.readyPaths) {
+      try {
+        const response = await fetch(`http://${probeHost()}:${part.port}${path}`, { signal: AbortSignal.timeout(2000) });
+        if (response.ok) return;
+        last = `${path} answered ${response.status} ${(await response.text()).slice(0, 300)}`;
+        if (response.status !== 404) break;
+      } catch (error) {
+        last = error.cause?.code ?? error.message;
+        break;
+      }
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${part.name} was not ready after ${timeoutMs / 1000} s (${last}); stopping everything.`);
+    }
+    await sleep(300);
+  }
+}
+
+function printBanner(config, parts) {
+  const url = `http://localhost:${config.gatewayPort}`;
+  const lines = [
+    '',
+    `Wiki platform is up: ${parts.map((p) => `${p.name} :${p.port}`).join(', ')}`,
+    `  Gateway   ${url}/api/v1`,
+    `  API docs  ${url}/docs-ui`,
+  ];
+  if (config.auth.provider === 'dev') {
+    lines.push(
+      '  Token     npm run token -- alice@example.com [name]',
+      '  Try       TOKEN=$(npm run -s token -- alice@example.com)',
+      `            curl -H "Authorization: Bearer $TOKEN" ${url}/api/v1/workspaces`,
+    );
+  } else {
+    lines.push(
+      `  Token     AUTH_PROVIDER=${config.auth.provider}: use an access token from your identity provider`,
+      `  Try       curl -H "Authorization: Bearer $TOKEN" ${url}/api/v1/workspaces`,
+    );
+  }
+  lines.push('Ctrl-C stops everything.', '');
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function onSignal(signal) {
+  if (stopping) {
+    note(`${signal} again: killing everything now.`);
+    for (const child of children.values()) killGroup(child, 'SIGKILL');
+    process.exit(130);
+  }
+  void stopAll(0, `${signal}: stopping ${[...children.keys()].join(', ') || 'nothing'} (Ctrl-C again to kill).`);
+}
+
+async function stopAll(exitCode, message) {
+  if (stopping) return;
+  stopping = true;
+  note(`\n${message}`);
+  const waiting = [...children.values()].map(
+    (child) => new Promise((resolvePromise) => (child.exitCode !== null || child.signalCode !== null ? resolvePromise() : child.once('exit', resolvePromise))),
+  );
+  for (const child of children.values()) killGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => {
+    note(`Still running after ${STOP_GRACE_MS / 1000} s: ${[...children.keys()].join(', ')}; killing.`);
+    for (const child of children.values()) killGroup(child, 'SIGKILL');
+  }, STOP_GRACE_MS);
+  await Promise.all(waiting);
+  clearTimeout(timer);
+  await printer.flush();
+  process.exit(exitCode);
+}
+
+/** Signals the child's whole process group (a service may have children of its own, e.g. Chromium). */
+function killGroup(child, signal) {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function sleep(ms) {
+  return new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// `npm test`: type-checks (the build, then the tests and scripts), checks the deployment
+// manifests, then runs every vitest project (unit + integration against the real
+// PostgreSQL/NATS/Redis of the environment). Extra arguments go to vitest:
+// `npm test -- services/workspace`. Every phase runs even when an earlier one failed.
+// Ends with one line "N passed, M failed[, K skipped]"; each failed check before vitest
+// (a type-check, the manifests) counts as one failure.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureInstalled, fail, note, repoRoot, run } from './lib/prepare.mjs';
+
+const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+
+try {
+  await ensureInstalled();
+} catch (error) {
+  fail(`npm test: ${error.message}`);
+}
+
+const failedPhases = [];
+async function phase(title, command, args) {
+  note(`\n> ${title}`);
+  const code = await run(command, args, { stdout: 'inherit' });
+  if (code !== 0) failedPhases.push(`${title} (exit code ${code})`);
+  return code;
+}
+
+await phase('tsc -b', process.execPath, [tsc, '-b']);
+await phase('tsc -p tsconfig.tests.json', process.execPath, [tsc, '-p', 'tsconfig.tests.json']);
+await phase('deploy manifests', process.execPath, [join(repoRoot, 'scripts', 'check-manifests.mjs')]);
+const failedChecks = failedPhases.length;
+
+const outDir = mkdtempSync(join(tmpdir(), 'wiki-test-'));
+const report = join(outDir, 'vitest.json');
+const vitestCode = await phase('vitest run', process.execPath, [
+  vitest,
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+]);
+
+const counts = readCounts(report);
+rmSync(outDir, { recursive: true, force: true });
+if (!counts && vitestCode !== 0) failedPhases.push('vitest wrote no report');
+// vitest also fails on errors outside any test (an unhandled rejection): one more failure then.
+const vitestOnlyErrors = vitestCode !== 0 && !(counts?.failed > 0) ? 1 : 0;
+
+const passed = counts?.passed ?? 0;
+const failed = (counts?.failed ?? 0) + failedChecks + vitestOnlyErrors;
+const skipped = counts?.skipped ?? 0;
+
+if (failedPhases.length) note(`\nFailed: ${failedPhases.join('; ')}`);
+process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exit(failedPhases.length || failed ? 1 : 0);
+
+/**
+ * Test counts from vitest's JSON report. A test file that fails before any test runs (an
+ * import error, a failing beforeAll) counts as one failure, since it has no failed test of its own.
+ */
+function readCounts(path) {
+  let data;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const brokenFiles = (data.testResults ?? []).filter(
+    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed'),
+  ).length;
+  return {
+    passed: data.numPassedTests ?? 0,
+    failed: (data.numFailedTests ?? 0) + brokenFiles,
+    skipped: (data.numPendingTests ?? 0) + (data.numTodoTests ?? 0),
+  };
+}
