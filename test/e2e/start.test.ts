@@ -94,12 +94,12 @@ describe('npm start', () => {
     const health = await fetch(`${gateway}/actuator/health`);
     expect(await health.json()).toEqual({ status: 'UP', services: { workspace: 'UP', document: 'UP', comment: 'UP' }, redis: 'UP' });
 
-    const workspaces = await (await fetch(`${gateway}/api/v1/workspaces`, { headers: auth })).json();
+    const workspaces = (await (await fetch(`${gateway}/api/v1/workspaces`, { headers: auth })).json()) as { data: unknown[] };
     expect(workspaces.data).toEqual([expect.objectContaining({ name: "Ada's workspace", isDefault: true })]);
 
     const created = await fetch(`${gateway}/api/v1/workspaces`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'E2E' }) });
     expect(created.status).toBe(201);
-    const workspaceId = (await created.json()).data.id;
+    const workspaceId = ((await created.json()) as { data: { id: string } }).data.id;
     const doc = await fetch(`${gateway}/api/v1/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ workspaceId, title: 'Hello' }) });
     expect(doc.status).toBe(201);
 
