@@ -174,6 +174,9 @@ async function busyPorts(parts) {
 function startPart(part) {
   const env = { ...process.env };
   if (part.kind !== 'gateway') delete env.PORT;
+  // On one machine only the gateway faces the network; the services listen on loopback
+  // (where the gateway reaches them) unless HOST says otherwise.
+  if (part.kind !== 'gateway' && !env.HOST) env.HOST = '127.0.0.1';
   // The gateway's /actuator/health reports the services it expects: the ones started here.
   if (part.kind === 'gateway' && !env.GATEWAY_SERVICES) env.GATEWAY_SERVICES = expectedByGateway().join(',');
   const child = spawn(process.execPath, [part.main], {
