@@ -1,0 +1,7 @@
+// The baseline every benchmark runs beside: a bare Fastify hello-world, no logging, no plugins.
+import Fastify from 'fastify';
+
+const app = Fastify({ logger: false });
+app.get('/', async () => ({ hello: 'world' }));
+await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+process.on('SIGTERM', () => app.close().then(() => process.exit(0)));

@@ -1,0 +1,79 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { LoadResult } from './load.js';
+
+export interface BenchReport {
+  date: string;
+  machine: { node: string; cpus: number; cpuModel: string; memoryGiB: number; platform: string };
+  settings: Record<string, unknown>;
+  seeding: { documents: number; seconds: number; documentsPerSec: number; cpuSeconds: Record<string, number> };
+  scenarios: LoadResult[];
+  rssMiB: { idleAfterStart: Record<string, number>; idleAfterLoad: Record<string, number> };
+  targets: Array<{ target: string; measured: string; met: boolean }>;
+}
+
+const START = '<!-- bench:document:start -->';
+const END = '<!-- bench:document:end -->';
+
+const HEADER = `# Performance
+
+Measured with \`npm run bench\` (bench/run.ts): autocannon against the real processes (gateway,
+services) on the local machine, always beside a bare Fastify hello-world started in the same run,
+so that figures from different machines can be compared through their ratio to that baseline.
+Raw results of every run are in \`bench/results/*.json\`.
+`;
+
+function table(report: BenchReport): string {
+  const baseline = report.scenarios.find((s) => s.scenario === 'hello-world')!;
+  const rows = report.scenarios.map((s) => {
+    const ratio = s.requestsPerSec / baseline.requestsPerSec;
+    return `| ${s.scenario} | ${s.connections} | ${s.requestsPerSec} | ${(ratio * 100).toFixed(1)} % | ${s.latencyP50Ms} | ${s.latencyP99Ms} | ${s.errors + s.non2xx} |`;
+  });
+  const rss = Object.keys(report.rssMiB.idleAfterStart).map(
+    (name) => `| ${name} | ${report.rssMiB.idleAfterStart[name]} | ${report.rssMiB.idleAfterLoad[name] ?? '–'} |`,
+  );
+  const targets = report.targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'met' : '**not met**'} |`);
+  const m = report.machine;
+  return [
+    START,
+    `## Document service (latest run: ${report.date})`,
+    '',
+    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. Settings: ${Object.entries(report.settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}. Everything (Postgres, NATS, the parts and autocannon itself) shares these cores.`,
+    '',
+    '| scenario | connections | req/s | vs hello-world | p50 ms | p99 ms | errors |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Seeding: ${report.seeding.documents} documents created through the gateway (POST /api/v1/documents, ${report.settings.seedConcurrency} at a time) in ${report.seeding.seconds} s: **${report.seeding.documentsPerSec} documents/s**. CPU seconds used meanwhile: ${Object.entries(report.seeding.cpuSeconds).map(([k, v]) => `${k} ${v}`).join(', ')} (Postgres and NATS not included).`,
+    '',
+    '| part | RSS idle after start (MiB) | RSS idle after the load (MiB) |',
+    '|---|---|---|',
+    ...rss,
+    '',
+    '| target (developers\' guide) | measured | |',
+    '|---|---|---|',
+    ...targets,
+    '',
+    'Scenarios: `document read` is GET /api/v1/documents/{id} with a bearer token through the gateway (JWT check, identity',
+    'token, proxy, membership check, one query); `document read (service only)` is the same request straight to the',
+    'document service with an identity token, to show what the gateway costs; `tree (10k)` is GET',
+    `/api/v1/documents/tree of the workspace holding the 10,000 seeded documents (${report.settings.treeResponseBytes} bytes of JSON);`,
+    '`service only` rows bypass the gateway. `loadAverageAtStart` shows how busy the machine already was.',
+    END,
+  ].join('\n');
+}
+
+/** Writes the JSON result and replaces this benchmark's section of docs/PERFORMANCE.md. */
+export function writeReport(report: BenchReport, resultsFile: string, markdownFile: string): void {
+  mkdirSync(dirname(resultsFile), { recursive: true });
+  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  const section = table(report);
+  let doc = existsSync(markdownFile) ? readFileSync(markdownFile, 'utf8') : HEADER;
+  const start = doc.indexOf(START);
+  const end = doc.indexOf(END);
+  doc = start !== -1 && end > start ? `${doc.slice(0, start)}${section}${doc.slice(end + END.length)}` : `${doc.trimEnd()}\n\n${section}\n`;
+  mkdirSync(dirname(markdownFile), { recursive: true });
+  writeFileSync(markdownFile, doc);
+}

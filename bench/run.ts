@@ -1,0 +1,150 @@
+// `npm run bench`: the document service's load scenarios through the real gateway, beside a bare
+// Fastify hello-world, with results in bench/results/<date>.json and docs/PERFORMANCE.md.
+//
+//   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
+//
+// Every part runs as its own process from its compiled dist/ (built first), on throw-away
+// databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { cpus, freemem, loadavg, platform, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { mintDevToken, mintIdentityToken } from '@wiki/auth';
+import { loadConfig } from '@wiki/config';
+import { cleanupConfig } from '@wiki/testing';
+import { load, type LoadResult } from './lib/load.js';
+import { freePort, type Part, startPart } from './lib/processes.js';
+import { type BenchReport, writeReport } from './lib/report.js';
+import { seedDocuments } from './lib/seed.js';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const num = (name: string, fallback: number) => (args[name] !== undefined ? Number(args[name]) : fallback);
+const settings = {
+  durationS: num('duration', 10),
+  connections: num('connections', 10),
+  treeConnections: num('tree-connections', 1),
+  roots: num('roots', 100),
+  perRoot: num('per-root', 99),
+  seedConcurrency: num('seed-concurrency', 32),
+  logLevel: String(args['log-level'] ?? 'warn'),
+  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree. */
+  only: String(args.only ?? 'hello,read,read-service,tree'),
+};
+const wanted = new Set(settings.only.split(','));
+class PartialRun extends Error {}
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+log('building gateway and services (tsc -b)');
+const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'gateway', 'services/workspace', 'services/document'], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) throw new Error('the build failed');
+
+const name = `bench_${randomBytes(4).toString('hex')}`;
+const [gatewayPort, workspacePort, documentPort, helloPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+const env: Record<string, string> = {
+  NODE_ENV: 'development',
+  LOG_LEVEL: settings.logLevel,
+  DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)),
+  DB_PREFIX: name,
+  EVENTS_STREAM: name.toUpperCase(),
+  EVENTS_PREFIX: name.replace(/_/g, '-'),
+  AUTH_PROVIDER: 'dev',
+  RATE_LIMIT_ENABLED: 'false',
+  INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
+  INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+  GATEWAY_SERVICES: 'workspace,document',
+  PORT: String(gatewayPort),
+  WORKSPACE_PORT: String(workspacePort),
+  DOCUMENT_PORT: String(documentPort),
+  HOST: '127.0.0.1',
+};
+const config = loadConfig({ ...process.env, ...env });
+const parts: Part[] = [];
+/** BENCH_PROFILE=document (or another part's name) writes a V8 CPU profile of that part into bench/results/profiles. */
+const profile = (part: string) => (process.env.BENCH_PROFILE === part ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []);
+
+try {
+  parts.push(await startPart('hello-world', join(root, 'bench/hello.mjs'), { PORT: String(helloPort) }, helloPort, '/'));
+  parts.push(await startPart('workspace', join(root, 'services/workspace/dist/main.js'), env, workspacePort, '/health/ready', profile('workspace')));
+  parts.push(await startPart('document', join(root, 'services/document/dist/main.js'), env, documentPort, '/health/ready', profile('document')));
+  parts.push(await startPart('gateway', join(root, 'gateway/dist/main.js'), env, gatewayPort, '/health/ready', profile('gateway')));
+  const [hello, , documentPart, gateway] = parts;
+  const loadBefore = Math.round(loadavg()[0] * 100) / 100;
+  await sleep(3000);
+  const idleAfterStart = Object.fromEntries(parts.map((p) => [p.name, p.rssMiB()]));
+  log(`idle RSS after start (MiB): ${JSON.stringify(idleAfterStart)}`);
+
+  const token = await mintDevToken(config.dataDir, 'bench@example.com', 'Bench User');
+  const auth = { authorization: `Bearer ${token}` };
+  const me = await (await fetch(`${gateway.url}/api/v1/users/me`, { headers: auth })).json() as { data: { id: string } };
+  const created = await fetch(`${gateway.url}/api/v1/workspaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench' }) });
+  const workspaceId = ((await created.json()) as { data: { id: string } }).data.id;
+
+  log(`seeding ${settings.roots * (1 + settings.perRoot)} documents through the gateway`);
+  const cpuBefore = Object.fromEntries(parts.map((p) => [p.name, p.cpuSeconds()]));
+  const seeding = await seedDocuments(gateway.url, token, workspaceId, settings.roots, settings.perRoot, settings.seedConcurrency);
+  const seedingCpu = Object.fromEntries(parts.map((p) => [p.name, Math.round((p.cpuSeconds() - cpuBefore[p.name]) * 100) / 100]));
+  log(`seeded ${seeding.documents} documents in ${seeding.seconds} s (${seeding.documentsPerSec}/s); CPU seconds used meanwhile: ${JSON.stringify(seedingCpu)}`);
+  await sleep(2000); // let the outbox drain before measuring reads
+
+  const documentId = seeding.rootIds[0];
+  const identity = await mintIdentityToken(config.internalTokenSecret, { kind: 'user', userId: me.data.id, email: 'bench@example.com', name: 'Bench User' }, 3600);
+  const scenarios: LoadResult[] = [];
+  const run = async (scenario: string, url: string, connections: number, headers?: Record<string, string>) => {
+    log(`${scenario}: ${connections} connections, ${settings.durationS} s`);
+    const result = await load(scenario, url, { connections, durationS: settings.durationS, headers });
+    log(`${scenario}: ${result.requestsPerSec} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}`);
+    scenarios.push(result);
+  };
+  if (wanted.has('hello')) await run('hello-world', `${hello.url}/`, settings.connections);
+  if (wanted.has('read')) await run('document read', `${gateway.url}/api/v1/documents/${documentId}`, settings.connections, auth);
+  if (wanted.has('read-service')) await run('document read (service only)', `${documentPart.url}/api/v1/documents/${documentId}`, settings.connections, { 'x-wiki-identity': identity });
+  const treeUrl = `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`;
+  const treeBytes = (await (await fetch(treeUrl, { headers: auth })).arrayBuffer()).byteLength;
+  if (wanted.has('tree')) {
+    await run('tree (10k)', `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`, settings.treeConnections, auth);
+    await run('tree (10k), 4 connections', `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`, 4, auth);
+    await run('tree (10k, service only)', `${documentPart.url}/api/v1/documents/tree?workspaceId=${workspaceId}`, settings.treeConnections, { 'x-wiki-identity': identity });
+  }
+
+  await sleep(3000);
+  const idleAfterLoad = Object.fromEntries(parts.map((p) => [p.name, p.rssMiB()]));
+  log(`idle RSS after load (MiB): ${JSON.stringify(idleAfterLoad)}`);
+
+  if (!wanted.has('hello') || !wanted.has('read') || !wanted.has('tree')) throw new PartialRun('partial run (--only): no report written');
+  const byName = (s: string) => scenarios.find((r) => r.scenario === s)!;
+  const readRatio = byName('document read').requestsPerSec / byName('hello-world').requestsPerSec;
+  const tree = byName('tree (10k)');
+  const services = ['gateway', 'workspace', 'document'];
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), platform: platform() },
+    settings: { ...settings, freeMemoryGiB: Math.round((freemem() / 2 ** 30) * 10) / 10, loadAverageAtStart: loadBefore, treeResponseBytes: treeBytes },
+    seeding: { documents: seeding.documents, seconds: seeding.seconds, documentsPerSec: seeding.documentsPerSec, cpuSeconds: seedingCpu },
+    scenarios,
+    rssMiB: { idleAfterStart, idleAfterLoad },
+    targets: [
+      { target: 'document read through the gateway ≥ 10 % of hello-world req/s', measured: `${(readRatio * 100).toFixed(1)} %`, met: readRatio >= 0.1 },
+      { target: 'tree of 10,000 documents p50 < 60 ms', measured: `${tree.latencyP50Ms} ms (${tree.connections} connection)`, met: tree.latencyP50Ms < 60 },
+      { target: '≥ 1,000 documents/s created', measured: `${seeding.documentsPerSec}/s`, met: seeding.documentsPerSec >= 1000 },
+      ...services.map((s) => ({ target: `${s} < 120 MB RSS idle`, measured: `${idleAfterStart[s]} MiB after start, ${idleAfterLoad[s]} MiB after load`, met: idleAfterStart[s] * 1.048576 < 120 })),
+    ],
+  };
+  const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
+  writeReport(report, join(root, 'bench/results', `${stamp}.json`), join(root, 'docs/PERFORMANCE.md'));
+  log(`wrote bench/results/${stamp}.json and docs/PERFORMANCE.md`);
+  for (const t of report.targets) log(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${t.measured}`);
+} catch (error) {
+  if (!(error instanceof PartialRun)) {
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  } else {
+    log(error.message);
+  }
+} finally {
+  for (const part of [...parts].reverse()) await part.stop();
+  await cleanupConfig(config);
+}

@@ -1,0 +1,66 @@
+import { createMembershipAccess, identity, type MembershipAccess } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { type DatabasePool, sql } from '@wiki/db';
+import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import { workspaceUsersClient } from './clients/workspace-users.js';
+import type { DocumentContext } from './context.js';
+import { registerDocumentRoutes } from './routes/documents.js';
+import { registerCollabRoutes } from './routes/internal-collab.js';
+import { registerServiceRoutes } from './routes/internal-documents.js';
+import { answerOversizedBodiesCleanly } from './routes/oversized-bodies.js';
+import { registerPublicRoutes } from './routes/public-documents.js';
+import { createUserDirectory } from './user-directory.js';
+
+export interface AppDeps {
+  pool: DatabasePool;
+  /** Wakes the outbox relay after a committed write (startService passes the relay's kick). */
+  eventsWritten?: () => void;
+  /** Readiness checks besides the database (e.g. NATS). */
+  checks?: Record<string, HealthCheck>;
+  /** Defaults to the shared membership helper on `pool`. */
+  membership?: MembershipAccess;
+  logLevel?: string;
+}
+
+/** ARCHITECTURE 5.14: document bodies up to 3 MiB (content itself at most 2 MiB). */
+export const DOCUMENT_BODY_LIMIT = 3 * 1024 * 1024;
+
+/** Oversized bodies up to this size are read before the 413 goes out; larger ones are cut off. */
+const DRAIN_CAP = 32 * 1024 * 1024;
+
+const contexts = new WeakMap<FastifyInstance, DocumentContext>();
+
+/** The context an app was built with (startService uses it to start the membership projection). */
+export function documentContextOf(app: FastifyInstance): DocumentContext {
+  const ctx = contexts.get(app);
+  if (!ctx) throw new Error('not an app built by the document service');
+  return ctx;
+}
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const app = await createApp({
+    service: 'document',
+    logLevel: deps.logLevel ?? config.logLevel,
+    bodyLimit: DOCUMENT_BODY_LIMIT,
+    openapi: { title: 'Document service', description: 'Documents, tree, publishing and the internal collaboration API' },
+  });
+  answerOversizedBodiesCleanly(app, DOCUMENT_BODY_LIMIT, DRAIN_CAP);
+  await app.register(identity, { secret: config.internalTokenSecret });
+
+  const { pool } = deps;
+  const ctx: DocumentContext = {
+    pool,
+    membership: deps.membership ?? createMembershipAccess({ pool, config, service: 'document', logger: app.log }),
+    users: createUserDirectory(pool, workspaceUsersClient(config), app.log),
+    eventsWritten: deps.eventsWritten ?? (() => {}),
+  };
+  contexts.set(app, ctx);
+
+  registerHealth(app, { database: () => pool.query(sql.unsafe`SELECT 1`), ...deps.checks });
+  registerDocumentRoutes(app, ctx);
+  registerPublicRoutes(app, ctx);
+  await registerCollabRoutes(app, ctx);
+  registerServiceRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,83 @@
+import { atLeast, type Role } from '@wiki/auth';
+import { forbidden, notFound } from '@wiki/http';
+import type { DocumentContext } from '../context.js';
+import { loadCollabState, saveCollabState } from '../db/collab-states.js';
+import { type DocumentPatch, findState, updateDocument } from '../db/documents.js';
+import { parseContent } from '../domain/content.js';
+import { deriveText, fromPlainText } from '../domain/plain-text.js';
+import { emitUpdated } from '../events/producers.js';
+
+/** The internal API of the collaboration server (spec 4.10, ARCHITECTURE 5.11). */
+
+export interface Permission {
+  canEdit: boolean;
+  role: Role;
+  workspaceId: string;
+}
+
+/**
+ * The role of a user (local id or identity-provider uid) on a document's workspace. canEdit is
+ * EDITOR or higher on a document that is not archived. 404 for an unknown document, 403 for a
+ * user who is unknown or not a member (the collab server must refuse the connection).
+ */
+export async function permissionOf(ctx: DocumentContext, documentId: string, userIdOrIdpUid: string): Promise<Permission> {
+  const doc = await findState(ctx.pool, documentId);
+  if (!doc) throw notFound('Document');
+  const user = await ctx.users.resolve(userIdOrIdpUid);
+  if (!user) throw forbidden('The user is not a member of the document\'s workspace');
+  const role = await ctx.membership.roleOf(doc.workspaceId, user.id);
+  if (!role) throw forbidden('The user is not a member of the document\'s workspace');
+  return { canEdit: atLeast(role, 'EDITOR') && !doc.isArchived, role, workspaceId: doc.workspaceId };
+}
+
+/** The stored state, byte for byte; null when none was ever saved. 404 for an unknown document. */
+export async function collabState(ctx: DocumentContext, documentId: string): Promise<Buffer | null> {
+  const [doc, state] = await Promise.all([findState(ctx.pool, documentId), loadCollabState(ctx.pool, documentId)]);
+  if (!doc) throw notFound('Document');
+  return state;
+}
+
+export interface CollabSave {
+  state: Buffer;
+  plainText?: string;
+  jsonContent?: string;
+  idpUid?: string;
+}
+
+/**
+ * Stores the state. With jsonContent the document's content (and excerpt, word count) is replaced;
+ * with plainText that text goes to search in the document.updated event (and, without jsonContent,
+ * becomes the stored plain text); with idpUid that user becomes lastEditedBy.
+ */
+export async function saveCollab(ctx: DocumentContext, documentId: string, save: CollabSave): Promise<void> {
+  const patch: DocumentPatch = {};
+  const changed: string[] = [];
+  if (save.jsonContent !== undefined) {
+    const content = parseContent(save.jsonContent);
+    patch.content = { json: content.json, ...deriveText(content.blocks) };
+    changed.push('content');
+  } else if (save.plainText !== undefined) {
+    patch.plainText = fromPlainText(save.plainText);
+    changed.push('content');
+  }
+  let editorId: string | null = null;
+  if (save.idpUid) {
+    const editor = await ctx.users.resolve(save.idpUid);
+    if (editor) {
+      editorId = editor.id;
+      patch.lastEditedBy = editor.id;
+      changed.push('lastEditedBy');
+    }
+  }
+
+  const wroteEvent = await ctx.pool.transaction(async (tx) => {
+    const doc = await findState(tx, documentId, 'update');
+    if (!doc) throw notFound('Document');
+    await saveCollabState(tx, documentId, save.state);
+    if (changed.length === 0) return false;
+    const updated = await updateDocument(tx, documentId, patch);
+    await emitUpdated(tx, editorId, updated, changed, save.plainText ?? updated.plainText);
+    return true;
+  });
+  if (wroteEvent) ctx.eventsWritten();
+}

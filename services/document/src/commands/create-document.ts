@@ -1,0 +1,83 @@
+import { invalidField } from '@wiki/http';
+import type { Actor, DocumentContext } from '../context.js';
+import { type DocumentDetail, type DocumentState, findState, insertDocument } from '../db/documents.js';
+import { parseContent } from '../domain/content.js';
+import { deriveText } from '../domain/plain-text.js';
+import { emitCreated } from '../events/producers.js';
+
+export interface CreateInput {
+  workspaceId: string;
+  parentId?: string | null;
+  title?: string;
+  content?: unknown;
+  icon?: string | null;
+  coverImageUrl?: string | null;
+}
+
+export const DEFAULT_TITLE = 'Untitled';
+
+/** Creates a document as the last child of its parent (or the last root). Needs EDITOR. */
+export async function createDocument(ctx: DocumentContext, actor: Actor, input: CreateInput): Promise<DocumentDetail> {
+  await ctx.membership.requireRole(input.workspaceId, actor.userId, 'EDITOR', 'Workspace');
+  const content = input.content === undefined || input.content === null ? { blocks: [], json: '[]' } : parseContent(input.content);
+  const text = deriveText(content.blocks);
+  const parentId = input.parentId ?? null;
+  await ctx.users.remember(actor);
+
+  const title = input.title ?? DEFAULT_TITLE;
+  const icon = input.icon ?? null;
+  const coverImageUrl = input.coverImageUrl ?? null;
+
+  const doc = await ctx.pool.transaction(async (tx) => {
+    const inserted = await insertDocument(tx, { workspaceId: input.workspaceId, parentId, title, content: content.json, ...text, icon, coverImageUrl, userId: actor.userId });
+    if (!inserted) {
+      // Only a parent that did not qualify stops the insert; say which way. Whether it does not
+      // exist or lives in another workspace: the same answer, nothing leaks.
+      const parent = await findState(tx, parentId!);
+      if (parent && parent.workspaceId === input.workspaceId && parent.isArchived) throw invalidField('parentId', 'is archived: restore it before adding documents under it');
+      throw invalidField('parentId', 'must be a document of the same workspace');
+    }
+    const state: DocumentState = {
+      id: inserted.id,
+      workspaceId: input.workspaceId,
+      parentId,
+      title,
+      icon,
+      plainText: text.plainText,
+      isTemplate: false,
+      isArchived: false,
+      archiveRootId: null,
+      isPublished: false,
+      updatedAt: inserted.updatedAt,
+    };
+    await emitCreated(tx, actor.userId, state);
+    return { ...inserted, ...state };
+  });
+  ctx.eventsWritten();
+
+  return {
+    id: doc.id,
+    workspaceId: doc.workspaceId,
+    parentId: doc.parentId,
+    title: doc.title,
+    content: content.json,
+    excerpt: text.excerpt,
+    wordCount: text.wordCount,
+    icon: doc.icon,
+    coverImageUrl,
+    isTemplate: false,
+    isArchived: false,
+    isPublished: false,
+    ownerId: actor.userId,
+    createdBy: actor.userId,
+    lastEditedBy: actor.userId,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+    childCount: 0,
+    openCommentCount: 0,
+    createdByName: actor.name ?? null,
+    createdByAvatarUrl: actor.avatarUrl ?? null,
+    lastEditedByName: actor.name ?? null,
+    lastEditedByAvatarUrl: actor.avatarUrl ?? null,
+  };
+}

@@ -1,0 +1,18 @@
+import { notFound } from '@wiki/http';
+import type { Actor, DocumentContext } from '../context.js';
+import { findState, setPublished } from '../db/documents.js';
+import { emitPublication } from '../events/producers.js';
+import { requireDocumentRole } from './access.js';
+
+/** POST /documents/{id}/publish and /unpublish. Needs EDITOR; publishing twice changes nothing. */
+export async function setPublication(ctx: DocumentContext, actor: Actor, id: string, published: boolean): Promise<void> {
+  await requireDocumentRole(ctx, id, actor.userId, 'EDITOR');
+  const changed = await ctx.pool.transaction(async (tx) => {
+    const doc = await findState(tx, id, 'update');
+    if (!doc) throw notFound('Document');
+    if (doc.isPublished === published) return false;
+    await emitPublication(tx, actor.userId, await setPublished(tx, id, published));
+    return true;
+  });
+  if (changed) ctx.eventsWritten();
+}

@@ -1,0 +1,61 @@
+import { notFound } from '@wiki/http';
+import type { Actor, DocumentContext } from '../context.js';
+import { type DocumentPatch, type DocumentState, findState, updateDocument as writePatch } from '../db/documents.js';
+import { parseContent } from '../domain/content.js';
+import { deriveText } from '../domain/plain-text.js';
+import { emitArchived, emitMoved, emitRestored, emitUpdated } from '../events/producers.js';
+import { requireDocumentRole } from './access.js';
+import { archiveSubtree, restoreSubtree } from './archive.js';
+import { lockTreeExclusive } from './tree-lock.js';
+
+export interface UpdateInput {
+  title?: string;
+  content?: unknown;
+  icon?: string | null;
+  coverImageUrl?: string | null;
+  isArchived?: boolean;
+}
+
+/**
+ * PUT /documents/{id}: changes the given fields (the others stay) and, with isArchived, archives
+ * or restores the document with its subtree. Needs EDITOR. Sends document.updated when a field
+ * was given, document.archived/restored when the flag changed.
+ */
+export async function updateDocument(ctx: DocumentContext, actor: Actor, id: string, input: UpdateInput): Promise<void> {
+  const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR');
+  const patch: DocumentPatch = {};
+  const changed: string[] = [];
+  if (input.title !== undefined) (patch.title = input.title), changed.push('title');
+  if (input.content !== undefined) {
+    const content = parseContent(input.content);
+    patch.content = { json: content.json, ...deriveText(content.blocks) };
+    changed.push('content');
+  }
+  if (input.icon !== undefined) (patch.icon = input.icon), changed.push('icon');
+  if (input.coverImageUrl !== undefined) (patch.coverImageUrl = input.coverImageUrl), changed.push('coverImageUrl');
+
+  const flagGiven = input.isArchived !== undefined;
+  if (changed.length === 0 && !flagGiven) return;
+  if (changed.length > 0) await ctx.users.remember(actor);
+
+  await ctx.pool.transaction(async (tx) => {
+    if (flagGiven) await lockTreeExclusive(tx, workspaceId);
+    let doc: DocumentState | null = await findState(tx, id, 'update');
+    if (!doc) throw notFound('Document');
+    if (changed.length > 0) {
+      doc = await writePatch(tx, id, { ...patch, lastEditedBy: actor.userId });
+      await emitUpdated(tx, actor.userId, doc, changed);
+    }
+    if (input.isArchived === true && !doc.isArchived) {
+      const ids = await archiveSubtree(tx, doc);
+      doc = (await findState(tx, id))!;
+      await emitArchived(tx, actor.userId, doc, ids);
+    } else if (input.isArchived === false && doc.isArchived) {
+      const { ids, rerootedFrom } = await restoreSubtree(tx, doc);
+      doc = (await findState(tx, id))!;
+      await emitRestored(tx, actor.userId, doc, ids);
+      if (rerootedFrom) await emitMoved(tx, actor.userId, doc, rerootedFrom, 'restore');
+    }
+  });
+  ctx.eventsWritten();
+}

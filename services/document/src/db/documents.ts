@@ -1,0 +1,310 @@
+import { type CommonQueryMethods, sql, z } from '@wiki/db';
+
+/** Everything DocumentResponse needs, read in one query (counts and user names joined in). */
+export const DocumentDetail = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  parentId: z.string().nullable(),
+  title: z.string(),
+  content: z.string(),
+  excerpt: z.string(),
+  wordCount: z.number(),
+  icon: z.string().nullable(),
+  coverImageUrl: z.string().nullable(),
+  isTemplate: z.boolean(),
+  isArchived: z.boolean(),
+  isPublished: z.boolean(),
+  ownerId: z.string(),
+  createdBy: z.string(),
+  lastEditedBy: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  childCount: z.number(),
+  openCommentCount: z.number(),
+  createdByName: z.string().nullable(),
+  createdByAvatarUrl: z.string().nullable(),
+  lastEditedByName: z.string().nullable(),
+  lastEditedByAvatarUrl: z.string().nullable(),
+});
+export type DocumentDetail = z.infer<typeof DocumentDetail>;
+
+/** The fields of a document that events and rules need (no content). */
+export const DocumentState = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  parentId: z.string().nullable(),
+  title: z.string(),
+  icon: z.string().nullable(),
+  plainText: z.string(),
+  isTemplate: z.boolean(),
+  isArchived: z.boolean(),
+  archiveRootId: z.string().nullable(),
+  isPublished: z.boolean(),
+  updatedAt: z.string(),
+});
+export type DocumentState = z.infer<typeof DocumentState>;
+
+export const ListItem = z.object({
+  id: z.string(),
+  title: z.string(),
+  parentId: z.string().nullable(),
+  workspaceId: z.string(),
+  icon: z.string().nullable(),
+  updatedAt: z.string(),
+  childCount: z.number(),
+});
+export type ListItem = z.infer<typeof ListItem>;
+
+const visibleChildCount = sql.fragment`(SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND NOT c.is_archived)`;
+
+const detailSelect = sql.fragment`
+  SELECT d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.content, d.excerpt,
+    d.word_count AS "wordCount", d.icon, d.cover_image_url AS "coverImageUrl", d.is_template AS "isTemplate",
+    d.is_archived AS "isArchived", d.is_published AS "isPublished", d.owner_id AS "ownerId",
+    d.created_by AS "createdBy", d.last_edited_by AS "lastEditedBy", d.created_at AS "createdAt", d.updated_at AS "updatedAt",
+    ${visibleChildCount} AS "childCount",
+    (SELECT count(*)::int FROM comment_threads t WHERE t.document_id = d.id AND t.is_open) AS "openCommentCount",
+    cu.name AS "createdByName", cu.avatar_url AS "createdByAvatarUrl",
+    eu.name AS "lastEditedByName", eu.avatar_url AS "lastEditedByAvatarUrl"
+  FROM documents d
+  LEFT JOIN users cu ON cu.id = d.created_by
+  LEFT JOIN users eu ON eu.id = d.last_edited_by`;
+
+const stateColumns = sql.fragment`
+  d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.icon, d.plain_text AS "plainText",
+  d.is_template AS "isTemplate", d.is_archived AS "isArchived", d.archive_root_id AS "archiveRootId",
+  d.is_published AS "isPublished", d.updated_at AS "updatedAt"`;
+
+const listColumns = sql.fragment`
+  d.id, d.title, d.parent_id AS "parentId", d.workspace_id AS "workspaceId", d.icon, d.updated_at AS "updatedAt"`;
+
+export function findDetail(db: CommonQueryMethods, id: string): Promise<DocumentDetail | null> {
+  return db.maybeOne(sql.type(DocumentDetail)`${detailSelect} WHERE d.id = ${id}`);
+}
+
+/** `lock`: FOR UPDATE (the document is being changed) or FOR SHARE (it must not change under us). */
+export function findState(db: CommonQueryMethods, id: string, lock?: 'update' | 'share'): Promise<DocumentState | null> {
+  const clause = lock === 'update' ? sql.fragment`FOR UPDATE` : lock === 'share' ? sql.fragment`FOR SHARE` : sql.fragment``;
+  return db.maybeOne(sql.type(DocumentState)`SELECT ${stateColumns} FROM documents d WHERE d.id = ${id} ${clause}`);
+}
+
+/** The workspace a document belongs to, or null: the first step of every permission check. */
+export function findWorkspaceOf(db: CommonQueryMethods, id: string): Promise<string | null> {
+  return db.maybeOneFirst(sql.type(z.object({ workspaceId: z.string() }))`SELECT workspace_id AS "workspaceId" FROM documents WHERE id = ${id}`);
+}
+
+export interface NewDocument {
+  workspaceId: string;
+  parentId: string | null;
+  title: string;
+  content: string;
+  plainText: string;
+  excerpt: string;
+  wordCount: number;
+  icon: string | null;
+  coverImageUrl: string | null;
+  userId: string;
+}
+
+export const Inserted = z.object({ id: z.string(), createdAt: z.string(), updatedAt: z.string() });
+export type Inserted = z.infer<typeof Inserted>;
+
+/**
+ * Inserts the document. Under a parent, the row is only inserted while the parent exists in the
+ * same workspace and is not archived, and the parent row is share-locked until the transaction
+ * ends: an archive or delete of the parent's subtree waits for this insert and then sees the new
+ * child (see lockSubtree). Null when the parent did not qualify.
+ */
+export function insertDocument(db: CommonQueryMethods, doc: NewDocument): Promise<Inserted | null> {
+  const values = sql.fragment`${doc.workspaceId}::uuid, ${doc.title}, ${doc.content}, ${doc.plainText}, ${doc.excerpt}, ${doc.wordCount},
+      ${doc.icon}, ${doc.coverImageUrl}, ${doc.userId}::uuid, ${doc.userId}::uuid, ${doc.userId}::uuid`;
+  const columns = sql.fragment`workspace_id, title, content, plain_text, excerpt, word_count, icon, cover_image_url, owner_id, created_by, last_edited_by`;
+  if (doc.parentId === null) {
+    return db.maybeOne(sql.type(Inserted)`
+      INSERT INTO documents (${columns}) VALUES (${values})
+      RETURNING id, created_at AS "createdAt", updated_at AS "updatedAt"`);
+  }
+  return db.maybeOne(sql.type(Inserted)`
+    INSERT INTO documents (${columns}, parent_id)
+    SELECT ${values}, p.id FROM documents p
+    WHERE p.id = ${doc.parentId} AND p.workspace_id = ${doc.workspaceId} AND NOT p.is_archived
+    FOR SHARE
+    RETURNING id, created_at AS "createdAt", updated_at AS "updatedAt"`);
+}
+
+export interface DocumentPatch {
+  title?: string;
+  content?: { json: string; plainText: string; excerpt: string; wordCount: number };
+  /** Plain text alone (a collab save without JSON): feeds search, excerpt and word count. */
+  plainText?: { plainText: string; excerpt: string; wordCount: number };
+  icon?: string | null;
+  coverImageUrl?: string | null;
+  lastEditedBy?: string;
+}
+
+/** Applies the patch and stamps updated_at; returns the new state. */
+export function updateDocument(db: CommonQueryMethods, id: string, patch: DocumentPatch): Promise<DocumentState> {
+  const sets = [sql.fragment`updated_at = now()`];
+  if (patch.title !== undefined) sets.push(sql.fragment`title = ${patch.title}`);
+  const text = patch.content ?? patch.plainText;
+  if (patch.content) sets.push(sql.fragment`content = ${patch.content.json}`);
+  if (text) sets.push(sql.fragment`plain_text = ${text.plainText}, excerpt = ${text.excerpt}, word_count = ${text.wordCount}`);
+  if (patch.icon !== undefined) sets.push(sql.fragment`icon = ${patch.icon}`);
+  if (patch.coverImageUrl !== undefined) sets.push(sql.fragment`cover_image_url = ${patch.coverImageUrl}`);
+  if (patch.lastEditedBy !== undefined) sets.push(sql.fragment`last_edited_by = ${patch.lastEditedBy}`);
+  return db.one(sql.type(DocumentState)`
+    UPDATE documents d SET ${sql.join(sets, sql.fragment`, `)} WHERE d.id = ${id} RETURNING ${stateColumns}`);
+}
+
+export function setPublished(db: CommonQueryMethods, id: string, published: boolean): Promise<DocumentState> {
+  return db.one(sql.type(DocumentState)`
+    UPDATE documents d SET is_published = ${published}, published_at = CASE WHEN ${published} THEN now() END, updated_at = now()
+    WHERE d.id = ${id} RETURNING ${stateColumns}`);
+}
+
+/** Visible documents directly under `parentId` (or the roots of the workspace when null), in order. */
+export function listChildren(db: CommonQueryMethods, workspaceId: string, parentId: string | null): Promise<readonly ListItem[]> {
+  const where = parentId === null ? sql.fragment`d.parent_id IS NULL` : sql.fragment`d.parent_id = ${parentId}`;
+  return db.any(sql.type(ListItem)`
+    SELECT ${listColumns}, ${visibleChildCount} AS "childCount"
+    FROM documents d
+    WHERE d.workspace_id = ${workspaceId} AND ${where} AND NOT d.is_archived
+    ORDER BY d.position, d.created_at, d.id`);
+}
+
+/**
+ * All visible documents of a workspace as the one text value domain/tree.ts reads (records in
+ * sibling order, see there): one query and one value however large the workspace, far cheaper than
+ * 10,000 rows (per-row overhead in the driver) or json_agg (per-row JSON building in Postgres).
+ * The separators are replaced by spaces inside titles and icons. Read from documents_tree_idx.
+ */
+export function treeText(db: CommonQueryMethods, workspaceId: string): Promise<string | null> {
+  return db.oneFirst(sql.type(z.object({ rows: z.string().nullable() }))`
+    SELECT string_agg(d.id || E'\x1f' || coalesce(d.parent_id::text, '') || E'\x1f' || (d.updated_at AT TIME ZONE 'UTC')::text
+        || E'\x1f' || coalesce(translate(d.icon, E'\x1e\x1f', '  '), '') || E'\x1f' || translate(d.title, E'\x1e\x1f', '  '), E'\x1e') AS rows
+    FROM (
+      -- Positions are unique (one sequence), so this is the sibling order.
+      SELECT id, parent_id, updated_at, icon, title FROM documents
+      WHERE workspace_id = ${workspaceId} AND NOT is_archived
+      ORDER BY position
+    ) d`);
+}
+
+export const Breadcrumb = z.object({
+  id: z.string(),
+  parentId: z.string().nullable(),
+  title: z.string(),
+  icon: z.string().nullable(),
+  isPublished: z.boolean(),
+  isArchived: z.boolean(),
+  childCount: z.number(),
+  publicChildCount: z.number(),
+});
+export type Breadcrumb = z.infer<typeof Breadcrumb>;
+
+/** Longest chain walked upwards: far beyond any real tree, it only stops a corrupt one. */
+const MAX_DEPTH = 10_000;
+
+/** The document and its ancestors, ordered from the root down to the document itself. */
+export function ancestorsOf(db: CommonQueryMethods, id: string): Promise<readonly Breadcrumb[]> {
+  return db.any(sql.type(Breadcrumb)`
+    WITH RECURSIVE up AS (
+      SELECT d.id, d.parent_id, 0 AS depth FROM documents d WHERE d.id = ${id}
+      UNION ALL
+      SELECT p.id, p.parent_id, up.depth + 1 FROM documents p JOIN up ON p.id = up.parent_id WHERE up.depth < ${MAX_DEPTH}
+    )
+    SELECT d.id, d.parent_id AS "parentId", d.title, d.icon, d.is_published AS "isPublished", d.is_archived AS "isArchived",
+      ${visibleChildCount} AS "childCount",
+      (SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND c.is_published AND NOT c.is_archived) AS "publicChildCount"
+    FROM up JOIN documents d ON d.id = up.id
+    ORDER BY up.depth DESC`);
+}
+
+/** Whether `ancestorId` is `id` itself or one of its ancestors. */
+export function isSelfOrAncestor(db: CommonQueryMethods, ancestorId: string, id: string): Promise<boolean> {
+  return db.oneFirst(sql.type(z.object({ found: z.boolean() }))`
+    WITH RECURSIVE up AS (
+      SELECT d.id, d.parent_id, 0 AS depth FROM documents d WHERE d.id = ${id}
+      UNION ALL
+      SELECT p.id, p.parent_id, up.depth + 1 FROM documents p JOIN up ON p.id = up.parent_id WHERE up.depth < ${MAX_DEPTH}
+    )
+    SELECT EXISTS (SELECT 1 FROM up WHERE up.id = ${ancestorId}) AS found`);
+}
+
+export const SubtreeRow = z.object({ id: z.string(), isArchived: z.boolean(), archiveRootId: z.string().nullable() });
+export type SubtreeRow = z.infer<typeof SubtreeRow>;
+
+/** Locks the given documents FOR UPDATE (in id order, so two lockers never deadlock on each other). */
+export async function lockDocuments(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`SELECT id FROM documents WHERE id = ANY(${sql.array(ids, 'uuid')}) ORDER BY id FOR UPDATE`);
+}
+
+/** The document and all its descendants (archived ones too). */
+export function subtreeOf(db: CommonQueryMethods, id: string): Promise<readonly SubtreeRow[]> {
+  return db.any(sql.type(SubtreeRow)`
+    WITH RECURSIVE down AS (
+      SELECT d.id FROM documents d WHERE d.id = ${id}
+      UNION
+      SELECT c.id FROM documents c JOIN down ON c.parent_id = down.id
+    )
+    SELECT d.id, d.is_archived AS "isArchived", d.archive_root_id AS "archiveRootId" FROM down JOIN documents d ON d.id = down.id`);
+}
+
+export const SiblingRow = z.object({ id: z.string(), isArchived: z.boolean() });
+
+/** Children of `parentId` (roots of the workspace when null), archived ones too, in order. */
+export function siblingsOf(db: CommonQueryMethods, workspaceId: string, parentId: string | null): Promise<readonly z.infer<typeof SiblingRow>[]> {
+  const where = parentId === null ? sql.fragment`parent_id IS NULL` : sql.fragment`parent_id = ${parentId}`;
+  return db.any(sql.type(SiblingRow)`
+    SELECT id, is_archived AS "isArchived" FROM documents
+    WHERE workspace_id = ${workspaceId} AND ${where}
+    ORDER BY position, created_at, id`);
+}
+
+/** Fresh positions, ascending: each is larger than every position handed out before. */
+export function nextPositions(db: CommonQueryMethods, count: number): Promise<readonly number[]> {
+  if (count === 0) return Promise.resolve([]);
+  return db.anyFirst(sql.type(z.object({ p: z.number() }))`SELECT nextval('document_position_seq') AS p FROM generate_series(1, ${count}) ORDER BY 1`);
+}
+
+/** Sets parent and position of each listed document (the positions in the order given). */
+export async function placeDocuments(db: CommonQueryMethods, parentId: string | null, ids: readonly string[], positions: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE documents d SET parent_id = ${parentId}, position = p.position
+    FROM unnest(${sql.array(ids, 'uuid')}, ${sql.array(positions, 'int8')}) AS p(id, position)
+    WHERE d.id = p.id`);
+}
+
+export async function touch(db: CommonQueryMethods, id: string): Promise<void> {
+  await db.query(sql.unsafe`UPDATE documents SET updated_at = now() WHERE id = ${id}`);
+}
+
+export async function markArchived(db: CommonQueryMethods, ids: readonly string[], rootId: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE documents SET is_archived = true, archive_root_id = ${rootId}, updated_at = now()
+    WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+}
+
+export async function markRestored(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE documents SET is_archived = false, archive_root_id = NULL, updated_at = now()
+    WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+}
+
+export async function deleteDocuments(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`DELETE FROM comment_threads WHERE document_id = ANY(${sql.array(ids, 'uuid')})`);
+  await db.query(sql.unsafe`DELETE FROM documents WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+}
+
+/** Removes every document of a workspace (workspace.deleted). */
+export async function purgeWorkspace(db: CommonQueryMethods, workspaceId: string): Promise<number> {
+  await db.query(sql.unsafe`
+    DELETE FROM comment_threads t USING documents d WHERE t.document_id = d.id AND d.workspace_id = ${workspaceId}`);
+  const result = await db.query(sql.unsafe`DELETE FROM documents WHERE workspace_id = ${workspaceId}`);
+  return result.rowCount;
+}

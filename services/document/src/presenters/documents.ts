@@ -1,0 +1,81 @@
+import type { Breadcrumb, DocumentDetail, ListItem } from '../db/documents.js';
+import type { PublicDocumentRow, PublicListRow } from '../db/public-documents.js';
+import type { UserRef } from '../user-directory.js';
+
+/** Row → API shape: the only place that decides which fields leave the service. */
+
+/** DocumentResponse. `users` fills in a user the projection did not know when the row was read. */
+export async function presentDocument(doc: DocumentDetail, users: { refOf(id: string): Promise<UserRef> }) {
+  const createdByUser: UserRef =
+    doc.createdByName !== null ? { id: doc.createdBy, name: doc.createdByName, avatarUrl: doc.createdByAvatarUrl } : await users.refOf(doc.createdBy);
+  const lastEditedByUser: UserRef =
+    doc.lastEditedBy === doc.createdBy
+      ? createdByUser
+      : doc.lastEditedByName !== null
+        ? { id: doc.lastEditedBy, name: doc.lastEditedByName, avatarUrl: doc.lastEditedByAvatarUrl }
+        : await users.refOf(doc.lastEditedBy);
+  return {
+    id: doc.id,
+    title: doc.title,
+    content: doc.content,
+    excerpt: doc.excerpt,
+    parentId: doc.parentId,
+    workspaceId: doc.workspaceId,
+    ownerId: doc.ownerId,
+    icon: doc.icon,
+    coverImageUrl: doc.coverImageUrl,
+    isTemplate: doc.isTemplate,
+    isArchived: doc.isArchived,
+    wordCount: doc.wordCount,
+    hasChildren: doc.childCount > 0,
+    childCount: doc.childCount,
+    openCommentCount: doc.openCommentCount,
+    createdBy: doc.createdBy,
+    lastEditedBy: doc.lastEditedBy,
+    createdByUser,
+    lastEditedByUser,
+    isPublished: doc.isPublished,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+/** DocumentListResponse. */
+export function presentListItem(item: ListItem) {
+  return {
+    id: item.id,
+    title: item.title,
+    parentId: item.parentId,
+    workspaceId: item.workspaceId,
+    icon: item.icon,
+    hasChildren: item.childCount > 0,
+    childCount: item.childCount,
+    updatedAt: item.updatedAt,
+  };
+}
+
+/** DocumentBreadcrumb. */
+export function presentBreadcrumb(crumb: Breadcrumb) {
+  return { id: crumb.id, title: crumb.title };
+}
+
+/** PublicDocumentResponse: no ownerId, workspaceId, collab state, isArchived or isTemplate. */
+export function presentPublicDocument(doc: PublicDocumentRow) {
+  return {
+    id: doc.id,
+    title: doc.title,
+    content: doc.content,
+    icon: doc.icon,
+    coverImageUrl: doc.coverImageUrl,
+    parentId: doc.parentId,
+    hasChildren: doc.childCount > 0,
+    childCount: doc.childCount,
+    wordCount: doc.wordCount,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+/** PublicDocumentListResponse. */
+export function presentPublicListItem(item: PublicListRow) {
+  return { id: item.id, title: item.title, icon: item.icon, parentId: item.parentId, hasChildren: item.childCount > 0, childCount: item.childCount };
+}

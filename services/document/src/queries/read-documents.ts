@@ -1,0 +1,41 @@
+import { notFound } from '@wiki/http';
+import type { DocumentContext } from '../context.js';
+import { ancestorsOf, type Breadcrumb, type DocumentDetail, findDetail, type ListItem, listChildren, treeText } from '../db/documents.js';
+import { treeJson } from '../domain/tree.js';
+import { requireDocumentRole } from '../commands/access.js';
+
+/** Reads for members (VIEWER and up). Archived documents are left out of lists, trees and children. */
+
+/** One query for the document; the role check is answered from the membership projection. */
+export async function getDocument(ctx: DocumentContext, userId: string, id: string): Promise<DocumentDetail> {
+  const doc = await findDetail(ctx.pool, id);
+  if (!doc) throw notFound('Document');
+  await ctx.membership.requireRole(doc.workspaceId, userId, 'VIEWER', 'Document');
+  return doc;
+}
+
+/** The root documents of a workspace, or the visible children of `parentId` in it. */
+export async function listDocuments(ctx: DocumentContext, userId: string, workspaceId: string, parentId: string | null): Promise<readonly ListItem[]> {
+  await ctx.membership.requireRole(workspaceId, userId, 'VIEWER', 'Workspace');
+  return listChildren(ctx.pool, workspaceId, parentId);
+}
+
+export async function childrenOf(ctx: DocumentContext, userId: string, id: string): Promise<readonly ListItem[]> {
+  const workspaceId = await requireDocumentRole(ctx, id, userId, 'VIEWER');
+  return listChildren(ctx.pool, workspaceId, id);
+}
+
+/** From the root down to the document itself. */
+export async function breadcrumbsOf(ctx: DocumentContext, userId: string, id: string): Promise<readonly Breadcrumb[]> {
+  await requireDocumentRole(ctx, id, userId, 'VIEWER');
+  return ancestorsOf(ctx.pool, id);
+}
+
+/**
+ * The whole visible tree of a workspace as the JSON body of the response (ApiResponse<List<...>>):
+ * one query, nested in memory in O(n).
+ */
+export async function treeBody(ctx: DocumentContext, userId: string, workspaceId: string): Promise<Buffer> {
+  await ctx.membership.requireRole(workspaceId, userId, 'VIEWER', 'Workspace');
+  return treeJson(await treeText(ctx.pool, workspaceId), workspaceId, '{"success":true,"data":', '}');
+}

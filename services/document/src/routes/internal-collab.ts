@@ -1,0 +1,98 @@
+import multipart from '@fastify/multipart';
+import { requireKind } from '@wiki/auth';
+import { AppError, badRequest, envelope, idParams, object, success, SUCCESS_VOID, voidEnvelope } from '@wiki/http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type CollabSave, collabState, permissionOf, saveCollab } from '../commands/collab.js';
+import type { DocumentContext } from '../context.js';
+
+export const MAX_COLLAB_STATE_BYTES = 10 * 1024 * 1024;
+/** jsonContent may be as large as content (2 MiB); leave room for escaping and plainText. */
+const MAX_FIELD_BYTES = 3 * 1024 * 1024;
+const TEXT_FIELDS = ['plainText', 'jsonContent', 'idpUid'] as const;
+
+const tags = ['Internal (collaboration server)'];
+const params = idParams('documentId');
+const security = [{ internalApiKey: [] }];
+
+/** Reads the multipart form of a save, keeping the state's bytes exactly as sent. */
+async function readSave(request: FastifyRequest): Promise<CollabSave> {
+  if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Expected multipart/form-data');
+  let state: Buffer | undefined;
+  const fields: Partial<Record<(typeof TEXT_FIELDS)[number], string>> = {};
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'collabState') {
+        part.file.resume(); // not ours: drain it
+        continue;
+      }
+      state = await part.toBuffer(); // throws a 413 past the file size limit
+    } else if (part.fieldname === 'collabState') {
+      throw badRequest('collabState must be sent as a file part', [{ field: 'collabState', message: 'must be a file' }]);
+    } else if ((TEXT_FIELDS as readonly string[]).includes(part.fieldname)) {
+      if (part.valueTruncated) throw new AppError('PAYLOAD_TOO_LARGE', `${part.fieldname} is too large`);
+      fields[part.fieldname as (typeof TEXT_FIELDS)[number]] = String(part.value);
+    }
+  }
+  if (!state) throw badRequest('collabState is required', [{ field: 'collabState', message: 'is required' }]);
+  return { state, plainText: fields.plainText, jsonContent: fields.jsonContent, idpUid: fields.idpUid || undefined };
+}
+
+/** Spec 4.10 / ARCHITECTURE 5.11: only for the `internal` credential (the gateway checked X-Internal-Api-Key). */
+export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentContext): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: MAX_COLLAB_STATE_BYTES, files: 1, fields: 10, fieldSize: MAX_FIELD_BYTES, parts: 20 },
+    });
+    scope.addHook('onRequest', requireKind('internal'));
+
+    scope.get(
+      '/api/v1/internal/documents/:documentId/permission',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Whether a user (idp uid or local id) may edit the document',
+          params,
+          querystring: object({ userId: { type: 'string', minLength: 1, maxLength: 255 } }, ['userId']),
+          response: {
+            200: envelope(object({ canEdit: { type: 'boolean' }, role: { type: 'string' }, workspaceId: { type: 'string', format: 'uuid' } })),
+          },
+        },
+      },
+      async (request) => {
+        const { documentId } = request.params as { documentId: string };
+        const { userId } = request.query as { userId: string };
+        return success(await permissionOf(ctx, documentId, userId));
+      },
+    );
+
+    scope.get(
+      '/api/v1/internal/documents/:documentId/collab-state',
+      { schema: { tags, security, summary: 'The stored collaboration state (binary); 204 when none', params } },
+      async (request, reply) => {
+        const state = await collabState(ctx, (request.params as { documentId: string }).documentId);
+        if (!state) return reply.status(204).send();
+        return reply.type('application/octet-stream').header('content-length', state.length).send(state);
+      },
+    );
+
+    scope.post(
+      '/api/v1/internal/documents/:documentId/collab-state',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Store the collaboration state (multipart: collabState file; plainText, jsonContent, idpUid fields)',
+          consumes: ['multipart/form-data'],
+          params,
+          response: { 200: voidEnvelope },
+        },
+      },
+      async (request) => {
+        const { documentId } = request.params as { documentId: string };
+        await saveCollab(ctx, documentId, await readSave(request));
+        return SUCCESS_VOID;
+      },
+    );
+  });
+}

@@ -1,0 +1,29 @@
+import { requireKind } from '@wiki/auth';
+import { envelope, idParams, notFound, nullableUuid, object, success, uuid } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import type { DocumentContext } from '../context.js';
+import { findState } from '../db/documents.js';
+
+/** For other services (e.g. comments): what a document is, by a `service` identity. Not routed by the gateway. */
+export function registerServiceRoutes(app: FastifyInstance, ctx: DocumentContext): void {
+  app.get(
+    '/internal/documents/:id',
+    {
+      onRequest: requireKind('service'),
+      schema: {
+        hide: true,
+        params: idParams('id'),
+        response: {
+          200: envelope(
+            object({ id: uuid, workspaceId: uuid, parentId: nullableUuid, title: { type: 'string' }, isArchived: { type: 'boolean' }, isPublished: { type: 'boolean' } }),
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const doc = await findState(ctx.pool, (request.params as { id: string }).id);
+      if (!doc) throw notFound('Document');
+      return success({ id: doc.id, workspaceId: doc.workspaceId, parentId: doc.parentId, title: doc.title, isArchived: doc.isArchived, isPublished: doc.isPublished });
+    },
+  );
+}

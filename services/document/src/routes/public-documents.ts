@@ -1,0 +1,38 @@
+import { envelope, idParams, listOf, success } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import type { DocumentContext } from '../context.js';
+import { presentPublicDocument, presentPublicListItem } from '../presenters/documents.js';
+import { getPublicDocument, publicAncestors, publicChildren } from '../queries/public-documents.js';
+import { publicDocumentResponse, publicListItemResponse } from './schemas.js';
+
+const tags = ['Public documents'];
+const params = idParams('documentId');
+
+/** Spec 4.5: no authentication; only published, not archived documents. */
+export function registerPublicRoutes(app: FastifyInstance, ctx: DocumentContext): void {
+  app.get(
+    '/api/v1/public/documents/:documentId',
+    { schema: { tags, security: [], summary: 'A published document', params, response: { 200: envelope(publicDocumentResponse) } } },
+    async (request) => success(presentPublicDocument(await getPublicDocument(ctx, (request.params as { documentId: string }).documentId))),
+  );
+
+  app.get(
+    '/api/v1/public/documents/:documentId/children',
+    { schema: { tags, security: [], summary: 'Its published children', params, response: { 200: listOf(publicListItemResponse) } } },
+    async (request) => success((await publicChildren(ctx, (request.params as { documentId: string }).documentId)).map(presentPublicListItem)),
+  );
+
+  app.get(
+    '/api/v1/public/documents/:documentId/ancestors',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'The unbroken chain of published ancestors above it, from the top, ending with it',
+        params,
+        response: { 200: listOf(publicListItemResponse) },
+      },
+    },
+    async (request) => success((await publicAncestors(ctx, (request.params as { documentId: string }).documentId)).map(presentPublicListItem)),
+  );
+}

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { mintIdentityToken } from '@wiki/auth';
+import { type DocStack, para, startDocStack, type TestUser } from './helpers.js';
+
+function form(fields: Record<string, string | Uint8Array>): FormData {
+  const data = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string') data.append(name, value);
+    else data.append(name, new Blob([value], { type: 'application/octet-stream' }), 'state.bin');
+  }
+  return data;
+}
+
+describe('internal collaboration API (through the gateway with X-Internal-Api-Key)', () => {
+  let t: DocStack;
+  let owner: TestUser;
+  let editor: TestUser;
+  let viewer: TestUser;
+  let stranger: TestUser;
+  let ws: string;
+  let doc: any;
+
+  beforeAll(async () => {
+    t = await startDocStack();
+    owner = await t.user('owner@example.com', 'Olivia Owner');
+    stranger = await t.user('stranger@example.com', 'Sam Stranger');
+    ws = await t.workspace(owner, 'Collab');
+    editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR', 'Eddie Editor');
+    viewer = await t.join(ws, owner, 'viewer@example.com', 'VIEWER', 'Vic Viewer');
+    doc = await t.create(owner, { workspaceId: ws, title: 'Shared', content: [para('first version')] });
+  });
+  afterAll(() => t?.stop());
+
+  const base = (id: string) => `/api/v1/internal/documents/${id}`;
+  const permission = async (id: string, userId: string) => {
+    const res = await t.internal('GET', `${base(id)}/permission?userId=${encodeURIComponent(userId)}`);
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  describe('permission', () => {
+    it('answers by identity-provider uid or by local id', async () => {
+      for (const userId of [`idp|${editor.email}`, editor.id]) {
+        const res = await permission(doc.id, userId);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ success: true, data: { canEdit: true, role: 'EDITOR', workspaceId: ws } });
+      }
+      expect((await permission(doc.id, `idp|${owner.email}`)).body.data).toEqual({ canEdit: true, role: 'OWNER', workspaceId: ws });
+      expect((await permission(doc.id, viewer.id)).body.data).toEqual({ canEdit: false, role: 'VIEWER', workspaceId: ws });
+    });
+
+    it('refuses non-members and unknown users with 403, unknown documents with 404', async () => {
+      expect((await permission(doc.id, `idp|${stranger.email}`)).status).toBe(403);
+      expect((await permission(doc.id, stranger.id)).status).toBe(403);
+      expect((await permission(doc.id, 'idp|nobody@example.com')).status).toBe(403);
+      expect((await permission('00000000-0000-4000-8000-000000000000', editor.id)).status).toBe(404);
+      expect((await t.internal('GET', `${base(doc.id)}/permission`)).status).toBe(400);
+    });
+
+    it('says canEdit false on an archived document', async () => {
+      const archived = await t.create(owner, { workspaceId: ws, title: 'Old' });
+      await t.call('PUT', `/api/v1/documents/${archived.id}`, owner, { isArchived: true });
+      expect((await permission(archived.id, editor.id)).body.data).toEqual({ canEdit: false, role: 'EDITOR', workspaceId: ws });
+    });
+  });
+
+  describe('collab state', () => {
+    it('is 204 before any save, then returns a 1 MiB random state byte for byte', async () => {
+      const fresh = await t.create(owner, { workspaceId: ws, title: 'Fresh' });
+      const none = await t.internal('GET', `${base(fresh.id)}/collab-state`);
+      expect(none.status).toBe(204);
+      expect(await none.text()).toBe('');
+
+      const state = randomBytes(1024 * 1024);
+      const saved = await t.internal('POST', `${base(fresh.id)}/collab-state`, { body: form({ collabState: state }) });
+      expect(saved.status).toBe(200);
+      expect(await saved.json()).toEqual({ success: true });
+
+      const res = await t.internal('GET', `${base(fresh.id)}/collab-state`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/octet-stream');
+      const back = Buffer.from(await res.arrayBuffer());
+      expect(back.length).toBe(state.length);
+      expect(back.equals(state)).toBe(true);
+
+      // A save without jsonContent or plainText leaves the document alone.
+      const read = (await t.call('GET', `/api/v1/documents/${fresh.id}`, owner)).body.data;
+      expect(read).toMatchObject({ content: '[]', updatedAt: fresh.updatedAt, lastEditedBy: owner.id });
+
+      // A second save replaces it.
+      const next = randomBytes(17);
+      await t.internal('POST', `${base(fresh.id)}/collab-state`, { body: form({ collabState: next }) });
+      expect(Buffer.from(await (await t.internal('GET', `${base(fresh.id)}/collab-state`)).arrayBuffer()).equals(next)).toBe(true);
+    });
+
+    it('replaces the content with jsonContent, sends plainText to search, and sets lastEditedBy from idpUid', async () => {
+      const blocks = [para('edited together live')];
+      const saved = await t.internal('POST', `${base(doc.id)}/collab-state`, {
+        body: form({ collabState: randomBytes(64), jsonContent: JSON.stringify(blocks), plainText: 'edited together live', idpUid: `idp|${editor.email}` }),
+      });
+      expect(saved.status).toBe(200);
+      const read = (await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data;
+      expect(read).toMatchObject({
+        content: JSON.stringify(blocks),
+        excerpt: 'edited together live',
+        wordCount: 3,
+        lastEditedBy: editor.id,
+        lastEditedByUser: { id: editor.id, name: 'Eddie Editor', avatarUrl: null },
+        createdBy: owner.id,
+      });
+      const updated = (await t.outbox('document.updated')).filter((e) => e.data.id === doc.id).at(-1)!;
+      expect(updated).toMatchObject({ actorId: editor.id, workspaceId: ws, data: { plainText: 'edited together live', title: 'Shared' } });
+
+      // plainText alone goes to search (and becomes the stored plain text) without touching the content.
+      await t.internal('POST', `${base(doc.id)}/collab-state`, { body: form({ collabState: randomBytes(8), plainText: 'only for search index' }) });
+      const after = (await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data;
+      expect(after.content).toBe(JSON.stringify(blocks));
+      expect(after.excerpt).toBe('only for search index');
+      const last = (await t.outbox('document.updated')).filter((e) => e.data.id === doc.id).at(-1)!;
+      expect(last.data.plainText).toBe('only for search index');
+    });
+
+    it('validates the form: collabState required, jsonContent must be blocks, limits enforced', async () => {
+      const target = await t.create(owner, { workspaceId: ws, title: 'Target' });
+      const missing = await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ plainText: 'x' }) });
+      expect(missing.status).toBe(400);
+      expect(((await missing.json()) as any).error.details).toEqual([{ field: 'collabState', message: 'is required' }]);
+      expect((await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: 'not a file' }) })).status).toBe(400);
+      expect((await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: randomBytes(4), jsonContent: '{"no":1}' }) })).status).toBe(400);
+      const json = await t.internal('POST', `${base(target.id)}/collab-state`, { body: JSON.stringify({ collabState: 'x' }), headers: { 'content-type': 'application/json' } });
+      expect(json.status).toBe(415);
+
+      const atLimit = randomBytes(10 * 1024 * 1024);
+      expect((await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: atLimit }) })).status).toBe(200);
+      const tooBig = await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: randomBytes(10 * 1024 * 1024 + 1) }) });
+      expect(tooBig.status).toBe(413);
+      expect(((await tooBig.json()) as any).error.code).toBe('PAYLOAD_TOO_LARGE');
+      // The refused save stored nothing: the last good state is still there.
+      expect(Buffer.from(await (await t.internal('GET', `${base(target.id)}/collab-state`)).arrayBuffer()).equals(atLimit)).toBe(true);
+      expect((await t.internal('POST', `${base('00000000-0000-4000-8000-000000000000')}/collab-state`, { body: form({ collabState: randomBytes(4) }) })).status).toBe(404);
+      expect((await t.internal('GET', `${base('00000000-0000-4000-8000-000000000000')}/collab-state`)).status).toBe(404);
+    });
+  });
+
+  describe('access', () => {
+    it('is reachable only with the internal key', async () => {
+      const path = `${base(doc.id)}/collab-state`;
+      const noKey = await fetch(`${t.stack.gatewayUrl}${path}`);
+      expect(noKey.status).toBe(401);
+      const wrongKey = await fetch(`${t.stack.gatewayUrl}${path}`, { headers: { 'x-internal-api-key': 'wrong-key-of-some-length' } });
+      expect(wrongKey.status).toBe(401);
+      const userToken = await fetch(`${t.stack.gatewayUrl}${path}`, { headers: { authorization: `Bearer ${owner.token}` } });
+      expect(userToken.status).toBe(401);
+      // The internal key does not open user routes.
+      const keyOnUserRoute = await t.internal('GET', `/api/v1/documents/${doc.id}`);
+      expect(keyOnUserRoute.status).toBe(401);
+
+      // Straight to the service: a user identity is refused, no identity is 401.
+      const userIdentity = await mintIdentityToken(t.stack.config.internalTokenSecret, { kind: 'user', userId: owner.id }, 60);
+      expect((await t.direct('GET', `${path}`, userIdentity)).status).toBe(403);
+      expect((await t.direct('GET', `${path}`, await t.serviceToken())).status).toBe(403);
+      expect((await t.direct('GET', `${path}`, null)).status).toBe(401);
+    });
+  });
+
+  describe('GET /internal/documents/:id for other services', () => {
+    it('answers a service identity with the document summary, and nobody else', async () => {
+      const res = await t.direct('GET', `/internal/documents/${doc.id}`, await t.serviceToken('comment'));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, data: { id: doc.id, workspaceId: ws, parentId: null, title: 'Shared', isArchived: false, isPublished: false } });
+      expect((await t.direct('GET', '/internal/documents/00000000-0000-4000-8000-000000000000', await t.serviceToken())).status).toBe(404);
+      const userIdentity = await mintIdentityToken(t.stack.config.internalTokenSecret, { kind: 'user', userId: owner.id }, 60);
+      expect((await t.direct('GET', `/internal/documents/${doc.id}`, userIdentity)).status).toBe(403);
+      expect((await t.direct('GET', `/internal/documents/${doc.id}`, null)).status).toBe(401);
+      // The gateway does not route it.
+      expect((await t.call('GET', `/internal/documents/${doc.id}`, owner)).status).toBe(404);
+    });
+  });
+});

@@ -1,0 +1,314 @@
+import { type DocStack, ISO_RE, para, startDocStack, type TestUser, UUID_RE } from './helpers.js';
+
+const DOCUMENT_KEYS = [
+  'childCount', 'content', 'coverImageUrl', 'createdAt', 'createdBy', 'createdByUser', 'excerpt', 'hasChildren', 'icon', 'id',
+  'isArchived', 'isPublished', 'isTemplate', 'lastEditedBy', 'lastEditedByUser', 'openCommentCount', 'ownerId', 'parentId',
+  'title', 'updatedAt', 'wordCount', 'workspaceId',
+];
+const LIST_KEYS = ['childCount', 'hasChildren', 'icon', 'id', 'parentId', 'title', 'updatedAt', 'workspaceId'];
+
+describe('documents: CRUD, fields, limits and roles (through the gateway)', () => {
+  let t: DocStack;
+  let owner: TestUser;
+  let admin: TestUser;
+  let editor: TestUser;
+  let commenter: TestUser;
+  let viewer: TestUser;
+  let stranger: TestUser;
+  let ws: string;
+  let otherWs: string;
+
+  beforeAll(async () => {
+    t = await startDocStack();
+    owner = await t.user('owner@example.com', 'Olivia Owner');
+    stranger = await t.user('stranger@example.com', 'Sam Stranger');
+    ws = await t.workspace(owner, 'Docs');
+    otherWs = await t.workspace(stranger, 'Elsewhere');
+    admin = await t.join(ws, owner, 'admin@example.com', 'ADMIN', 'Ada Admin');
+    editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR', 'Eddie Editor');
+    commenter = await t.join(ws, owner, 'commenter@example.com', 'COMMENTER', 'Cora Commenter');
+    viewer = await t.join(ws, owner, 'viewer@example.com', 'VIEWER', 'Vic Viewer');
+  });
+  afterAll(() => t?.stop());
+
+  describe('create and read', () => {
+    it('returns every field of DocumentResponse with 201, content as a string', async () => {
+      const blocks = [{ type: 'heading', props: { level: 1 }, content: [{ type: 'text', text: 'Plan', styles: {} }] }, para('Ship it this week.')];
+      const res = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'Roadmap', content: blocks, icon: '🗺️', coverImageUrl: 'https://img.test/c.png' });
+      expect(res.status).toBe(201);
+      const doc = res.body.data;
+      expect(res.body.success).toBe(true);
+      expect(Object.keys(doc).sort()).toEqual(DOCUMENT_KEYS);
+      expect(doc.id).toMatch(UUID_RE);
+      expect(doc).toMatchObject({
+        title: 'Roadmap',
+        content: JSON.stringify(blocks),
+        excerpt: 'Plan\nShip it this week.',
+        wordCount: 5,
+        parentId: null,
+        workspaceId: ws,
+        ownerId: editor.id,
+        icon: '🗺️',
+        coverImageUrl: 'https://img.test/c.png',
+        isTemplate: false,
+        isArchived: false,
+        isPublished: false,
+        hasChildren: false,
+        childCount: 0,
+        openCommentCount: 0,
+        createdBy: editor.id,
+        lastEditedBy: editor.id,
+        createdByUser: { id: editor.id, name: 'Eddie Editor', avatarUrl: null },
+        lastEditedByUser: { id: editor.id, name: 'Eddie Editor', avatarUrl: null },
+      });
+      expect(doc.createdAt).toMatch(ISO_RE);
+      expect(doc.updatedAt).toMatch(ISO_RE);
+
+      const read = await t.call('GET', `/api/v1/documents/${doc.id}`, viewer);
+      expect(read.status).toBe(200);
+      expect(read.body.data).toEqual(doc);
+    });
+
+    it('accepts content as a string holding the array, and returns the same string form', async () => {
+      const blocks = [para('one two'), para('three')];
+      const fromString = await t.create(editor, { workspaceId: ws, title: 'S', content: JSON.stringify(blocks, null, 2) });
+      const fromArray = await t.create(editor, { workspaceId: ws, title: 'A', content: blocks });
+      expect(typeof fromString.content).toBe('string');
+      expect(fromString.content).toBe(fromArray.content);
+      expect(JSON.parse(fromString.content)).toEqual(blocks);
+      expect(fromString.wordCount).toBe(3);
+    });
+
+    it('defaults: title "Untitled", empty content, no icon or cover', async () => {
+      const doc = await t.create(editor, { workspaceId: ws });
+      expect(doc).toMatchObject({ title: 'Untitled', content: '[]', excerpt: '', wordCount: 0, icon: null, coverImageUrl: null });
+    });
+
+    it('derives plain text from every block type: excerpt (200 chars) and word count', async () => {
+      const text = (t: string) => ({ type: 'text', text: t, styles: {} });
+      const blocks = [
+        { type: 'table', content: { type: 'tableContent', rows: [{ cells: [[text('Name')], { type: 'tableCell', content: [text('Role')] }] }] } },
+        { type: 'checkListItem', props: { checked: false }, content: [text('todo')], children: [{ type: 'quote', content: [text('nested quote')] }] },
+        { type: 'paragraph', content: [{ type: 'link', href: 'https://x.test', content: [text('a link')] }, text(' '), { type: 'mention', props: { user: 'Ada' } }] },
+        { type: 'image', props: { url: 'https://img.test/a.png', caption: 'a caption' } },
+        { type: 'codeBlock', props: { language: 'ts' }, content: [text('let x')] },
+        { type: 'paragraph', content: [text('w '.repeat(200))] },
+      ];
+      const doc = await t.create(editor, { workspaceId: ws, content: blocks });
+      const expectedText = `Name\tRole\ntodo\nnested quote\na link @Ada\na caption\nlet x\n${'w '.repeat(200)}`;
+      expect(doc.excerpt).toBe(expectedText.slice(0, 200));
+      expect(doc.wordCount).toBe(12 + 200);
+    });
+
+    it('puts a new document last among its siblings and counts children', async () => {
+      const parent = await t.create(editor, { workspaceId: ws, title: 'Parent' });
+      const a = await t.create(editor, { workspaceId: ws, parentId: parent.id, title: 'a' });
+      const b = await t.create(owner, { workspaceId: ws, parentId: parent.id, title: 'b' });
+      const c = await t.create(admin, { workspaceId: ws, parentId: parent.id, title: 'c' });
+      const children = await t.call('GET', `/api/v1/documents/${parent.id}/children`, viewer);
+      expect(children.status).toBe(200);
+      expect(children.body.data.map((d: any) => d.id)).toEqual([a.id, b.id, c.id]);
+      expect(Object.keys(children.body.data[0]).sort()).toEqual(LIST_KEYS);
+      const byParent = await t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=${parent.id}`, viewer);
+      expect(byParent.body.data).toEqual(children.body.data);
+
+      const read = (await t.call('GET', `/api/v1/documents/${parent.id}`, viewer)).body.data;
+      expect(read).toMatchObject({ hasChildren: true, childCount: 3 });
+      const roots = (await t.call('GET', `/api/v1/documents?workspaceId=${ws}`, viewer)).body.data;
+      expect(roots.every((d: any) => d.parentId === null)).toBe(true);
+      expect(roots.find((d: any) => d.id === parent.id)).toMatchObject({ hasChildren: true, childCount: 3, workspaceId: ws, title: 'Parent' });
+      expect(roots.find((d: any) => d.id === a.id)).toBeUndefined();
+      // "null" and empty parentId also mean the roots.
+      expect((await t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=null`, viewer)).body.data).toEqual(roots);
+    });
+
+    it('lists ancestors from the root down to the document itself, and builds the tree', async () => {
+      const root = await t.create(editor, { workspaceId: ws, title: 'Root' });
+      const mid = await t.create(editor, { workspaceId: ws, parentId: root.id, title: 'Mid' });
+      const leaf = await t.create(editor, { workspaceId: ws, parentId: mid.id, title: 'Leaf', icon: '🍃' });
+      const crumbs = await t.call('GET', `/api/v1/documents/${leaf.id}/ancestors`, viewer);
+      expect(crumbs.status).toBe(200);
+      expect(crumbs.body.data).toEqual([
+        { id: root.id, title: 'Root' },
+        { id: mid.id, title: 'Mid' },
+        { id: leaf.id, title: 'Leaf' },
+      ]);
+      expect((await t.call('GET', `/api/v1/documents/${root.id}/ancestors`, viewer)).body.data).toEqual([{ id: root.id, title: 'Root' }]);
+
+      const tree = await t.call('GET', `/api/v1/documents/tree?workspaceId=${ws}`, viewer);
+      expect(tree.status).toBe(200);
+      const node = tree.body.data.find((n: any) => n.id === root.id);
+      expect(node).toEqual({
+        id: root.id,
+        title: 'Root',
+        parentId: null,
+        workspaceId: ws,
+        icon: null,
+        updatedAt: root.updatedAt,
+        children: [{ id: mid.id, title: 'Mid', parentId: root.id, workspaceId: ws, icon: null, updatedAt: mid.updatedAt, children: [
+          { id: leaf.id, title: 'Leaf', parentId: mid.id, workspaceId: ws, icon: '🍃', updatedAt: leaf.updatedAt, children: [] },
+        ] }],
+      });
+      // The tree holds exactly the workspace's documents, each once.
+      const ids: string[] = [];
+      const walk = (nodes: any[]) => nodes.forEach((n) => (ids.push(n.id), walk(n.children)));
+      walk(tree.body.data);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).toContain(leaf.id);
+    });
+  });
+
+  describe('update', () => {
+    it('changes only the given fields and records the last editor', async () => {
+      const doc = await t.create(owner, { workspaceId: ws, title: 'Before', icon: '📄', coverImageUrl: 'https://img.test/1.png', content: [para('old text')] });
+      const res = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: 'After', content: JSON.stringify([para('brand new words here')]) });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({
+        title: 'After',
+        icon: '📄',
+        coverImageUrl: 'https://img.test/1.png',
+        content: JSON.stringify([para('brand new words here')]),
+        excerpt: 'brand new words here',
+        wordCount: 4,
+        createdBy: owner.id,
+        lastEditedBy: editor.id,
+        createdByUser: { id: owner.id, name: 'Olivia Owner', avatarUrl: null },
+        lastEditedByUser: { id: editor.id, name: 'Eddie Editor', avatarUrl: null },
+      });
+      expect(Date.parse(res.body.data.updatedAt)).toBeGreaterThanOrEqual(Date.parse(doc.updatedAt));
+      const cleared = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { icon: null, coverImageUrl: null });
+      expect(cleared.body.data).toMatchObject({ title: 'After', icon: null, coverImageUrl: null });
+      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data).toEqual(cleared.body.data);
+      // An empty body changes nothing.
+      const same = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, {});
+      expect(same.status).toBe(200);
+      expect(same.body.data).toEqual(cleared.body.data);
+    });
+  });
+
+  describe('limits and validation', () => {
+    it('title at most 500 characters, icon at most 50', async () => {
+      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'x'.repeat(500) })).status).toBe(201);
+      const long = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'x'.repeat(501) });
+      expect(long.status).toBe(400);
+      expect(long.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'title', message: 'must be at most 500 characters' }] });
+      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, icon: 'i'.repeat(50) })).status).toBe(201);
+      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, icon: 'i'.repeat(51) })).status).toBe(400);
+      const doc = await t.create(editor, { workspaceId: ws });
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: 'y'.repeat(501) })).status).toBe(400);
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { icon: 'i'.repeat(51) })).status).toBe(400);
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: 'y'.repeat(500), icon: 'i'.repeat(50) })).status).toBe(200);
+    });
+
+    it('content: 2 MiB passes, more is 413; a body over 3 MiB is 413; malformed content is 400', async () => {
+      const overhead = JSON.stringify([para('')]).length;
+      const max = 2 * 1024 * 1024;
+      const atLimit = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content: [para('a'.repeat(max - overhead))] });
+      expect(atLimit.status).toBe(201);
+      expect(atLimit.body.data.content.length).toBe(max);
+      const over = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content: [para('a'.repeat(max - overhead + 1))] });
+      expect(over.status).toBe(413);
+      expect(over.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+      const overAsString = await t.call('PUT', `/api/v1/documents/${atLimit.body.data.id}`, editor, { content: JSON.stringify([para('a'.repeat(max))]) });
+      expect(overAsString.status).toBe(413);
+      const huge = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'x', content: [para('a'.repeat(3 * 1024 * 1024))] });
+      expect(huge.status).toBe(413);
+
+      for (const content of ['not json', '{"type":"paragraph"}', { type: 'paragraph' }, [{ content: [] }], [para('ok'), 7], 42]) {
+        const bad = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content });
+        expect(bad.status, JSON.stringify(content)).toBe(400);
+        expect(bad.body.error.code).toBe('VALIDATION_ERROR');
+      }
+      const invalidJson = await t.stack.request('POST', '/api/v1/documents', { token: editor.token, body: '{"workspaceId": ' });
+      expect(invalidJson.status).toBe(400);
+    });
+
+    it('refuses malformed ids, a missing workspaceId and a parent from another workspace', async () => {
+      expect((await t.call('GET', '/api/v1/documents/not-a-uuid', viewer)).status).toBe(400);
+      expect((await t.call('GET', '/api/v1/documents?workspaceId=nope', viewer)).status).toBe(400);
+      expect((await t.call('GET', '/api/v1/documents', viewer)).status).toBe(400);
+      expect((await t.call('GET', '/api/v1/documents/tree', viewer)).status).toBe(400);
+      expect((await t.call('POST', '/api/v1/documents', editor, { title: 'no workspace' })).status).toBe(400);
+      const foreign = await t.create(stranger, { workspaceId: otherWs, title: 'Foreign' });
+      const res = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: foreign.id });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
+      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: '00000000-0000-4000-8000-000000000000' })).status).toBe(400);
+      expect((await t.call('GET', '/api/v1/documents/00000000-0000-4000-8000-000000000000', viewer)).status).toBe(404);
+    });
+  });
+
+  describe('roles (ARCHITECTURE 3)', () => {
+    it('lets every member read, and hides everything from non-members with 404', async () => {
+      const doc = await t.create(editor, { workspaceId: ws, title: 'Readable' });
+      for (const u of [owner, admin, editor, commenter, viewer]) {
+        expect((await t.call('GET', `/api/v1/documents/${doc.id}`, u)).status).toBe(200);
+        expect((await t.call('GET', `/api/v1/documents/${doc.id}/children`, u)).status).toBe(200);
+        expect((await t.call('GET', `/api/v1/documents/${doc.id}/ancestors`, u)).status).toBe(200);
+        expect((await t.call('GET', `/api/v1/documents?workspaceId=${ws}`, u)).status).toBe(200);
+        expect((await t.call('GET', `/api/v1/documents/tree?workspaceId=${ws}`, u)).status).toBe(200);
+      }
+      for (const [method, path, body] of [
+        ['GET', `/api/v1/documents/${doc.id}`],
+        ['GET', `/api/v1/documents/${doc.id}/children`],
+        ['GET', `/api/v1/documents/${doc.id}/ancestors`],
+        ['GET', `/api/v1/documents?workspaceId=${ws}`],
+        ['GET', `/api/v1/documents/tree?workspaceId=${ws}`],
+        ['POST', '/api/v1/documents', { workspaceId: ws }],
+        ['PUT', `/api/v1/documents/${doc.id}`, { title: 'x' }],
+        ['PUT', `/api/v1/documents/${doc.id}/move`, { parentId: null }],
+        ['POST', `/api/v1/documents/${doc.id}/publish`],
+        ['POST', `/api/v1/documents/${doc.id}/unpublish`],
+        ['DELETE', `/api/v1/documents/${doc.id}`],
+        ['DELETE', `/api/v1/documents/${doc.id}/cascade`],
+      ] as const) {
+        const res = await t.call(method, path, stranger, body);
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.body.error.code).toBe('NOT_FOUND');
+        expect((await t.call(method, path, null, body)).status, `${method} ${path} without a token`).toBe(401);
+      }
+      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, owner)).body.data.title).toBe('Readable');
+    });
+
+    it('needs EDITOR to create, update, move, publish and delete: 403 below', async () => {
+      const doc = await t.create(owner, { workspaceId: ws, title: 'Guarded' });
+      for (const low of [commenter, viewer]) {
+        for (const [method, path, body] of [
+          ['POST', '/api/v1/documents', { workspaceId: ws }],
+          ['PUT', `/api/v1/documents/${doc.id}`, { title: 'x' }],
+          ['PUT', `/api/v1/documents/${doc.id}`, { isArchived: true }],
+          ['PUT', `/api/v1/documents/${doc.id}/move`, { parentId: null }],
+          ['POST', `/api/v1/documents/${doc.id}/publish`],
+          ['POST', `/api/v1/documents/${doc.id}/unpublish`],
+          ['DELETE', `/api/v1/documents/${doc.id}`],
+          ['DELETE', `/api/v1/documents/${doc.id}/cascade`],
+        ] as const) {
+          const res = await t.call(method, path, low, body);
+          expect(res.status, `${low.email} ${method} ${path}`).toBe(403);
+          expect(res.body.error.code).toBe('FORBIDDEN');
+        }
+      }
+      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data).toMatchObject({ title: 'Guarded', isArchived: false, isPublished: false });
+
+      for (const [i, u] of [owner, admin, editor].entries()) {
+        const mine = await t.create(u, { workspaceId: ws, title: `by ${u.email}` });
+        expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, u, { title: `edit ${i}` })).status).toBe(200);
+        expect((await t.call('PUT', `/api/v1/documents/${mine.id}/move`, u, { parentId: doc.id })).status).toBe(200);
+        expect((await t.call('POST', `/api/v1/documents/${mine.id}/publish`, u)).status).toBe(200);
+        expect((await t.call('POST', `/api/v1/documents/${mine.id}/unpublish`, u)).status).toBe(200);
+        expect((await t.call('DELETE', `/api/v1/documents/${mine.id}`, u)).status).toBe(200);
+      }
+    });
+
+    it('loses access as soon as the member is removed', async () => {
+      const leaver = await t.join(ws, owner, 'leaver@example.com', 'EDITOR', 'Lee Leaver');
+      const doc = await t.create(leaver, { workspaceId: ws, title: 'Mine' });
+      const members = (await t.call('GET', `/api/v1/workspaces/${ws}/members`, owner)).body.data;
+      const member = members.find((m: any) => m.userId === leaver.id);
+      expect((await t.call('DELETE', `/api/v1/workspaces/${ws}/members/${member.id}`, owner)).status).toBeLessThan(300);
+      const { eventually } = await import('@wiki/testing');
+      await eventually(async () => expect((await t.call('GET', `/api/v1/documents/${doc.id}`, leaver)).status).toBe(404));
+      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, owner)).status).toBe(200);
+    });
+  });
+});

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { sql, z } from '@wiki/db';
+import { connectEventBus, createEnvelope, type EventBus } from '@wiki/events';
+import { eventually, type EventRecorder, recordEvents } from '@wiki/testing';
+import { type DocStack, para, startDocStack, type TestUser } from './helpers.js';
+
+describe('events: document.* out, projections in (through the gateway and NATS)', () => {
+  let t: DocStack;
+  let rec: EventRecorder;
+  let bus: EventBus;
+  let owner: TestUser;
+  let editor: TestUser;
+  let ws: string;
+
+  beforeAll(async () => {
+    t = await startDocStack();
+    rec = await recordEvents(t.stack.config);
+    const silent = { debug() {}, info() {}, warn() {}, error() {} };
+    bus = await connectEventBus({ natsUrl: t.stack.config.natsUrl, stream: t.stack.config.eventsStream, prefix: t.stack.config.eventsPrefix, name: 'test', logger: silent });
+    owner = await t.user('owner@example.com', 'Olivia Owner');
+    ws = await t.workspace(owner, 'Events');
+    editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR', 'Eddie Editor');
+  });
+  afterAll(async () => {
+    await rec?.close();
+    await bus?.close();
+    await t?.stop();
+  });
+
+  const published = (type: string, id: string) => eventually(() => {
+    const found = rec.ofType(type).filter((e) => e.data.id === id);
+    if (found.length === 0) throw new Error(`no ${type} for ${id} yet`);
+    return found;
+  });
+  const documentCount = async () => (await t.call('GET', `/api/v1/workspaces/${ws}`, owner)).body.data.documentCount;
+  const readDoc = async (id: string) => (await t.call('GET', `/api/v1/documents/${id}`, owner)).body.data;
+
+  it('publishes document.* through the outbox with plain text, flags and subtree ids', async () => {
+    const parent = await t.create(editor, { workspaceId: ws, title: 'Parent', content: [para('hello search')] });
+    const [created] = await published('document.created', parent.id);
+    expect(created).toMatchObject({
+      subject: `${t.stack.config.eventsPrefix}.document.created`,
+      actorId: editor.id,
+      workspaceId: ws,
+      data: { id: parent.id, workspaceId: ws, parentId: null, title: 'Parent', icon: null, isArchived: false, isPublished: false, isTemplate: false, plainText: 'hello search' },
+    });
+
+    await t.call('PUT', `/api/v1/documents/${parent.id}`, editor, { title: 'Renamed', content: [para('new words')] });
+    const [updated] = await published('document.updated', parent.id);
+    expect(updated.data).toMatchObject({ title: 'Renamed', plainText: 'new words', changed: ['title', 'content'] });
+
+    const child = await t.create(editor, { workspaceId: ws, title: 'Child', parentId: parent.id });
+    const grandchild = await t.create(editor, { workspaceId: ws, title: 'Grandchild', parentId: child.id });
+    const other = await t.create(editor, { workspaceId: ws, title: 'Other' });
+    await t.call('PUT', `/api/v1/documents/${other.id}/move`, editor, { parentId: parent.id });
+    const [moved] = await published('document.moved', other.id);
+    expect(moved.data).toMatchObject({ parentId: parent.id, previousParentId: null, reason: 'move' });
+
+    await t.call('PUT', `/api/v1/documents/${child.id}`, editor, { isArchived: true });
+    const [archived] = await published('document.archived', child.id);
+    expect(archived.data.isArchived).toBe(true);
+    expect([...archived.data.ids].sort()).toEqual([child.id, grandchild.id].sort());
+    await t.call('PUT', `/api/v1/documents/${child.id}`, editor, { isArchived: false });
+    const [restored] = await published('document.restored', child.id);
+    expect([...restored.data.ids].sort()).toEqual([child.id, grandchild.id].sort());
+
+    await t.call('POST', `/api/v1/documents/${other.id}/publish`, editor);
+    expect((await published('document.published', other.id))[0].data.isPublished).toBe(true);
+    await t.call('POST', `/api/v1/documents/${other.id}/unpublish`, editor);
+    expect((await published('document.unpublished', other.id))[0].data.isPublished).toBe(false);
+
+    // A plain delete names the one removed id and re-roots the children with document.moved.
+    await t.call('DELETE', `/api/v1/documents/${parent.id}`, editor);
+    const [deleted] = await published('document.deleted', parent.id);
+    expect(deleted.data).toMatchObject({ id: parent.id, ids: [parent.id], cascade: false, parentId: null });
+    for (const id of [child.id, other.id]) {
+      const reRooted = (await published('document.moved', id)).find((e) => e.data.reason === 'parent-deleted');
+      expect(reRooted?.data).toMatchObject({ parentId: null, previousParentId: parent.id });
+    }
+    // A cascade names every removed id.
+    await t.call('DELETE', `/api/v1/documents/${child.id}/cascade`, editor);
+    const [cascaded] = await published('document.deleted', child.id);
+    expect(cascaded.data.cascade).toBe(true);
+    expect([...cascaded.data.ids].sort()).toEqual([child.id, grandchild.id].sort());
+  });
+
+  it('keeps the workspace documentCount in step: creates, archive, restore, delete, cascade', async () => {
+    const counted = await t.workspace(owner, 'Counted');
+    const count = async () => (await t.call('GET', `/api/v1/workspaces/${counted}`, owner)).body.data.documentCount;
+    const expectCount = (n: number) => eventually(async () => expect(await count()).toBe(n));
+    const a = await t.create(owner, { workspaceId: counted, title: 'a' });
+    const b = await t.create(owner, { workspaceId: counted, title: 'b', parentId: a.id });
+    await t.create(owner, { workspaceId: counted, title: 'c', parentId: b.id });
+    const d = await t.create(owner, { workspaceId: counted, title: 'd' });
+    await expectCount(4);
+    await t.call('PUT', `/api/v1/documents/${a.id}`, owner, { isArchived: true });
+    await expectCount(1);
+    await t.call('PUT', `/api/v1/documents/${a.id}`, owner, { isArchived: false });
+    await expectCount(4);
+    await t.call('DELETE', `/api/v1/documents/${d.id}`, owner);
+    await expectCount(3);
+    await t.call('DELETE', `/api/v1/documents/${a.id}/cascade`, owner);
+    await expectCount(0);
+    expect(await documentCount()).toBeGreaterThan(0); // the other workspace is untouched
+  });
+
+  it('follows user.upserted: a new name shows in createdByUser', async () => {
+    const doc = await t.create(editor, { workspaceId: ws, title: 'Whose' });
+    expect(doc.createdByUser.name).toBe('Eddie Editor');
+    await t.user(editor.email, 'Edwina Editor'); // signing in with a new name makes the workspace service announce it
+    await eventually(async () => expect((await readDoc(doc.id)).createdByUser).toEqual({ id: editor.id, name: 'Edwina Editor', avatarUrl: null }));
+  });
+
+  it('asks the workspace service for a user the projection does not know', async () => {
+    const doc = await t.create(editor, { workspaceId: ws, title: 'Read through' });
+    await t.pool.query(sql.unsafe`DELETE FROM users WHERE id = ${owner.id}`);
+    await t.pool.query(sql.unsafe`UPDATE documents SET created_by = ${owner.id}, last_edited_by = ${owner.id} WHERE id = ${doc.id}`);
+    const read = await readDoc(doc.id);
+    expect(read.createdByUser).toEqual({ id: owner.id, name: 'Olivia Owner', avatarUrl: null });
+    const stored = await t.pool.maybeOneFirst(sql.type(z.object({ name: z.string() }))`SELECT name FROM users WHERE id = ${owner.id}`);
+    expect(stored).toBe('Olivia Owner');
+  });
+
+  it('counts open comment threads from comment.thread_* events', async () => {
+    const doc = await t.create(editor, { workspaceId: ws, title: 'Discussed' });
+    const thread = (type: string, threadId: string, status?: string) =>
+      bus.publish(createEnvelope({ type: `comment.${type}`, actorId: owner.id, workspaceId: ws, data: { threadId, documentId: doc.id, workspaceId: ws, ...(status ? { status } : {}), participants: [owner.id] } }));
+    const [t1, t2, t3] = [randomUUID(), randomUUID(), randomUUID()];
+    await thread('thread_created', t1, 'OPEN');
+    await thread('thread_created', t2, 'OPEN');
+    await thread('thread_created', t3);
+    await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(3));
+    await thread('thread_resolved', t1, 'RESOLVED');
+    await thread('thread_deleted', t2);
+    await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(1));
+    await thread('thread_reopened', t1, 'OPEN');
+    await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(2));
+  });
+
+  it('purges a deleted workspace\'s documents (workspace.deleted)', async () => {
+    const doomed = await t.workspace(owner, 'Doomed');
+    const a = await t.create(owner, { workspaceId: doomed, title: 'a' });
+    await t.create(owner, { workspaceId: doomed, title: 'b', parentId: a.id });
+    await t.internal('POST', `/api/v1/internal/documents/${a.id}/collab-state`, { body: (() => { const f = new FormData(); f.append('collabState', new Blob([new Uint8Array([1, 2, 3])]), 's'); return f; })() });
+    const keep = await t.create(owner, { workspaceId: ws, title: 'keep' });
+    expect((await t.call('DELETE', `/api/v1/workspaces/${doomed}`, owner)).status).toBeLessThan(300);
+    const left = () => t.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM documents WHERE workspace_id = ${doomed}`);
+    await eventually(async () => expect(await left()).toBe(0));
+    const states = await t.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM collab_states WHERE document_id = ${a.id}`);
+    expect(states).toBe(0);
+    expect((await readDoc(keep.id)).title).toBe('keep');
+  });
+});

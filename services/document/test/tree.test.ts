@@ -1,0 +1,271 @@
+import { sql, z } from '@wiki/db';
+import { type DocStack, startDocStack, type TestUser } from './helpers.js';
+
+describe('tree: moves, cycles, delete, archive and restore (through the gateway)', () => {
+  let t: DocStack;
+  let owner: TestUser;
+  let editor: TestUser;
+  let viewer: TestUser;
+  let ws: string;
+  let otherWs: string;
+
+  beforeAll(async () => {
+    t = await startDocStack();
+    owner = await t.user('owner@example.com', 'Olivia Owner');
+    ws = await t.workspace(owner, 'Tree');
+    otherWs = await t.workspace(owner, 'Other');
+    editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR', 'Eddie Editor');
+    viewer = await t.join(ws, owner, 'viewer@example.com', 'VIEWER', 'Vic Viewer');
+  });
+  afterAll(() => t?.stop());
+
+  const doc = (title: string, parentId: string | null = null, workspaceId = ws) => t.create(owner, { workspaceId, title, parentId });
+  const get = (id: string) => t.call('GET', `/api/v1/documents/${id}`, viewer);
+  const children = async (id: string) => (await t.call('GET', `/api/v1/documents/${id}/children`, viewer)).body.data.map((d: any) => d.title);
+  const move = (id: string, body: unknown, as: TestUser = editor) => t.call('PUT', `/api/v1/documents/${id}/move`, as, body);
+  const tree = async (workspaceId = ws) => (await t.call('GET', `/api/v1/documents/tree?workspaceId=${workspaceId}`, owner)).body.data;
+  const roots = async () => (await t.call('GET', `/api/v1/documents?workspaceId=${ws}`, viewer)).body.data.map((d: any) => d.id);
+  const flatten = (nodes: any[], out: string[] = []) => {
+    for (const n of nodes) flatten(n.children, (out.push(n.id), out));
+    return out;
+  };
+
+  describe('move', () => {
+    it('moves under a parent (last), to the root with null or no parentId, and returns the document', async () => {
+      const p = await doc('P');
+      const a = await doc('a', p.id);
+      const x = await doc('x');
+      const res = await move(x.id, { parentId: p.id });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ id: x.id, parentId: p.id, title: 'x' });
+      expect(await children(p.id)).toEqual(['a', 'x']);
+      expect((await get(p.id)).body.data.childCount).toBe(2);
+
+      expect((await move(x.id, { parentId: null })).body.data.parentId).toBeNull();
+      expect(await children(p.id)).toEqual(['a']);
+      expect((await move(a.id, {})).body.data.parentId).toBeNull();
+      expect((await roots()).slice(-2)).toEqual([x.id, a.id]);
+      expect((await get(p.id)).body.data).toMatchObject({ hasChildren: false, childCount: 0 });
+    });
+
+    it('places at an index among the siblings and renumbers them', async () => {
+      const p = await doc('Ordered');
+      for (const title of ['a', 'b', 'c']) await doc(title, p.id);
+      const m = await doc('m');
+      expect((await move(m.id, { parentId: p.id, index: 0 })).status).toBe(200);
+      expect(await children(p.id)).toEqual(['m', 'a', 'b', 'c']);
+      expect((await move(m.id, { parentId: p.id, index: 2 })).status).toBe(200);
+      expect(await children(p.id)).toEqual(['a', 'b', 'm', 'c']);
+      expect((await move(m.id, { parentId: p.id, index: 99 })).status).toBe(200);
+      expect(await children(p.id)).toEqual(['a', 'b', 'c', 'm']);
+      // A document created afterwards still comes last.
+      await doc('n', p.id);
+      expect(await children(p.id)).toEqual(['a', 'b', 'c', 'm', 'n']);
+      expect((await move(m.id, { parentId: p.id, index: -1 })).status).toBe(400);
+      expect((await move(m.id, { parentId: p.id, index: 'first' })).status).toBe(400);
+    });
+
+    it('refuses a move under itself, under a descendant, into another workspace, or under an archived parent', async () => {
+      const a = await doc('A');
+      const b = await doc('B', a.id);
+      const c = await doc('C', b.id);
+      const self = await move(a.id, { parentId: a.id });
+      expect(self.status).toBe(400);
+      expect(self.body.error.code).toBe('VALIDATION_ERROR');
+      expect((await move(a.id, { parentId: b.id })).status).toBe(400);
+      const deep = await move(a.id, { parentId: c.id });
+      expect(deep.status).toBe(400);
+      expect(deep.body.error.details).toEqual([{ field: 'parentId', message: 'is a descendant of the document' }]);
+      const foreign = await doc('Foreign', null, otherWs);
+      const cross = await move(c.id, { parentId: foreign.id });
+      expect(cross.status).toBe(400);
+      expect(cross.body.error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
+      expect((await move(c.id, { parentId: '00000000-0000-4000-8000-000000000000' })).status).toBe(400);
+      expect((await move(c.id, { parentId: 'nope' })).status).toBe(400);
+      const archived = await doc('Archived');
+      await t.call('PUT', `/api/v1/documents/${archived.id}`, editor, { isArchived: true });
+      expect((await move(c.id, { parentId: archived.id })).status).toBe(400);
+      // Nothing moved.
+      expect((await t.call('GET', `/api/v1/documents/${c.id}/ancestors`, viewer)).body.data.map((d: any) => d.title)).toEqual(['A', 'B', 'C']);
+      // Moving a child up out of its parent is fine.
+      expect((await move(c.id, { parentId: a.id })).status).toBe(200);
+    });
+
+    it('lets only one of two racing moves that would together make a cycle succeed', async () => {
+      for (let round = 0; round < 8; round++) {
+        const a = await doc(`race-a-${round}`);
+        const b = await doc(`race-b-${round}`);
+        const [ab, ba] = await Promise.all([move(a.id, { parentId: b.id }), move(b.id, { parentId: a.id })]);
+        expect([ab.status, ba.status].sort()).toEqual([200, 400]);
+      }
+      // Three-way race: a→b, b→c, c→a; at most two can succeed.
+      for (let round = 0; round < 4; round++) {
+        const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => doc(`tri-${n}-${round}`)));
+        const results = await Promise.all([move(a.id, { parentId: b.id }), move(b.id, { parentId: c.id }), move(c.id, { parentId: a.id })]);
+        expect(results.filter((r) => r.status === 200).length).toBe(2);
+      }
+      // Every document is still reachable from a root exactly once: no cycle anywhere.
+      const ids = flatten(await tree());
+      const count = await t.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM documents WHERE workspace_id = ${ws} AND NOT is_archived`);
+      expect(ids.length).toBe(count);
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+  });
+
+  describe('delete', () => {
+    it('deletes one document and makes its children root documents, last, in their order', async () => {
+      const p = await doc('Doomed');
+      const c1 = await doc('c1', p.id);
+      const c2 = await doc('c2', p.id);
+      const g = await doc('g', c1.id);
+      const res = await t.call('DELETE', `/api/v1/documents/${p.id}`, editor);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true });
+      expect((await get(p.id)).status).toBe(404);
+      expect((await get(c1.id)).body.data.parentId).toBeNull();
+      expect((await get(c2.id)).body.data.parentId).toBeNull();
+      expect((await get(g.id)).body.data.parentId).toBe(c1.id);
+      expect((await roots()).slice(-2)).toEqual([c1.id, c2.id]);
+      expect((await t.call('DELETE', `/api/v1/documents/${p.id}`, editor)).status).toBe(404);
+    });
+
+    it('cascade deletes every descendant permanently', async () => {
+      const p = await doc('Cascade');
+      const c = await doc('c', p.id);
+      const g = await doc('g', c.id);
+      const archivedChild = await doc('archived child', p.id);
+      await t.call('PUT', `/api/v1/documents/${archivedChild.id}`, editor, { isArchived: true });
+      const keep = await doc('keep');
+      const res = await t.call('DELETE', `/api/v1/documents/${p.id}/cascade`, editor);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true });
+      for (const id of [p.id, c.id, g.id, archivedChild.id]) expect((await get(id)).status).toBe(404);
+      const left = await t.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
+        SELECT count(*)::int AS n FROM documents WHERE id = ANY(${sql.array([p.id, c.id, g.id, archivedChild.id], 'uuid')})`);
+      expect(left).toBe(0);
+      expect((await get(keep.id)).status).toBe(200);
+      const deleted = (await t.outbox('document.deleted')).find((e) => e.data.id === p.id)!;
+      expect(deleted.data.cascade).toBe(true);
+      expect([...deleted.data.ids].sort()).toEqual([p.id, c.id, g.id, archivedChild.id].sort());
+    });
+  });
+
+  describe('archive and restore (isArchived)', () => {
+    it('hides the whole subtree from lists, trees, children and counts, and restores it', async () => {
+      const p = await doc('Shelf');
+      const c = await doc('c', p.id);
+      const g = await doc('g', c.id);
+      const sibling = await doc('sibling', p.id);
+      const res = await t.call('PUT', `/api/v1/documents/${c.id}`, editor, { isArchived: true });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ id: c.id, isArchived: true });
+
+      expect(await children(p.id)).toEqual(['sibling']);
+      expect((await get(p.id)).body.data).toMatchObject({ childCount: 1, hasChildren: true });
+      const visible = flatten(await tree());
+      expect(visible).toContain(sibling.id);
+      expect(visible).not.toContain(c.id);
+      expect(visible).not.toContain(g.id);
+      // Still readable by id, flagged as archived; its descendants too.
+      expect((await get(c.id)).body.data.isArchived).toBe(true);
+      expect((await get(g.id)).body.data.isArchived).toBe(true);
+      expect((await t.call('GET', `/api/v1/documents/${c.id}/children`, viewer)).body.data).toEqual([]);
+      expect((await t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=${c.id}`, viewer)).body.data).toEqual([]);
+      // Nothing new goes under an archived document.
+      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: g.id })).status).toBe(400);
+
+      const archived = (await t.outbox('document.archived')).find((e) => e.data.id === c.id)!;
+      expect([...archived.data.ids].sort()).toEqual([c.id, g.id].sort());
+
+      const back = await t.call('PUT', `/api/v1/documents/${c.id}`, editor, { isArchived: false });
+      expect(back.body.data).toMatchObject({ isArchived: false, parentId: p.id, childCount: 1 });
+      expect(await children(p.id)).toEqual(['c', 'sibling']);
+      expect((await get(g.id)).body.data.isArchived).toBe(false);
+      expect(flatten(await tree())).toEqual(expect.arrayContaining([c.id, g.id]));
+      const restored = (await t.outbox('document.restored')).find((e) => e.data.id === c.id)!;
+      expect([...restored.data.ids].sort()).toEqual([c.id, g.id].sort());
+    });
+
+    it('keeps a descendant archived on its own archived when its ancestor is restored', async () => {
+      const p = await doc('Box');
+      const own = await doc('archived alone', p.id);
+      const other = await doc('other', p.id);
+      await t.call('PUT', `/api/v1/documents/${own.id}`, editor, { isArchived: true });
+      await t.call('PUT', `/api/v1/documents/${p.id}`, editor, { isArchived: true });
+      expect((await get(other.id)).body.data.isArchived).toBe(true);
+      await t.call('PUT', `/api/v1/documents/${p.id}`, editor, { isArchived: false });
+      expect((await get(other.id)).body.data.isArchived).toBe(false);
+      expect((await get(own.id)).body.data.isArchived).toBe(true);
+      expect(await children(p.id)).toEqual(['other']);
+    });
+
+    it('restores a document whose parent is still archived as a root document', async () => {
+      const p = await doc('Gone');
+      const c = await doc('c', p.id);
+      await t.call('PUT', `/api/v1/documents/${p.id}`, editor, { isArchived: true });
+      const res = await t.call('PUT', `/api/v1/documents/${c.id}`, editor, { isArchived: false });
+      expect(res.body.data).toMatchObject({ isArchived: false, parentId: null });
+      expect(await roots()).toContain(c.id);
+      expect((await get(p.id)).body.data.isArchived).toBe(true);
+    });
+
+    it('lets a delete make archived children root documents that stay archived', async () => {
+      const p = await doc('Parent');
+      const c = await doc('c', p.id);
+      await t.call('PUT', `/api/v1/documents/${p.id}`, editor, { isArchived: true });
+      expect((await t.call('DELETE', `/api/v1/documents/${p.id}`, editor)).status).toBe(200);
+      expect((await get(c.id)).body.data).toMatchObject({ parentId: null, isArchived: true });
+      expect(await roots()).not.toContain(c.id);
+      // Restoring it works: its archiving came from the deleted parent.
+      expect((await t.call('PUT', `/api/v1/documents/${c.id}`, editor, { isArchived: false })).body.data).toMatchObject({ isArchived: false, parentId: null });
+    });
+
+    it('does not let an archive and a create under the subtree interleave', async () => {
+      for (let round = 0; round < 5; round++) {
+        const p = await doc(`p${round}`);
+        const c = await doc('c', p.id);
+        const [created] = await Promise.all([
+          t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: c.id, title: 'late' }),
+          t.call('PUT', `/api/v1/documents/${p.id}`, editor, { isArchived: true }),
+        ]);
+        if (created.status === 201) expect((await get(created.body.data.id)).body.data.isArchived).toBe(true);
+        else expect(created.status).toBe(400);
+      }
+    });
+
+    it('does not let a cascade delete and a create under the subtree interleave', async () => {
+      for (let round = 0; round < 5; round++) {
+        const p = await doc(`d${round}`);
+        const c = await doc('c', p.id);
+        const [created, deleted] = await Promise.all([
+          t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: c.id, title: 'late' }),
+          t.call('DELETE', `/api/v1/documents/${p.id}/cascade`, editor),
+        ]);
+        expect(deleted.status).toBe(200);
+        // Either refused, or created in time to be deleted with its parent: never left behind.
+        if (created.status === 201) expect((await get(created.body.data.id)).status).toBe(404);
+        else expect(created.status).toBe(400);
+      }
+    });
+  });
+
+  describe('a workspace with 10,000 documents', () => {
+    it('returns all of them, nested, in order', async () => {
+      const big = await t.workspace(owner, 'Big');
+      // Rows written straight into the database: this test is about reading, not creating.
+      await t.pool.query(sql.unsafe`
+        INSERT INTO documents (id, workspace_id, parent_id, title, owner_id, created_by, last_edited_by)
+        SELECT gen_random_uuid(), ${big}, NULL, 'root ' || i, ${owner.id}, ${owner.id}, ${owner.id} FROM generate_series(1, 100) i`);
+      await t.pool.query(sql.unsafe`
+        INSERT INTO documents (workspace_id, parent_id, title, owner_id, created_by, last_edited_by)
+        SELECT ${big}, r.id, r.title || ' / ' || i, ${owner.id}, ${owner.id}, ${owner.id}
+        FROM documents r, generate_series(1, 99) i WHERE r.workspace_id = ${big}`);
+      const res = await t.call('GET', `/api/v1/documents/tree?workspaceId=${big}`, owner);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toHaveLength(100);
+      expect(flatten(res.body.data)).toHaveLength(10_000);
+      expect(res.body.data[0].children).toHaveLength(99);
+      expect(res.body.data[0].children[0].title).toBe('root 1 / 1');
+    });
+  });
+});
