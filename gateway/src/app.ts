@@ -39,6 +39,8 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   const app = await createApp({
     service: 'gateway',
     logLevel: deps.logLevel ?? config.logLevel,
+    // Proxied bodies stream through untouched: their size is the services' business.
+    drainOversizedUpTo: 0,
     fastify: { trustProxy: deps.trustProxy ?? false },
   });
 

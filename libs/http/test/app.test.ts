@@ -90,6 +90,17 @@ describe('createApp', () => {
     expect(res.json().error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('reads an oversized body to its end before answering 413, so a streaming client sees the answer', async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as { port: number };
+    const body = JSON.stringify({ name: 'a', pad: 'x'.repeat(200_000) });
+    const res = await fetch(`http://127.0.0.1:${port}/things/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+    // The connection survived: the next request on the same client works.
+    expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+  });
+
   it('answers an oversized body with 413 and an unknown content type with 415', async () => {
     const big = await app.inject({ method: 'POST', url: `/things/${id}`, payload: { name: 'a', pad: 'x'.repeat(2000) } });
     expect(big.statusCode).toBe(413);

@@ -8,7 +8,6 @@ import type { DocumentContext } from './context.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
-import { answerOversizedBodiesCleanly } from './routes/oversized-bodies.js';
 import { registerPublicRoutes } from './routes/public-documents.js';
 import { createUserDirectory } from './user-directory.js';
 
@@ -26,9 +25,6 @@ export interface AppDeps {
 /** ARCHITECTURE 5.14: document bodies up to 3 MiB (content itself at most 2 MiB). */
 export const DOCUMENT_BODY_LIMIT = 3 * 1024 * 1024;
 
-/** Oversized bodies up to this size are read before the 413 goes out; larger ones are cut off. */
-const DRAIN_CAP = 32 * 1024 * 1024;
-
 const contexts = new WeakMap<FastifyInstance, DocumentContext>();
 
 /** The context an app was built with (startService uses it to start the membership projection). */
@@ -45,7 +41,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     bodyLimit: DOCUMENT_BODY_LIMIT,
     openapi: { title: 'Document service', description: 'Documents, tree, publishing and the internal collaboration API' },
   });
-  answerOversizedBodiesCleanly(app, DOCUMENT_BODY_LIMIT, DRAIN_CAP);
   await app.register(identity, { secret: config.internalTokenSecret });
 
   const { pool } = deps;
