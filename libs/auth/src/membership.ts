@@ -119,14 +119,13 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
       if (!atLeast(role, minimum)) throw forbidden(`This needs the ${minimum} role or higher`);
       return role;
     },
-    startProjection: (bus) =>
-      startConsumer({
-        bus,
-        pool,
-        name: `${options.service}-membership`,
-        types: ['member.added', 'member.role_changed', 'member.removed', 'workspace.deleted'],
-        handle: apply,
-        logger,
-      }),
+    // Two consumers, each with one subject filter: NATS 2.9 has no multi-filter consumers, and one
+    // consumer for all four types would filter on `<prefix>.>` and read every event of the system.
+    async startProjection(bus) {
+      const common = { bus, pool, handle: apply, logger };
+      const members = await startConsumer({ ...common, name: `${options.service}-membership`, types: ['member.*'] });
+      const purge = await startConsumer({ ...common, name: `${options.service}-membership-purge`, types: ['workspace.deleted'] });
+      return { stop: async () => void (await Promise.all([members.stop(), purge.stop()])) };
+    },
   };
 }

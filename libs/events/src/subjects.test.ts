@@ -33,10 +33,13 @@ describe('event subjects', () => {
     expect(matchesAnyType(['member.added', 'member.removed'], 'member.role_changed')).toBe(false);
   });
 
-  it('uses one server-side filter for a single pattern and the whole prefix for several', () => {
+  it('uses one server-side filter for a single pattern and the shared tokens of several', () => {
     expect(filterSubjectFor('wiki', ['document.*'])).toBe('wiki.document.*');
     expect(filterSubjectFor('wiki', ['member.added'])).toBe('wiki.member.added');
-    expect(filterSubjectFor('wiki', ['member.added', 'member.removed'])).toBe('wiki.>');
+    expect(filterSubjectFor('wiki', ['member.added', 'member.removed'])).toBe('wiki.member.>');
+    expect(filterSubjectFor('wiki', ['comment.thread_created', 'comment.*'])).toBe('wiki.comment.>');
+    expect(filterSubjectFor('wiki', ['member.added', 'workspace.deleted'])).toBe('wiki.>');
+    expect(filterSubjectFor('wiki', ['*.created', '*.deleted'])).toBe('wiki.>');
     expect(() => filterSubjectFor('wiki', [])).toThrow();
     expect(() => filterSubjectFor('wiki', ['document.>.x'])).toThrow();
     expect(() => filterSubjectFor('wiki', ['Document created'])).toThrow();

@@ -51,7 +51,15 @@ export function assertTypePattern(pattern: string): void {
 export function filterSubjectFor(prefix: string, patterns: readonly string[]): string {
   if (patterns.length === 0) throw new Error('A consumer needs at least one event type');
   patterns.forEach(assertTypePattern);
-  return patterns.length === 1 ? subjectFor(prefix, patterns[0]) : `${prefix}.>`;
+  if (patterns.length === 1) return subjectFor(prefix, patterns[0]);
+  // Several patterns: filter on the tokens they share (`document.created` + `document.deleted`
+  // → `<prefix>.document.>`), so the consumer is not sent every event of the system.
+  const split = patterns.map((p) => p.split('.'));
+  const common: string[] = [];
+  for (let i = 0; split.every((tokens) => i < tokens.length - 1 && tokens[i] === split[0][i] && tokens[i] !== '*' && tokens[i] !== '>'); i++) {
+    common.push(split[0][i]);
+  }
+  return common.length ? `${prefix}.${common.join('.')}.>` : `${prefix}.>`;
 }
 
 /**
