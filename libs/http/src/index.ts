@@ -2,3 +2,4 @@ export * from './app.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './schemas.js';
+export * from './serve.js';
