@@ -32,19 +32,34 @@ export class IdentityTokens {
 }
 
 /** Credentials the gateway has consumed: services trust `x-wiki-identity` only, so they never see these. */
-const CONSUMED_CREDENTIALS = ['authorization', INTERNAL_KEY_HEADER, MCP_KEY_HEADER];
+const CONSUMED_CREDENTIALS = new Set(['authorization', INTERNAL_KEY_HEADER, MCP_KEY_HEADER]);
+
+/** Headers about one connection (RFC 9110 7.6.1): they never cross the proxy, in either direction. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection']);
+
+/** Whether a (lower-case) header name is hop-by-hop and must not be forwarded. */
+export function isHopByHop(name: string): boolean {
+  return HOP_BY_HOP.has(name) || name.startsWith('proxy-');
+}
+
+/**
+ * Request headers the gateway itself answers for: `host` (the HTTP client sets the service's own)
+ * and `expect` (the gateway does not relay `100 Continue`).
+ */
+const NOT_FORWARDED = new Set(['host', 'expect']);
 
 /**
  * The headers sent upstream: every inbound `x-wiki-*` header removed (a client cannot smuggle an
- * identity), the consumed credentials removed, then the gateway's identity token, the request id
- * and the usual forwarding headers added.
+ * identity), the consumed credentials and hop-by-hop headers removed (including any the
+ * `Connection` header names), then the gateway's identity token, the request id and the usual
+ * forwarding headers added. `headers` are Node's lower-case request headers.
  */
 export function upstreamHeaders(request: FastifyRequest, headers: Record<string, unknown>): Record<string, unknown> {
+  const named = connectionOptions(headers.connection);
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (lower.startsWith('x-wiki-') || CONSUMED_CREDENTIALS.includes(lower)) continue;
-    out[name] = value;
+  for (const name in headers) {
+    if (name.startsWith('x-wiki-') || CONSUMED_CREDENTIALS.has(name) || isHopByHop(name) || NOT_FORWARDED.has(name) || named?.has(name)) continue;
+    out[name] = headers[name];
   }
   if (request.identityToken) out[IDENTITY_HEADER] = request.identityToken;
   out['x-request-id'] = request.id;
@@ -53,4 +68,10 @@ export function upstreamHeaders(request: FastifyRequest, headers: Record<string,
   out['x-forwarded-proto'] = request.protocol;
   out['x-forwarded-host'] = request.host;
   return out;
+}
+
+/** The extra hop-by-hop header names a `Connection` header lists, lower-case; null when it lists none. */
+export function connectionOptions(value: unknown): Set<string> | null {
+  if (typeof value !== 'string' || value === 'keep-alive' || value === 'close') return null;
+  return new Set(value.split(',').map((token) => token.trim().toLowerCase()));
 }

@@ -34,6 +34,11 @@ describe('routeFor', () => {
     expect(routeFor('/api/v1/%64ocuments/search')).toBe('search');
     expect(() => segmentsOf('/api/v1/%zz')).toThrow(/not valid/);
     expect(() => segmentsOf('/api/v1/public/%2e%2e/workspaces')).toThrow(/not valid/);
+    expect(() => segmentsOf('/api/v1/public/documents/..%2F..%2Fworkspaces')).toThrow(/not valid/);
+    expect(() => segmentsOf('/api/v1/public/documents/..%5C..%5Cworkspaces')).toThrow(/not valid/);
+    expect(() => segmentsOf('/api/v1/public/documents/..\\..\\workspaces')).toThrow(/not valid/);
+    // An encoded slash alone is an ordinary character of a segment.
+    expect(segmentsOf('/api/v1/documents/a%2Fb')).toEqual(['api', 'v1', 'documents', 'a/b']);
   });
 });
 

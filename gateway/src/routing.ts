@@ -58,12 +58,16 @@ export function segmentsOf(path: string): string[] {
   } catch {
     throw badRequest('The request path is not valid', [{ field: 'path', message: 'has an invalid percent-encoding' }]);
   }
-  // Dot segments would make the upstream see another path than the one access was decided on.
-  if (decoded.some((s) => s === '.' || s === '..')) {
+  // Dot segments would make the upstream see another path than the one access was decided on,
+  // also when they hide behind an encoded slash or a backslash (`..%2F..%2Fworkspaces`), which
+  // some servers and clients treat as a separator.
+  if (decoded.some((s) => isDotSegment(s) || ((s.includes('/') || s.includes('\\')) && s.split(/[\\/]/).some(isDotSegment)))) {
     throw badRequest('The request path is not valid', [{ field: 'path', message: 'must not contain . or .. segments' }]);
   }
   return decoded;
 }
+
+const isDotSegment = (segment: string) => segment === '.' || segment === '..';
 
 /** The service that serves `path` (a path without query string), or undefined. */
 export function routeFor(path: string): ServiceName | undefined {

@@ -93,6 +93,27 @@ describe('routing', () => {
     expect(hits).toBe(1);
   });
 
+  it('drops hop-by-hop headers in both directions', async () => {
+    gw.fakes.document.on((req, res) => {
+      if (req.url !== `/api/v1/documents/${doc}/hops`) return false;
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive, x-upstream-hop', 'x-upstream-hop': '1', 'keep-alive': 'timeout=5', 'proxy-authenticate': 'Basic', 'x-upstream-kept': 'yes' });
+      res.end(JSON.stringify({ data: { headers: req.headers } }));
+      return true;
+    });
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${doc}/hops`,
+      headers: { ...auth(), connection: 'keep-alive, x-client-hop', 'x-client-hop': '1', te: 'trailers', 'proxy-authorization': 'Basic eDp5', 'x-client-kept': 'yes' },
+    });
+    expect(res.statusCode).toBe(200);
+    const forwarded = res.json().data.headers;
+    expect(forwarded['x-client-kept']).toBe('yes');
+    for (const name of ['x-client-hop', 'te', 'proxy-authorization']) expect(forwarded[name]).toBeUndefined();
+    expect(res.headers['x-upstream-kept']).toBe('yes');
+    for (const name of ['x-upstream-hop', 'proxy-authenticate']) expect(res.headers[name]).toBeUndefined();
+    expect(res.headers['keep-alive']).not.toBe('timeout=5');
+  });
+
   it('forwards a body that comes without a content type', async () => {
     const res = await fetch(`${base}/api/v1/documents/${doc}/move`, { method: 'POST', headers: auth(), body: new Uint8Array(Buffer.from('raw bytes')) });
     expect(res.status).toBe(200);
@@ -159,6 +180,32 @@ describe('streaming', () => {
     const json = (await res.json()) as { data: { bytes: number; userId: string } };
     expect(json.data.bytes).toBe(total);
     expect(json.data.userId).toBe(gw.users.get('idp-proxy')!.id);
+  });
+
+  it('ends the request to the service when the client goes away', async () => {
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    gw.fakes.notification.on((req, res) => {
+      if (req.url !== '/api/v1/notifications/stream?abort=1') return false;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: unread-count\ndata: {"unreadCount":1}\n\n');
+      // Never ends by itself: only the gateway closing the connection finishes this test.
+      res.on('close', upstreamClosed);
+      return true;
+    });
+    // A plain request on its own socket, destroyed after the first event arrived.
+    const { hostname, port } = new URL(base);
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest({ hostname, port, path: '/api/v1/notifications/stream?abort=1', headers: { ...auth(), accept: 'text/event-stream' }, agent: false }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await closed;
   });
 
   it('delivers Server-Sent Events as they are written', async () => {

@@ -5,6 +5,7 @@ import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { workspaceUsersClient } from './clients/workspace-users.js';
 import type { DocumentContext } from './context.js';
+import { createDocumentReads, type DocumentReads } from './db/document-reads.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
@@ -19,6 +20,8 @@ export interface AppDeps {
   checks?: Record<string, HealthCheck>;
   /** Defaults to the shared membership helper on `pool`. */
   membership?: MembershipAccess;
+  /** Defaults to prepared statements on a pool of the service's own (closed with the app). */
+  reads?: DocumentReads;
   logLevel?: string;
 }
 
@@ -44,8 +47,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(identity, { secret: config.internalTokenSecret });
 
   const { pool } = deps;
+  let reads = deps.reads;
+  if (!reads) {
+    const owned = createDocumentReads(config.databaseUrls.document, app.log);
+    app.addHook('onClose', () => owned.end());
+    reads = owned;
+  }
   const ctx: DocumentContext = {
     pool,
+    reads,
     membership: deps.membership ?? createMembershipAccess({ pool, config, service: 'document', logger: app.log }),
     users: createUserDirectory(pool, workspaceUsersClient(config), app.log),
     eventsWritten: deps.eventsWritten ?? (() => {}),

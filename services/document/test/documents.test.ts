@@ -230,10 +230,13 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       expect((await t.call('GET', '/api/v1/documents/tree', viewer)).status).toBe(400);
       expect((await t.call('POST', '/api/v1/documents', editor, { title: 'no workspace' })).status).toBe(400);
       const foreign = await t.create(stranger, { workspaceId: otherWs, title: 'Foreign' });
+      const eventsBefore = (await t.outbox('document.created')).length;
       const res = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: foreign.id });
       expect(res.status).toBe(400);
       expect(res.body.error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
       expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: '00000000-0000-4000-8000-000000000000' })).status).toBe(400);
+      // The event is written by the insert's statement: a refused insert leaves no event behind.
+      expect(await t.outbox('document.created')).toHaveLength(eventsBefore);
       expect((await t.call('GET', '/api/v1/documents/00000000-0000-4000-8000-000000000000', viewer)).status).toBe(404);
     });
   });

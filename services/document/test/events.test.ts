@@ -42,7 +42,7 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
       subject: `${t.stack.config.eventsPrefix}.document.created`,
       actorId: editor.id,
       workspaceId: ws,
-      data: { id: parent.id, workspaceId: ws, parentId: null, title: 'Parent', icon: null, isArchived: false, isPublished: false, isTemplate: false, plainText: 'hello search' },
+      data: { id: parent.id, workspaceId: ws, parentId: null, title: 'Parent', icon: null, isArchived: false, isPublished: false, isTemplate: false, plainText: 'hello search', updatedAt: parent.updatedAt },
     });
 
     await t.call('PUT', `/api/v1/documents/${parent.id}`, editor, { title: 'Renamed', content: [para('new words')] });

@@ -7,6 +7,7 @@ import { cleanupConfig, isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
+import { createDocumentReads, type DocumentReads } from '../src/db/document-reads.js';
 
 /**
  * The app on its own database with a pool that counts the statements it is asked to run: the tree
@@ -15,7 +16,7 @@ import { buildApp } from '../src/app.js';
  */
 const QUERY_METHODS = ['any', 'anyFirst', 'exists', 'many', 'manyFirst', 'maybeOne', 'maybeOneFirst', 'one', 'oneFirst', 'query'];
 
-function counting(pool: DatabasePool): { pool: DatabasePool; count: () => number; reset: () => void } {
+function counting(pool: DatabasePool): { pool: DatabasePool; count: () => number; reset: () => void; add: () => void } {
   let n = 0;
   const proxy = new Proxy(pool, {
     get(target, prop, receiver) {
@@ -27,7 +28,12 @@ function counting(pool: DatabasePool): { pool: DatabasePool; count: () => number
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { pool: proxy, count: () => n, reset: () => (n = 0) };
+  return { pool: proxy, count: () => n, reset: () => (n = 0), add: () => void n++ };
+}
+
+/** The prepared-statement reads count too: every call is one statement. */
+function countingReads(reads: DocumentReads, counter: { add(): void }): DocumentReads {
+  return { findDetail: (id) => (counter.add(), reads.findDetail(id)), end: () => reads.end() };
 }
 
 const everyoneIsOwner: MembershipAccess = {
@@ -41,6 +47,7 @@ describe('queries per request', () => {
   let pool: DatabasePool;
   let app: FastifyInstance;
   let counter: ReturnType<typeof counting>;
+  let reads: DocumentReads;
   let token: string;
   const userId = randomUUID();
   const workspaceId = randomUUID();
@@ -52,7 +59,8 @@ describe('queries per request', () => {
     await migrate(url, [eventsMigrations, membershipMigrations, { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' }]);
     pool = await createDatabasePool(url);
     counter = counting(pool);
-    app = await buildApp(config, { pool: counter.pool, membership: everyoneIsOwner, logLevel: 'silent' });
+    reads = createDocumentReads(url, console);
+    app = await buildApp(config, { pool: counter.pool, reads: countingReads(reads, counter), membership: everyoneIsOwner, logLevel: 'silent' });
     await app.ready();
     token = await mintIdentityToken(config.internalTokenSecret, { kind: 'user', userId, name: 'Counter', email: 'c@example.com' }, 3600);
     await pool.query(sql.unsafe`INSERT INTO users (id, name) VALUES (${userId}, 'Counter')`);
@@ -66,6 +74,7 @@ describe('queries per request', () => {
   });
   afterAll(async () => {
     await app?.close();
+    await reads?.end();
     await pool?.end();
     if (config) await cleanupConfig(config);
   });

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { invalidField } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
-import { type DocumentDetail, type DocumentState, findState, insertDocument } from '../db/documents.js';
+import { type DocumentDetail, type DocumentState, findState, insertDocumentWithEvent } from '../db/documents.js';
 import { parseContent } from '../domain/content.js';
 import { deriveText } from '../domain/plain-text.js';
-import { emitCreated } from '../events/producers.js';
+import { createdEnvelope } from '../events/producers.js';
 
 export interface CreateInput {
   workspaceId: string;
@@ -28,31 +29,33 @@ export async function createDocument(ctx: DocumentContext, actor: Actor, input: 
   const icon = input.icon ?? null;
   const coverImageUrl = input.coverImageUrl ?? null;
 
-  const doc = await ctx.pool.transaction(async (tx) => {
-    const inserted = await insertDocument(tx, { workspaceId: input.workspaceId, parentId, title, content: content.json, ...text, icon, coverImageUrl, userId: actor.userId });
-    if (!inserted) {
-      // Only a parent that did not qualify stops the insert; say which way. Whether it does not
-      // exist or lives in another workspace: the same answer, nothing leaks.
-      const parent = await findState(tx, parentId!);
-      if (parent && parent.workspaceId === input.workspaceId && parent.isArchived) throw invalidField('parentId', 'is archived: restore it before adding documents under it');
-      throw invalidField('parentId', 'must be a document of the same workspace');
-    }
-    const state: DocumentState = {
-      id: inserted.id,
-      workspaceId: input.workspaceId,
-      parentId,
-      title,
-      icon,
-      plainText: text.plainText,
-      isTemplate: false,
-      isArchived: false,
-      archiveRootId: null,
-      isPublished: false,
-      updatedAt: inserted.updatedAt,
-    };
-    await emitCreated(tx, actor.userId, state);
-    return { ...inserted, ...state };
-  });
+  const id = randomUUID();
+  const state: DocumentState = {
+    id,
+    workspaceId: input.workspaceId,
+    parentId,
+    title,
+    icon,
+    plainText: text.plainText,
+    isTemplate: false,
+    isArchived: false,
+    archiveRootId: null,
+    isPublished: false,
+    updatedAt: '', // stamped by the database, in the row and in the event
+  };
+  const inserted = await insertDocumentWithEvent(
+    ctx.pool,
+    { id, workspaceId: input.workspaceId, parentId, title, content: content.json, ...text, icon, coverImageUrl, userId: actor.userId },
+    createdEnvelope(actor.userId, state),
+  );
+  if (!inserted) {
+    // Only a parent that did not qualify stops the insert; say which way. Whether it does not
+    // exist or lives in another workspace: the same answer, nothing leaks.
+    const parent = await findState(ctx.pool, parentId!);
+    if (parent && parent.workspaceId === input.workspaceId && parent.isArchived) throw invalidField('parentId', 'is archived: restore it before adding documents under it');
+    throw invalidField('parentId', 'must be a document of the same workspace');
+  }
+  const doc = { ...inserted, ...state, updatedAt: inserted.updatedAt };
   ctx.eventsWritten();
 
   return {

@@ -1,6 +1,7 @@
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import type { EventEnvelope } from '@wiki/events';
 
-/** Everything DocumentResponse needs, read in one query (counts and user names joined in). */
+/** Everything DocumentResponse needs, read in one query (counts and user names joined in: db/document-reads.ts). */
 export const DocumentDetail = z.object({
   id: z.string(),
   workspaceId: z.string(),
@@ -57,19 +58,6 @@ export type ListItem = z.infer<typeof ListItem>;
 
 const visibleChildCount = sql.fragment`(SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND NOT c.is_archived)`;
 
-const detailSelect = sql.fragment`
-  SELECT d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.content, d.excerpt,
-    d.word_count AS "wordCount", d.icon, d.cover_image_url AS "coverImageUrl", d.is_template AS "isTemplate",
-    d.is_archived AS "isArchived", d.is_published AS "isPublished", d.owner_id AS "ownerId",
-    d.created_by AS "createdBy", d.last_edited_by AS "lastEditedBy", d.created_at AS "createdAt", d.updated_at AS "updatedAt",
-    ${visibleChildCount} AS "childCount",
-    (SELECT count(*)::int FROM comment_threads t WHERE t.document_id = d.id AND t.is_open) AS "openCommentCount",
-    cu.name AS "createdByName", cu.avatar_url AS "createdByAvatarUrl",
-    eu.name AS "lastEditedByName", eu.avatar_url AS "lastEditedByAvatarUrl"
-  FROM documents d
-  LEFT JOIN users cu ON cu.id = d.created_by
-  LEFT JOIN users eu ON eu.id = d.last_edited_by`;
-
 const stateColumns = sql.fragment`
   d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.icon, d.plain_text AS "plainText",
   d.is_template AS "isTemplate", d.is_archived AS "isArchived", d.archive_root_id AS "archiveRootId",
@@ -77,10 +65,6 @@ const stateColumns = sql.fragment`
 
 const listColumns = sql.fragment`
   d.id, d.title, d.parent_id AS "parentId", d.workspace_id AS "workspaceId", d.icon, d.updated_at AS "updatedAt"`;
-
-export function findDetail(db: CommonQueryMethods, id: string): Promise<DocumentDetail | null> {
-  return db.maybeOne(sql.type(DocumentDetail)`${detailSelect} WHERE d.id = ${id}`);
-}
 
 /** `lock`: FOR UPDATE (the document is being changed) or FOR SHARE (it must not change under us). */
 export function findState(db: CommonQueryMethods, id: string, lock?: 'update' | 'share'): Promise<DocumentState | null> {
@@ -110,26 +94,39 @@ export const Inserted = z.object({ id: z.string(), createdAt: z.string(), update
 export type Inserted = z.infer<typeof Inserted>;
 
 /**
- * Inserts the document. Under a parent, the row is only inserted while the parent exists in the
- * same workspace and is not archived, and the parent row is share-locked until the transaction
- * ends: an archive or delete of the parent's subtree waits for this insert and then sees the new
- * child (see lockSubtree). Null when the parent did not qualify.
+ * Inserts the document and the outbox row of its event in ONE statement (one round trip instead of
+ * BEGIN, insert, outbox insert, COMMIT): a single statement is its own transaction, so the event is
+ * written if and only if the document is. The outbox row is the one publishInTx (@wiki/events)
+ * writes; the caller builds the envelope around `doc.id`, and only data.updatedAt, which the
+ * database stamps, is filled in here (ISO 8601, the text the pool's timestamp parser produces).
+ *
+ * Under a parent, the row is only inserted while the parent exists in the same workspace and is
+ * not archived, and the parent row is share-locked until the statement ends: an archive or delete
+ * of the parent's subtree waits for this insert and then sees the new child (see lockSubtree).
+ * Null, and no event, when the parent did not qualify.
  */
-export function insertDocument(db: CommonQueryMethods, doc: NewDocument): Promise<Inserted | null> {
-  const values = sql.fragment`${doc.workspaceId}::uuid, ${doc.title}, ${doc.content}, ${doc.plainText}, ${doc.excerpt}, ${doc.wordCount},
+export function insertDocumentWithEvent(db: CommonQueryMethods, doc: NewDocument & { id: string }, envelope: EventEnvelope): Promise<Inserted | null> {
+  const values = sql.fragment`${doc.id}::uuid, ${doc.workspaceId}::uuid, ${doc.title}, ${doc.content}, ${doc.plainText}, ${doc.excerpt}, ${doc.wordCount},
       ${doc.icon}, ${doc.coverImageUrl}, ${doc.userId}::uuid, ${doc.userId}::uuid, ${doc.userId}::uuid`;
-  const columns = sql.fragment`workspace_id, title, content, plain_text, excerpt, word_count, icon, cover_image_url, owner_id, created_by, last_edited_by`;
-  if (doc.parentId === null) {
-    return db.maybeOne(sql.type(Inserted)`
-      INSERT INTO documents (${columns}) VALUES (${values})
-      RETURNING id, created_at AS "createdAt", updated_at AS "updatedAt"`);
-  }
+  const columns = sql.fragment`id, workspace_id, title, content, plain_text, excerpt, word_count, icon, cover_image_url, owner_id, created_by, last_edited_by`;
+  const insert =
+    doc.parentId === null
+      ? sql.fragment`INSERT INTO documents (${columns}) VALUES (${values}) RETURNING id, created_at, updated_at`
+      : sql.fragment`INSERT INTO documents (${columns}, parent_id)
+          SELECT ${values}, p.id FROM documents p
+          WHERE p.id = ${doc.parentId} AND p.workspace_id = ${doc.workspaceId} AND NOT p.is_archived
+          FOR SHARE
+          RETURNING id, created_at, updated_at`;
   return db.maybeOne(sql.type(Inserted)`
-    INSERT INTO documents (${columns}, parent_id)
-    SELECT ${values}, p.id FROM documents p
-    WHERE p.id = ${doc.parentId} AND p.workspace_id = ${doc.workspaceId} AND NOT p.is_archived
-    FOR SHARE
-    RETURNING id, created_at AS "createdAt", updated_at AS "updatedAt"`);
+    WITH doc AS (${insert}),
+    event AS (
+      INSERT INTO event_outbox (id, type, envelope)
+      SELECT ${envelope.id}::uuid, ${envelope.type},
+        jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data,updatedAt}',
+          to_jsonb(to_char(doc.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+      FROM doc
+    )
+    SELECT id, created_at AS "createdAt", updated_at AS "updatedAt" FROM doc`);
 }
 
 export interface DocumentPatch {

@@ -1,5 +1,5 @@
 import type { CommonQueryMethods } from '@wiki/db';
-import { publishInTx } from '@wiki/events';
+import { createEnvelope, type EventEnvelope, type NewEvent, publishInTx } from '@wiki/events';
 import type { DocumentState } from '../db/documents.js';
 
 /**
@@ -23,12 +23,17 @@ function describe(doc: DocumentState) {
   };
 }
 
-function emit(tx: CommonQueryMethods, type: string, actorId: string | null, doc: DocumentState, extra: Record<string, unknown> = {}) {
-  return publishInTx(tx, { type: `document.${type}`, actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ...extra } });
+function event(type: string, actorId: string | null, doc: DocumentState, extra: Record<string, unknown> = {}): NewEvent {
+  return { type: `document.${type}`, actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ...extra } };
 }
 
-export const emitCreated = (tx: CommonQueryMethods, actorId: string, doc: DocumentState) =>
-  emit(tx, 'created', actorId, doc, { plainText: doc.plainText });
+function emit(tx: CommonQueryMethods, type: string, actorId: string | null, doc: DocumentState, extra: Record<string, unknown> = {}) {
+  return publishInTx(tx, event(type, actorId, doc, extra));
+}
+
+/** document.created, not yet written: insertDocumentWithEvent writes it with the document. */
+export const createdEnvelope = (actorId: string, doc: DocumentState): EventEnvelope =>
+  createEnvelope(event('created', actorId, doc, { plainText: doc.plainText }));
 
 /** `changed` names the fields that changed (title, content, icon, coverImageUrl, lastEditedBy). */
 export const emitUpdated = (tx: CommonQueryMethods, actorId: string | null, doc: DocumentState, changed: string[], plainText = doc.plainText) =>

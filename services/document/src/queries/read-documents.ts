@@ -1,14 +1,14 @@
 import { notFound } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
-import { ancestorsOf, type Breadcrumb, type DocumentDetail, findDetail, type ListItem, listChildren, treeText } from '../db/documents.js';
+import { ancestorsOf, type Breadcrumb, type DocumentDetail, type ListItem, listChildren, treeText } from '../db/documents.js';
 import { treeJson } from '../domain/tree.js';
 import { requireDocumentRole } from '../commands/access.js';
 
 /** Reads for members (VIEWER and up). Archived documents are left out of lists, trees and children. */
 
-/** One query for the document; the role check is answered from the membership projection. */
+/** One query for the document (a prepared statement); the role check is answered from the membership projection. */
 export async function getDocument(ctx: DocumentContext, userId: string, id: string): Promise<DocumentDetail> {
-  const doc = await findDetail(ctx.pool, id);
+  const doc = await ctx.reads.findDetail(id);
   if (!doc) throw notFound('Document');
   await ctx.membership.requireRole(doc.workspaceId, userId, 'VIEWER', 'Document');
   return doc;
