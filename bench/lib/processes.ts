@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+
+export { freePort } from '@wiki/testing';
 
 /** One part of the system under test, running as its own Node process. */
 export interface Part {
@@ -12,17 +13,6 @@ export interface Part {
   /** CPU seconds (user + system) the process has used so far. */
   cpuSeconds(): number;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux

@@ -16,7 +16,8 @@ import {
   startConsumer,
   startOutboxRelay,
 } from '../src/index.js';
-import { createTestDatabase, eventually, NATS_URL, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
+import { eventually } from '@wiki/testing';
+import { createTestDatabase, NATS_URL, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
 import { migrate, z } from '@wiki/db';
 
 const logger = recordingLogger();
@@ -173,7 +174,7 @@ describe('events through the outbox', () => {
     const event = await commitEvent('slow.happened', { slow: true });
     await eventually(async () => expect(await db.effects('slow', event.id)).toBe(1));
     const sentinel = await commitEvent('slow.happened');
-    await eventually(() => expect(h.calls(sentinel.id)).toBe(1), 20_000);
+    await eventually(() => expect(h.calls(sentinel.id)).toBe(1), { timeoutMs: 20_000 });
     // A redelivery during the first run would have reached the consumer and been skipped as applied.
     const skipped = logger.entries.filter((e) => e.msg === 'event already applied; skipped' && (e.obj as { consumer?: string }).consumer === 'slow');
     expect(skipped).toEqual([]);

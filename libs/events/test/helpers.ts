@@ -24,19 +24,6 @@ export function recordingLogger(): Logger & { entries: LogEntry[] } {
   return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** Retries `check` until it stops throwing (events travel asynchronously); rethrows its last error. */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-}
-
 export interface TestDatabase {
   url: string;
   pool: DatabasePool;

@@ -16,7 +16,8 @@ import {
   startConsumer,
   startOutboxRelay,
 } from '../src/index.js';
-import { createTestDatabase, eventually, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
+import { eventually } from '@wiki/testing';
+import { createTestDatabase, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
