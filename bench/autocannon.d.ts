@@ -21,6 +21,14 @@ declare module 'autocannon' {
     duration: number;
     '2xx': number;
   }
+  interface RequestSpec {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: RequestSpec, context: Record<string, unknown>) => RequestSpec;
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+  }
   interface Options {
     url: string;
     connections?: number;
@@ -30,6 +38,7 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     method?: string;
     body?: string;
+    requests?: RequestSpec[];
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

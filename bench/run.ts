@@ -15,7 +15,7 @@ import { mintDevToken, mintIdentityToken } from '@wiki/auth';
 import { loadConfig } from '@wiki/config';
 import { cleanupConfig } from '@wiki/testing';
 import { load, type LoadResult } from './lib/load.js';
-import { freePort, type Part, startPart } from './lib/processes.js';
+import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, writeReport } from './lib/report.js';
 import { seedDocuments } from './lib/seed.js';
 
@@ -64,7 +64,7 @@ const env: Record<string, string> = {
 const config = loadConfig({ ...process.env, ...env });
 const parts: Part[] = [];
 /** BENCH_PROFILE=document (or another part's name) writes a V8 CPU profile of that part into bench/results/profiles. */
-const profile = (part: string) => (process.env.BENCH_PROFILE === part ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []);
+const profile = (part: string) => ((process.env.BENCH_PROFILE ?? '').split(',').includes(part) ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []);
 
 try {
   parts.push(await startPart('hello-world', join(root, 'bench/hello.mjs'), { PORT: String(helloPort) }, helloPort, '/'));
@@ -84,9 +84,16 @@ try {
   const workspaceId = ((await created.json()) as { data: { id: string } }).data.id;
 
   log(`seeding ${settings.roots * (1 + settings.perRoot)} documents through the gateway`);
-  const cpuBefore = Object.fromEntries(parts.map((p) => [p.name, p.cpuSeconds()]));
+  // Everything on the machine that works for a creation: the parts, Postgres, NATS and this client.
+  const cpuMeters: Array<[string, () => number]> = [
+    ...parts.map((p): [string, () => number] => [p.name, () => p.cpuSeconds()]),
+    ['postgres', () => cpuOfCommand('postgres')],
+    ['nats-server', () => cpuOfCommand('nats-server')],
+    ['bench client', ownCpuSeconds],
+  ];
+  const cpuBefore = cpuMeters.map(([, meter]) => meter());
   const seeding = await seedDocuments(gateway.url, token, workspaceId, settings.roots, settings.perRoot, settings.seedConcurrency);
-  const seedingCpu = Object.fromEntries(parts.map((p) => [p.name, Math.round((p.cpuSeconds() - cpuBefore[p.name]) * 100) / 100]));
+  const seedingCpu = Object.fromEntries(cpuMeters.map(([part, meter], i) => [part, Math.round((meter() - cpuBefore[i]) * 100) / 100]));
   log(`seeded ${seeding.documents} documents in ${seeding.seconds} s (${seeding.documentsPerSec}/s); CPU seconds used meanwhile: ${JSON.stringify(seedingCpu)}`);
   await sleep(2000); // let the outbox drain before measuring reads
 

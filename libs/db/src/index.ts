@@ -4,3 +4,4 @@ export { z } from 'zod';
 export * from './admin.js';
 export * from './migrate.js';
 export * from './pool.js';
+export * from './batcher.js';

@@ -32,6 +32,10 @@ export async function createDatabasePool(connectionUri: string, options: Databas
     maximumPoolSize: options.maximumPoolSize ?? 10,
     statementTimeout: options.statementTimeoutMs ?? 30_000,
     captureStackTrace: false,
+    // slonik's default sends DISCARD ALL to the server every time a connection goes back to the
+    // pool: one more round trip per query. Nothing here sets session state (no SET, temporary
+    // tables, session advisory locks or LISTEN on pooled connections), so there is nothing to reset.
+    resetConnection: async () => {},
     interceptors: [validateRows],
     typeParsers: [
       ...parsers,

@@ -24,6 +24,12 @@ export interface ConsumerOptions {
   types: string[];
   /** Applies the event; runs in the transaction that records it as consumed. Throw to retry. */
   handle: (event: EventEnvelope, tx: DatabaseTransactionConnection) => Promise<void>;
+  /**
+   * Applies several events, in order, in one transaction (each new to this consumer): for a
+   * handler that can do a batch in fewer statements than one per event. Defaults to `handle` for
+   * each. Must have the same effect as `handle` on each event in turn.
+   */
+  handleBatch?: (events: EventEnvelope[], tx: DatabaseTransactionConnection) => Promise<void>;
   logger: Logger;
   /** Deliveries before the event is dead-lettered (default 10). */
   maxDeliver?: number;
@@ -31,8 +37,10 @@ export interface ConsumerOptions {
   backoffMs?: (attempt: number) => number;
   /** How long the server waits for an ack before redelivering (default 30 s); a running handler extends it. */
   ackWaitMs?: number;
-  /** Messages pulled ahead of the one being handled (default 10). */
+  /** Messages pulled ahead of the ones being handled (default 200). */
   prefetch?: number;
+  /** Most events applied in one transaction (default 100). */
+  batchSize?: number;
 }
 
 export interface RunningConsumer {
@@ -89,10 +97,13 @@ function headerValue(text: string): string {
 /**
  * Runs a durable pull consumer whose handler applies each event exactly once per consumer: the
  * handler's transaction also inserts (consumer, event id), so a redelivery or a republished event
- * finds the row and is acknowledged without running the handler again. Messages are handled one at
- * a time in stream order. A failing event is retried with back-off and, after `maxDeliver`
+ * finds the row and is acknowledged without running the handler again. Events are applied in stream
+ * order; those that arrive while a transaction runs are applied together in the next one (see
+ * processBatch). A failing event is retried with back-off and, after `maxDeliver`
  * deliveries, published to `<prefix>.dlq.<consumer>`, logged at error level and terminated.
  * Failures to reach the database are retried without limit instead (see isConnectionError).
+ * Later events go on meanwhile, so a retried event is applied after them: handlers must not
+ * depend on strict order between events.
  */
 export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsumer> {
   const { bus, pool, name, types, handle, logger } = opts;
@@ -100,6 +111,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
   const maxDeliver = opts.maxDeliver ?? 10;
   const backoffMs = opts.backoffMs ?? defaultBackoffMs;
   const ackWaitMs = opts.ackWaitMs ?? 30_000;
+  const batchSize = Math.max(1, opts.batchSize ?? 100);
+  const prefetch = Math.max(batchSize, opts.prefetch ?? 200);
   const log = { consumer: name };
 
   const config: Partial<ConsumerConfig> & { durable_name: string } = {
@@ -150,27 +163,45 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
     });
   }
 
-  async function processMessage(m: JsMsg): Promise<void> {
-    if (!wantsSubject(bus.prefix, types, m.subject)) {
-      m.ack(); // shares the filter subject but is not for this consumer
-      return;
-    }
-    let envelope: EventEnvelope;
-    try {
-      envelope = parseEnvelope(m.string());
-    } catch (error) {
-      await deadLetter(m, null, new Error(`unreadable envelope: ${errorText(error)}`)); // retrying cannot help
-      return;
-    }
+  /**
+   * Applies several events in one transaction, in order, each at most once: one commit (and one
+   * WAL flush) for the lot instead of one per event. Throws if any handler throws; nothing of the
+   * batch is then committed.
+   */
+  async function applyBatch(envelopes: EventEnvelope[]): Promise<void> {
+    await pool.transaction(async (tx) => {
+      const fresh = new Set(
+        await tx.anyFirst(sql.type(z.object({ event_id: z.string() }))`
+          INSERT INTO event_consumed (consumer, event_id)
+          SELECT ${name}, id FROM unnest(${sql.array(envelopes.map((e) => e.id), 'uuid')}) AS id
+          ON CONFLICT DO NOTHING
+          RETURNING event_id
+        `),
+      );
+      // delete(): an event delivered twice within one batch runs once.
+      const events = envelopes.filter((envelope) => fresh.delete(envelope.id));
+      if (opts.handleBatch) await opts.handleBatch(events, tx);
+      else for (const event of events) await handle(event, tx);
+    });
+  }
+
+  /** Extends the server's ack deadline of messages while they are being handled. */
+  function keepAlive(batch: readonly JsMsg[]): () => void {
+    const timer = setInterval(() => {
+      for (const m of batch) m.working();
+    }, Math.max(ackWaitMs / 3, 100));
+    return () => clearInterval(timer);
+  }
+
+  /** Handles one event alone, with the retry, back-off and dead-letter rules. */
+  async function processOne(m: JsMsg, envelope: EventEnvelope): Promise<void> {
     const attempt = m.info.deliveryCount;
-    const progress = setInterval(() => m.working(), Math.max(ackWaitMs / 3, 100));
+    const done = keepAlive([m]);
     try {
       const ran = await applyOnce(envelope);
       if (!ran) logger.debug({ ...log, eventId: envelope.id }, 'event already applied; skipped');
-      await m.ackAck().catch((error: unknown) => {
-        // The effect is committed; a redelivery caused by a lost ack is a no-op.
-        logger.debug({ ...log, eventId: envelope.id, error: errorText(error) }, 'ack not confirmed');
-      });
+      // Not confirmed: the effect is committed, and a redelivery caused by a lost ack is a no-op.
+      m.ack();
     } catch (error) {
       if (attempt >= maxDeliver && !isConnectionError(error)) {
         await deadLetter(m, envelope, error);
@@ -180,25 +211,83 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
         m.nak(delay);
       }
     } finally {
-      clearInterval(progress);
+      done();
     }
+  }
+
+  /**
+   * Handles the messages that arrived together: one transaction for all of them, and if that
+   * fails, one by one, so that only a failing event is retried or dead-lettered.
+   */
+  async function processBatch(batch: readonly JsMsg[]): Promise<void> {
+    const ready: Array<{ m: JsMsg; envelope: EventEnvelope }> = [];
+    for (const m of batch) {
+      if (!wantsSubject(bus.prefix, types, m.subject)) {
+        m.ack(); // shares the filter subject but is not for this consumer
+        continue;
+      }
+      try {
+        ready.push({ m, envelope: parseEnvelope(m.string()) });
+      } catch (error) {
+        await deadLetter(m, null, new Error(`unreadable envelope: ${errorText(error)}`)); // retrying cannot help
+      }
+    }
+    if (ready.length === 1) return processOne(ready[0].m, ready[0].envelope);
+    if (ready.length === 0) return;
+    const done = keepAlive(ready.map((r) => r.m));
+    try {
+      await applyBatch(ready.map((r) => r.envelope));
+      for (const { m } of ready) m.ack();
+      return;
+    } catch (error) {
+      logger.debug({ ...log, events: ready.length, error: errorText(error) }, 'event batch failed; applying its events one by one');
+    } finally {
+      done();
+    }
+    for (const { m, envelope } of ready) await processOne(m, envelope);
   }
 
   let stopping = false;
   let messages: ConsumerMessages | null = null;
   let wakeRestart: (() => void) | null = null;
 
+  // Messages wait here while the previous batch is in its transaction; the next batch takes
+  // whatever has piled up, so batches grow with the load and a lone event goes alone, at once.
+  const queue: JsMsg[] = [];
+  let worker: Promise<void> | null = null;
+  async function drainQueue(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve)); // let already-delivered messages join
+    while (queue.length > 0) {
+      const batch = queue.splice(0, batchSize);
+      if (stopping) {
+        for (const m of batch) m.nak(); // hand them back now instead of after ack_wait
+        continue;
+      }
+      await processBatch(batch);
+    }
+  }
+  function enqueue(m: JsMsg): Promise<void> | null {
+    queue.push(m);
+    worker ??= drainQueue()
+      .catch((error: unknown) => logger.error({ ...log, error: errorText(error) }, 'event consumer batch crashed; its events come back after ack_wait'))
+      .finally(() => {
+        worker = null;
+      });
+    return queue.length >= batchSize ? worker : null; // back-pressure: stop pulling until it drains
+  }
+
   const loop = (async () => {
     while (!stopping) {
       try {
         const consumer = await bus.js.consumers.get(bus.stream, name);
-        messages = await consumer.consume({ max_messages: opts.prefetch ?? 10 });
+        messages = await consumer.consume({ max_messages: prefetch });
         for await (const m of messages) {
           if (stopping) {
-            m.nak(); // hand it back now instead of after ack_wait
+            m.nak();
             continue;
           }
-          await processMessage(m);
+          const full = enqueue(m);
+          if (full) await full;
         }
       } catch (error) {
         if (stopping || bus.nc.isClosed()) break;
@@ -212,6 +301,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
         });
         wakeRestart = null;
         if (!stopping) await ensureDurable(bus, config, logger).catch(() => undefined);
+      } finally {
+        await worker;
       }
     }
   })();

@@ -52,17 +52,21 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       const locked = await tx.oneFirst(sql.type(z.object({ locked: z.boolean() }))`SELECT ${relayLock} AS locked`);
       if (!locked) return { published: 0, full: false };
       const rows = await claimPending(tx, batchSize);
+      // All of the batch is sent before any acknowledgement is awaited: one connection keeps
+      // them in order on the wire and in the stream, without a round trip per event.
+      const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(row.envelope as unknown as EventEnvelope)));
       const sent: string[] = [];
       let error: unknown;
-      for (const row of rows) {
-        try {
-          await bus.publish(row.envelope as unknown as EventEnvelope);
-          sent.push(row.id);
-        } catch (e) {
-          // Stop here: publishing later rows now would put them ahead of this one.
-          error = e;
+      for (const [i, outcome] of outcomes.entries()) {
+        if (outcome.status === 'rejected') {
+          // Only the rows before the first failure count as sent. Later rows that did reach the
+          // stream are sent again with the failed one and dropped there as duplicates; in that rare
+          // case the failed event lands after them, as a consumer's retry of a failed event does:
+          // handlers must not depend on strict order (see startConsumer).
+          error = outcome.reason;
           break;
         }
+        sent.push(rows[i].id);
       }
       await markSent(tx, sent);
       return { published: sent.length, full: rows.length === batchSize, error };

@@ -5,7 +5,8 @@ import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { workspaceUsersClient } from './clients/workspace-users.js';
 import type { DocumentContext } from './context.js';
-import { createDocumentReads, type DocumentReads } from './db/document-reads.js';
+import { batchedDocumentInserts } from './db/document-inserts.js';
+import { createPreparedStatements, type PreparedStatements } from './db/prepared-statements.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
@@ -21,7 +22,7 @@ export interface AppDeps {
   /** Defaults to the shared membership helper on `pool`. */
   membership?: MembershipAccess;
   /** Defaults to prepared statements on a pool of the service's own (closed with the app). */
-  reads?: DocumentReads;
+  prepared?: PreparedStatements;
   logLevel?: string;
 }
 
@@ -47,15 +48,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(identity, { secret: config.internalTokenSecret });
 
   const { pool } = deps;
-  let reads = deps.reads;
-  if (!reads) {
-    const owned = createDocumentReads(config.databaseUrls.document, app.log);
+  let prepared = deps.prepared;
+  if (!prepared) {
+    const owned = createPreparedStatements(config.databaseUrls.document, app.log);
     app.addHook('onClose', () => owned.end());
-    reads = owned;
+    prepared = owned;
   }
   const ctx: DocumentContext = {
     pool,
-    reads,
+    prepared,
+    insertDocument: batchedDocumentInserts(prepared),
     membership: deps.membership ?? createMembershipAccess({ pool, config, service: 'document', logger: app.log }),
     users: createUserDirectory(pool, workspaceUsersClient(config), app.log),
     eventsWritten: deps.eventsWritten ?? (() => {}),

@@ -1,13 +1,16 @@
 import type { MembershipAccess } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
-import type { DocumentReads } from './db/document-reads.js';
+import type { InsertDocument } from './db/document-inserts.js';
+import type { PreparedStatements } from './db/prepared-statements.js';
 import type { UserDirectory } from './user-directory.js';
 
 /** What commands and queries run against; built once per app. */
 export interface DocumentContext {
   pool: DatabasePool;
-  /** The hottest reads, as prepared statements on their own pool (see db/document-reads.ts). */
-  reads: DocumentReads;
+  /** The hottest read and write, as prepared statements on their own pool (db/prepared-statements.ts). */
+  prepared: PreparedStatements;
+  /** Creations, written in batches (db/document-inserts.ts). */
+  insertDocument: InsertDocument;
   membership: MembershipAccess;
   users: UserDirectory;
   /** Called after a transaction that wrote events commits, so the relay sends them at once. */

@@ -7,7 +7,7 @@ import { cleanupConfig, isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
-import { createDocumentReads, type DocumentReads } from '../src/db/document-reads.js';
+import { createPreparedStatements, type PreparedStatements } from '../src/db/prepared-statements.js';
 
 /**
  * The app on its own database with a pool that counts the statements it is asked to run: the tree
@@ -31,9 +31,13 @@ function counting(pool: DatabasePool): { pool: DatabasePool; count: () => number
   return { pool: proxy, count: () => n, reset: () => (n = 0), add: () => void n++ };
 }
 
-/** The prepared-statement reads count too: every call is one statement. */
-function countingReads(reads: DocumentReads, counter: { add(): void }): DocumentReads {
-  return { findDetail: (id) => (counter.add(), reads.findDetail(id)), end: () => reads.end() };
+/** The prepared statements count too: every call is one statement. */
+function countingPrepared(prepared: PreparedStatements, counter: { add(): void }): PreparedStatements {
+  return {
+    findDetail: (id) => (counter.add(), prepared.findDetail(id)),
+    insertDocuments: (documents) => (counter.add(), prepared.insertDocuments(documents)),
+    end: () => prepared.end(),
+  };
 }
 
 const everyoneIsOwner: MembershipAccess = {
@@ -47,7 +51,7 @@ describe('queries per request', () => {
   let pool: DatabasePool;
   let app: FastifyInstance;
   let counter: ReturnType<typeof counting>;
-  let reads: DocumentReads;
+  let prepared: PreparedStatements;
   let token: string;
   const userId = randomUUID();
   const workspaceId = randomUUID();
@@ -59,8 +63,8 @@ describe('queries per request', () => {
     await migrate(url, [eventsMigrations, membershipMigrations, { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' }]);
     pool = await createDatabasePool(url);
     counter = counting(pool);
-    reads = createDocumentReads(url, console);
-    app = await buildApp(config, { pool: counter.pool, reads: countingReads(reads, counter), membership: everyoneIsOwner, logLevel: 'silent' });
+    prepared = createPreparedStatements(url, console);
+    app = await buildApp(config, { pool: counter.pool, prepared: countingPrepared(prepared, counter), membership: everyoneIsOwner, logLevel: 'silent' });
     await app.ready();
     token = await mintIdentityToken(config.internalTokenSecret, { kind: 'user', userId, name: 'Counter', email: 'c@example.com' }, 3600);
     await pool.query(sql.unsafe`INSERT INTO users (id, name) VALUES (${userId}, 'Counter')`);
@@ -74,7 +78,7 @@ describe('queries per request', () => {
   });
   afterAll(async () => {
     await app?.close();
-    await reads?.end();
+    await prepared?.end();
     await pool?.end();
     if (config) await cleanupConfig(config);
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { invalidField } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
-import { type DocumentDetail, type DocumentState, findState, insertDocumentWithEvent } from '../db/documents.js';
+import { type DocumentDetail, type DocumentState, findState } from '../db/documents.js';
 import { parseContent } from '../domain/content.js';
 import { deriveText } from '../domain/plain-text.js';
 import { createdEnvelope } from '../events/producers.js';
@@ -43,11 +43,10 @@ export async function createDocument(ctx: DocumentContext, actor: Actor, input: 
     isPublished: false,
     updatedAt: '', // stamped by the database, in the row and in the event
   };
-  const inserted = await insertDocumentWithEvent(
-    ctx.pool,
-    { id, workspaceId: input.workspaceId, parentId, title, content: content.json, ...text, icon, coverImageUrl, userId: actor.userId },
-    createdEnvelope(actor.userId, state),
-  );
+  const inserted = await ctx.insertDocument({
+    doc: { id, workspaceId: input.workspaceId, parentId, title, content: content.json, ...text, icon, coverImageUrl, userId: actor.userId },
+    envelope: createdEnvelope(actor.userId, state),
+  });
   if (!inserted) {
     // Only a parent that did not qualify stops the insert; say which way. Whether it does not
     // exist or lives in another workspace: the same answer, nothing leaks.

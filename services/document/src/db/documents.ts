@@ -1,7 +1,6 @@
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
-import type { EventEnvelope } from '@wiki/events';
 
-/** Everything DocumentResponse needs, read in one query (counts and user names joined in: db/document-reads.ts). */
+/** Everything DocumentResponse needs, read in one query (counts and user names joined in: db/prepared-statements.ts). */
 export const DocumentDetail = z.object({
   id: z.string(),
   workspaceId: z.string(),
@@ -90,43 +89,11 @@ export interface NewDocument {
   userId: string;
 }
 
-export const Inserted = z.object({ id: z.string(), createdAt: z.string(), updatedAt: z.string() });
-export type Inserted = z.infer<typeof Inserted>;
-
-/**
- * Inserts the document and the outbox row of its event in ONE statement (one round trip instead of
- * BEGIN, insert, outbox insert, COMMIT): a single statement is its own transaction, so the event is
- * written if and only if the document is. The outbox row is the one publishInTx (@wiki/events)
- * writes; the caller builds the envelope around `doc.id`, and only data.updatedAt, which the
- * database stamps, is filled in here (ISO 8601, the text the pool's timestamp parser produces).
- *
- * Under a parent, the row is only inserted while the parent exists in the same workspace and is
- * not archived, and the parent row is share-locked until the statement ends: an archive or delete
- * of the parent's subtree waits for this insert and then sees the new child (see lockSubtree).
- * Null, and no event, when the parent did not qualify.
- */
-export function insertDocumentWithEvent(db: CommonQueryMethods, doc: NewDocument & { id: string }, envelope: EventEnvelope): Promise<Inserted | null> {
-  const values = sql.fragment`${doc.id}::uuid, ${doc.workspaceId}::uuid, ${doc.title}, ${doc.content}, ${doc.plainText}, ${doc.excerpt}, ${doc.wordCount},
-      ${doc.icon}, ${doc.coverImageUrl}, ${doc.userId}::uuid, ${doc.userId}::uuid, ${doc.userId}::uuid`;
-  const columns = sql.fragment`id, workspace_id, title, content, plain_text, excerpt, word_count, icon, cover_image_url, owner_id, created_by, last_edited_by`;
-  const insert =
-    doc.parentId === null
-      ? sql.fragment`INSERT INTO documents (${columns}) VALUES (${values}) RETURNING id, created_at, updated_at`
-      : sql.fragment`INSERT INTO documents (${columns}, parent_id)
-          SELECT ${values}, p.id FROM documents p
-          WHERE p.id = ${doc.parentId} AND p.workspace_id = ${doc.workspaceId} AND NOT p.is_archived
-          FOR SHARE
-          RETURNING id, created_at, updated_at`;
-  return db.maybeOne(sql.type(Inserted)`
-    WITH doc AS (${insert}),
-    event AS (
-      INSERT INTO event_outbox (id, type, envelope)
-      SELECT ${envelope.id}::uuid, ${envelope.type},
-        jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data,updatedAt}',
-          to_jsonb(to_char(doc.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-      FROM doc
-    )
-    SELECT id, created_at AS "createdAt", updated_at AS "updatedAt" FROM doc`);
+/** What inserting a document answers (db/prepared-statements.ts). */
+export interface Inserted {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface DocumentPatch {

@@ -31,7 +31,7 @@ function emit(tx: CommonQueryMethods, type: string, actorId: string | null, doc:
   return publishInTx(tx, event(type, actorId, doc, extra));
 }
 
-/** document.created, not yet written: insertDocumentWithEvent writes it with the document. */
+/** document.created, not yet written: the insert writes it with the document (db/prepared-statements.ts). */
 export const createdEnvelope = (actorId: string, doc: DocumentState): EventEnvelope =>
   createEnvelope(event('created', actorId, doc, { plainText: doc.plainText }));
 

@@ -8,7 +8,7 @@ import { requireDocumentRole } from '../commands/access.js';
 
 /** One query for the document (a prepared statement); the role check is answered from the membership projection. */
 export async function getDocument(ctx: DocumentContext, userId: string, id: string): Promise<DocumentDetail> {
-  const doc = await ctx.reads.findDetail(id);
+  const doc = await ctx.prepared.findDetail(id);
   if (!doc) throw notFound('Document');
   await ctx.membership.requireRole(doc.workspaceId, userId, 'VIEWER', 'Document');
   return doc;

@@ -18,24 +18,53 @@ function isArchived(data: Record<string, unknown>): boolean {
   return data.isArchived === true || flags?.isArchived === true;
 }
 
-/** Keeps workspaces.document_count equal to the number of live (not archived) documents. */
-export async function applyDocumentEvent(event: EventEnvelope, tx: DatabaseTransactionConnection): Promise<void> {
+type CountChange = { kind: 'count'; workspaceId: string; ids: string[] } | { kind: 'uncount'; ids: string[] };
+
+/** What an event does to the count, if anything. */
+function changeOf(event: EventEnvelope): CountChange | null {
   const data = event.data;
   const workspaceId = (typeof data.workspaceId === 'string' ? data.workspaceId : event.workspaceId) ?? null;
   const ids = documentIdsOf(data);
+  const validWorkspace = workspaceId !== null && UUID.test(workspaceId);
   switch (event.type) {
     case 'document.created':
-      if (workspaceId && UUID.test(workspaceId) && !isArchived(data)) await countDocuments(tx, workspaceId, ids);
-      return;
+      return validWorkspace && !isArchived(data) ? { kind: 'count', workspaceId, ids } : null;
     case 'document.restored':
-      if (workspaceId && UUID.test(workspaceId)) await countDocuments(tx, workspaceId, ids);
-      return;
+      return validWorkspace ? { kind: 'count', workspaceId, ids } : null;
     case 'document.archived':
     case 'document.deleted':
-      await uncountDocuments(tx, ids);
-      return;
+      return { kind: 'uncount', ids };
+    default:
+      return null;
   }
 }
+
+async function applyChange(tx: DatabaseTransactionConnection, change: CountChange): Promise<void> {
+  if (change.kind === 'count') await countDocuments(tx, change.workspaceId, change.ids);
+  else await uncountDocuments(tx, change.ids);
+}
+
+/**
+ * Keeps workspaces.document_count equal to the number of live (not archived) documents. Events in
+ * a row that change the same workspace the same way are merged into one statement: a burst of
+ * creations costs one query, and the order of counting and uncounting is kept.
+ */
+export async function applyDocumentEvents(events: EventEnvelope[], tx: DatabaseTransactionConnection): Promise<void> {
+  let run: CountChange | null = null;
+  for (const event of events) {
+    const change = changeOf(event);
+    if (!change) continue;
+    if (run && run.kind === change.kind && (run.kind === 'uncount' || (change.kind === 'count' && run.workspaceId === change.workspaceId))) {
+      run.ids.push(...change.ids);
+      continue;
+    }
+    if (run) await applyChange(tx, run);
+    run = change;
+  }
+  if (run) await applyChange(tx, run);
+}
+
+export const applyDocumentEvent = (event: EventEnvelope, tx: DatabaseTransactionConnection) => applyDocumentEvents([event], tx);
 
 export function startDocumentCountConsumer(deps: { bus: EventBus; pool: DatabasePool; logger: Logger }) {
   return startConsumer({
@@ -43,5 +72,6 @@ export function startDocumentCountConsumer(deps: { bus: EventBus; pool: Database
     name: DOCUMENT_COUNT_CONSUMER,
     types: DOCUMENT_COUNT_TYPES,
     handle: applyDocumentEvent,
+    handleBatch: applyDocumentEvents,
   });
 }

@@ -1,0 +1,22 @@
+import { createBatcher } from '@wiki/db';
+import type { Inserted } from './documents.js';
+import type { NewDocumentWithEvent, PreparedStatements } from './prepared-statements.js';
+
+/** Inserts one document with its event; null when its parent did not qualify (see INSERT_DOCUMENTS). */
+export type InsertDocument = (entry: NewDocumentWithEvent) => Promise<Inserted | null>;
+
+/**
+ * Creations that arrive while others are being written go to the database together, as one
+ * statement (group commit). Batches are capped by count and by text size, so one batch never
+ * becomes a message of hundreds of megabytes.
+ */
+export function batchedDocumentInserts(prepared: PreparedStatements): InsertDocument {
+  const batcher = createBatcher<NewDocumentWithEvent, Inserted | null>(
+    async (entries) => {
+      const inserted = await prepared.insertDocuments(entries);
+      return entries.map((e) => inserted.get(e.doc.id) ?? null);
+    },
+    { maxItems: 100, maxWeight: 4 * 1024 * 1024, weightOf: (e) => e.doc.content.length + e.doc.plainText.length },
+  );
+  return (entry) => batcher.submit(entry);
+}

@@ -1,0 +1,128 @@
+import type { EventEnvelope } from '@wiki/events';
+import pg from 'pg';
+import type { DocumentDetail, Inserted, NewDocument } from './documents.js';
+
+/**
+ * The hottest read (GET /documents/:id) and write (POST /documents) on a plain node-postgres pool
+ * with named prepared statements: Postgres parses and plans each once per connection instead of on
+ * every request, which slonik (no named statements) cannot do. The row shapes are fixed by the SQL
+ * below, so they are not run through zod; timestamps are formatted as ISO 8601 by Postgres (the
+ * same text the shared pool's parser produces) and counts are int4, so node-postgres' default
+ * parsers give the API's types. Everything else stays on the slonik pool.
+ */
+export interface PreparedStatements {
+  findDetail(id: string): Promise<DocumentDetail | null>;
+  /** See INSERT_DOCUMENTS. Answers the inserted rows by id; a document missing there was not inserted. */
+  insertDocuments(documents: readonly NewDocumentWithEvent[]): Promise<Map<string, Inserted>>;
+  end(): Promise<void>;
+}
+
+/** A document to insert and its document.created envelope (data.updatedAt is stamped on insert). */
+export interface NewDocumentWithEvent {
+  doc: NewDocument & { id: string };
+  envelope: EventEnvelope;
+}
+
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const FIND_DETAIL = {
+  // The name is per connection; change it whenever the text changes.
+  name: 'document_detail_v1',
+  text: `
+  SELECT d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.content, d.excerpt,
+    d.word_count AS "wordCount", d.icon, d.cover_image_url AS "coverImageUrl", d.is_template AS "isTemplate",
+    d.is_archived AS "isArchived", d.is_published AS "isPublished", d.owner_id AS "ownerId",
+    d.created_by AS "createdBy", d.last_edited_by AS "lastEditedBy",
+    ${iso('d.created_at')} AS "createdAt", ${iso('d.updated_at')} AS "updatedAt",
+    (SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND NOT c.is_archived) AS "childCount",
+    (SELECT count(*)::int FROM comment_threads t WHERE t.document_id = d.id AND t.is_open) AS "openCommentCount",
+    cu.name AS "createdByName", cu.avatar_url AS "createdByAvatarUrl",
+    eu.name AS "lastEditedByName", eu.avatar_url AS "lastEditedByAvatarUrl"
+  FROM documents d
+  LEFT JOIN users cu ON cu.id = d.created_by
+  LEFT JOIN users eu ON eu.id = d.last_edited_by
+  WHERE d.id = $1`,
+};
+
+/**
+ * Inserts documents and the outbox rows of their events in ONE statement, for any number of them
+ * (the rows come in as arrays): a single statement is its own transaction, so each event is written
+ * if and only if its document is, and a whole batch costs one round trip and one commit. Each event
+ * gets data.updatedAt as the database stamped it.
+ *
+ * A document with a parent is only inserted while that parent exists in the same workspace and is
+ * not archived, and the parents are share-locked until the statement ends: an archive or delete of
+ * a parent's subtree waits for this insert and then sees the new child (see lockSubtree). Positions
+ * come from the sequence in input order, so siblings created together keep the order they came in.
+ */
+const INSERT_DOCUMENTS = {
+  name: 'insert_documents_v1',
+  text: `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[],
+        $9::text[], $10::text[], $11::uuid[], $12::uuid[], $13::text[], $14::text[])
+      WITH ORDINALITY AS i(id, workspace_id, parent_id, title, content, plain_text, excerpt, word_count,
+        icon, cover_image_url, user_id, event_id, event_type, envelope, ord)
+  ),
+  parents AS MATERIALIZED (
+    SELECT p.id, p.workspace_id FROM documents p
+    WHERE p.id = ANY($3::uuid[]) AND NOT p.is_archived
+    FOR SHARE
+  ),
+  doc AS (
+    INSERT INTO documents (id, workspace_id, parent_id, title, content, plain_text, excerpt, word_count, icon,
+      cover_image_url, owner_id, created_by, last_edited_by)
+    SELECT i.id, i.workspace_id, i.parent_id, i.title, i.content, i.plain_text, i.excerpt, i.word_count, i.icon,
+      i.cover_image_url, i.user_id, i.user_id, i.user_id
+    FROM input i
+    WHERE i.parent_id IS NULL OR EXISTS (SELECT 1 FROM parents p WHERE p.id = i.parent_id AND p.workspace_id = i.workspace_id)
+    ORDER BY i.ord
+    RETURNING id, created_at, updated_at
+  ),
+  event AS (
+    INSERT INTO event_outbox (id, type, envelope)
+    SELECT i.event_id, i.event_type, jsonb_set(i.envelope::jsonb, '{data,updatedAt}', to_jsonb(${iso('doc.updated_at')}))
+    FROM doc JOIN input i ON i.id = doc.id
+    ORDER BY i.ord
+  )
+  SELECT id, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt" FROM doc`,
+};
+
+/** Same statement timeout as the shared pool (libs/db). */
+const STATEMENT_TIMEOUT_MS = 30_000;
+
+export function createPreparedStatements(connectionString: string, logger: { warn(obj: object, msg: string): void }, maxConnections = 10): PreparedStatements {
+  const pool = new pg.Pool({ connectionString, max: maxConnections, statement_timeout: STATEMENT_TIMEOUT_MS });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', (err) => logger.warn({ err }, 'idle read connection failed'));
+  return {
+    async findDetail(id) {
+      const result = await pool.query<DocumentDetail>({ ...FIND_DETAIL, values: [id] });
+      return result.rows[0] ?? null;
+    },
+    async insertDocuments(documents) {
+      const column = <T>(pick: (d: NewDocumentWithEvent) => T) => documents.map(pick);
+      const result = await pool.query<Inserted>({
+        ...INSERT_DOCUMENTS,
+        values: [
+          column((d) => d.doc.id),
+          column((d) => d.doc.workspaceId),
+          column((d) => d.doc.parentId),
+          column((d) => d.doc.title),
+          column((d) => d.doc.content),
+          column((d) => d.doc.plainText),
+          column((d) => d.doc.excerpt),
+          column((d) => d.doc.wordCount),
+          column((d) => d.doc.icon),
+          column((d) => d.doc.coverImageUrl),
+          column((d) => d.doc.userId),
+          column((d) => d.envelope.id),
+          column((d) => d.envelope.type),
+          column((d) => JSON.stringify(d.envelope)),
+        ],
+      });
+      return new Map(result.rows.map((row) => [row.id, row]));
+    },
+    end: () => pool.end(),
+  };
+}
