@@ -23,12 +23,15 @@ export interface ProxyTimeouts {
 
 export const DEFAULT_PROXY_TIMEOUTS: ProxyTimeouts = { connectMs: 3_000, headersMs: 90_000 };
 
+/** Request bodies up to this size are buffered before forwarding (see registerProxy). */
+const BUFFERED_BODY_MAX = 64 * 1024;
+
 const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
 /**
  * Forwards `/api/v1/**` to the service the routing table names, paths unchanged. Request and
- * response bodies are streamed, never parsed or buffered here (uploads, downloads and SSE pass
- * straight through); body limits are the services' business. A service that cannot be reached
+ * response bodies are never parsed here and, but for small request bodies, streamed (uploads,
+ * downloads and SSE pass straight through); body limits are the services' business. A service that cannot be reached
  * gives a 503 envelope.
  *
  * Written on undici's `dispatch` rather than @fastify/http-proxy: the library's per-request work
@@ -52,9 +55,18 @@ export async function registerProxy(app: FastifyInstance, config: Config, timeou
   app.addHook('onClose', async () => agent.destroy());
 
   await app.register(async (scope) => {
-    // In this scope every body stays a stream, whatever its content type.
+    // In this scope no body is parsed, whatever its content type. A small one with a declared
+    // length is read into a Buffer: undici then sends it with the headers in one write, where a
+    // stream costs a pipe, its events and a write per chunk. Anything else stays a stream.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      const length = Number(request.headers['content-length']);
+      if (!(length > 0 && length <= BUFFERED_BODY_MAX)) return done(null, payload);
+      const chunks: Buffer[] = [];
+      payload.on('data', (chunk: Buffer) => chunks.push(chunk));
+      payload.once('error', (error) => done(error, undefined));
+      payload.once('end', () => done(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    });
 
     const handler = (request: FastifyRequest, reply: FastifyReply): void => {
       const service = routeFor(pathOf(request.url));
@@ -70,7 +82,7 @@ export async function registerProxy(app: FastifyInstance, config: Config, timeou
 /** Sends the request to `origin` (read per request: URLs may be set after the gateway was built). */
 function forward(agent: Agent, origin: string, request: FastifyRequest, reply: FastifyReply): void {
   reply.hijack();
-  const body = isStream(request.body) ? request.body : undefined;
+  const body = isStream(request.body) || Buffer.isBuffer(request.body) ? request.body : undefined;
   const headers = upstreamHeaders(request, request.headers);
   if (!body) delete headers['content-length'];
   const relay = new ResponseRelay(request, reply);

@@ -103,7 +103,7 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
     if (caller) {
       request.caller = caller;
       request.identityToken = await identityTokens.tokenFor(caller);
-      if (caller.userId) request.log = request.log.child({ userId: caller.userId });
+      request.userId = caller.userId ?? null;
     }
   });
 }

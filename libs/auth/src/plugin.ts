@@ -39,7 +39,7 @@ async function identityPlugin(app: FastifyInstance, options: IdentityPluginOptio
         return;
       }
     }
-    if (request.identity?.userId) request.log = request.log.child({ userId: request.identity.userId });
+    request.userId = request.identity?.userId ?? null;
   });
 }
 

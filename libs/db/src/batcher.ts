@@ -48,15 +48,21 @@ export function createBatcher<I, O>(runBatch: (items: I[]) => Promise<O[]>, opti
     return queue.splice(0, n);
   }
 
+  /** runBatch with its answer checked; a synchronous throw becomes a rejection. */
+  async function results(items: I[]): Promise<O[]> {
+    const answered = await runBatch(items);
+    if (answered.length !== items.length) throw new Error(`batch of ${items.length} answered ${answered.length} results`);
+    return answered;
+  }
+
   async function run(batch: Array<Pending<I, O>>): Promise<void> {
     try {
-      const results = await runBatch(batch.map((p) => p.item));
-      if (results.length !== batch.length) throw new Error(`batch of ${batch.length} answered ${results.length} results`);
-      batch.forEach((p, i) => p.resolve(results[i]));
+      const answered = await results(batch.map((p) => p.item));
+      batch.forEach((p, i) => p.resolve(answered[i]));
     } catch (error) {
       if (batch.length === 1) return batch[0].reject(error);
       for (const p of batch) {
-        await runBatch([p.item]).then(([result]) => p.resolve(result), p.reject);
+        await results([p.item]).then(([result]) => p.resolve(result), p.reject);
       }
     }
   }

@@ -180,6 +180,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
       );
       // delete(): an event delivered twice within one batch runs once.
       const events = envelopes.filter((envelope) => fresh.delete(envelope.id));
+      if (events.length === 0) return;
       if (opts.handleBatch) await opts.handleBatch(events, tx);
       else for (const event of events) await handle(event, tx);
     });
@@ -236,15 +237,17 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
     if (ready.length === 0) return;
     const done = keepAlive(ready.map((r) => r.m));
     try {
-      await applyBatch(ready.map((r) => r.envelope));
-      for (const { m } of ready) m.ack();
-      return;
-    } catch (error) {
-      logger.debug({ ...log, events: ready.length, error: errorText(error) }, 'event batch failed; applying its events one by one');
+      try {
+        await applyBatch(ready.map((r) => r.envelope));
+        for (const { m } of ready) m.ack();
+        return;
+      } catch (error) {
+        logger.debug({ ...log, events: ready.length, error: errorText(error) }, 'event batch failed; applying its events one by one');
+      }
+      for (const { m, envelope } of ready) await processOne(m, envelope);
     } finally {
       done();
     }
-    for (const { m, envelope } of ready) await processOne(m, envelope);
   }
 
   let stopping = false;

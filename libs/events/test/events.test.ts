@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectEventBus,
   countPending,
+  createEnvelope,
   dlqSubject,
   DLQ_HEADERS,
   type EventBus,
@@ -235,5 +236,163 @@ describe('events through the outbox', () => {
     } finally {
       await quiet.drop();
     }
+  });
+});
+
+describe('events applied in batches', () => {
+  type Tx = Parameters<Parameters<typeof startConsumer>[0]['handle']>[1];
+  const txid = (tx: Tx) => tx.oneFirst(sql.type(z.object({ x: z.string() }))`SELECT txid_current()::text AS x`);
+
+  /** Commits `n` events of `type` in ONE transaction; `data(i)` is each one's data. */
+  async function commitBurst(type: string, n: number, data: (i: number) => Record<string, unknown> = (i) => ({ i })): Promise<EventEnvelope[]> {
+    const events = await db.pool.transaction(async (tx) => {
+      const out: EventEnvelope[] = [];
+      for (let i = 0; i < n; i++) out.push(await publishInTx(tx, { type, data: data(i) }));
+      return out;
+    });
+    relay.kick();
+    return events;
+  }
+
+  const batchFailures = (consumer: string) =>
+    logger.entries.filter((e) => e.msg === 'event batch failed; applying its events one by one' && (e.obj as { consumer?: string }).consumer === consumer);
+
+  it('applies a burst once each, in order, in fewer transactions than events', async () => {
+    const committedIn = new Map<string, string[]>(); // event id -> the database transactions its handler ran in
+    const order: string[] = [];
+    const handle = async (event: EventEnvelope, tx: Tx) => {
+      committedIn.set(event.id, [...(committedIn.get(event.id) ?? []), await txid(tx)]);
+      await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES ('burst', ${event.id})`);
+      order.push(event.id);
+    };
+    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'burst', types: ['burst.happened'], handle, logger }));
+
+    const events = await commitBurst('burst.happened', 50);
+    await eventually(() => expect(order.length).toBe(events.length));
+    expect(order).toEqual(events.map((e) => e.id));
+    for (const event of events) expect(committedIn.get(event.id)).toHaveLength(1); // the handler ran once per event
+    await eventually(async () => {
+      for (const event of events) expect(await db.effects('burst', event.id)).toBe(1);
+    });
+    const transactions = new Set([...committedIn.values()].flat());
+    expect(transactions.size).toBeLessThan(events.length);
+    expect(batchFailures('burst')).toEqual([]);
+    // All acknowledged: nothing comes back.
+    await eventually(async () => expect((await bus.jsm.consumers.info(stream, 'burst')).num_ack_pending).toBe(0));
+    expect(await messagesOn(`${prefix}.burst.happened`)).toBe(events.length);
+  });
+
+  it('passes handleBatch several events at once, in order, each once', async () => {
+    const calls: string[][] = []; // handleBatch calls; a lone event goes to handle, recorded as a call of one
+    const handle = async (event: EventEnvelope, tx: Tx) => {
+      await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES ('batched', ${event.id})`);
+      calls.push([event.id]);
+    };
+    let batchCalls = 0;
+    const handleBatch = async (events: EventEnvelope[], tx: Tx) => {
+      for (const event of events) await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES ('batched', ${event.id})`);
+      batchCalls++;
+      calls.push(events.map((e) => e.id));
+    };
+    // Committed and published before the consumer starts: the consumer finds them all waiting.
+    const events = await commitBurst('batched.happened', 30);
+    await relay.flush();
+    await eventually(async () => expect(await messagesOn(`${prefix}.batched.happened`)).toBe(events.length));
+    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'batched', types: ['batched.happened'], handle, handleBatch, logger, backoffMs: () => 10 }));
+
+    await eventually(() => expect(calls.flat().length).toBe(events.length));
+    expect(calls.flat()).toEqual(events.map((e) => e.id));
+    expect(batchCalls).toBeGreaterThan(0);
+    expect(Math.max(...calls.map((c) => c.length))).toBeGreaterThan(1);
+    await eventually(async () => {
+      for (const event of events) expect(await db.effects('batched', event.id)).toBe(1);
+    });
+  });
+
+  it('dead-letters a poison event in the middle of a burst and applies every other event once', async () => {
+    const dlq = bus.nc.subscribe(dlqSubject(prefix, 'burstpoison'), { max: 1 });
+    await bus.nc.flush();
+    const attempts = new Map<string, number>();
+    const handle = async (event: EventEnvelope, tx: Tx) => {
+      attempts.set(event.id, (attempts.get(event.id) ?? 0) + 1);
+      await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES ('burstpoison', ${event.id})`);
+      if (event.data.poison) throw new Error('poison refused');
+    };
+    // Waiting in the stream before the consumer starts, so that the poison comes in a batch with others.
+    const events = await commitBurst('burstpoison.happened', 21, (i) => ({ i, poison: i === 10 }));
+    const poison = events[10];
+    await relay.flush();
+    await eventually(async () => expect(await messagesOn(`${prefix}.burstpoison.happened`)).toBe(events.length));
+    consumers.push(
+      await startConsumer({ bus, pool: db.pool, name: 'burstpoison', types: ['burstpoison.*'], handle, logger, maxDeliver: 3, backoffMs: () => 10 }),
+    );
+
+    let deadLetter: { data: EventEnvelope; deliveries?: string; error?: string } | undefined;
+    for await (const m of dlq) {
+      deadLetter = { data: m.json<EventEnvelope>(), deliveries: m.headers?.get(DLQ_HEADERS.deliveries), error: m.headers?.get(DLQ_HEADERS.error) };
+    }
+    expect(deadLetter).toEqual({ data: poison, deliveries: '3', error: 'poison refused' });
+    // The batch with the poison failed and its events went one by one.
+    expect(batchFailures('burstpoison').length).toBeGreaterThanOrEqual(1);
+
+    await eventually(async () => expect((await bus.jsm.consumers.info(stream, 'burstpoison')).num_ack_pending).toBe(0));
+    for (const event of events) expect(await db.effects('burstpoison', event.id)).toBe(event === poison ? 0 : 1);
+    expect(attempts.get(poison.id)).toBeGreaterThanOrEqual(3);
+    await eventually(() =>
+      expect(logger.entries.find((e) => e.msg === 'event dead-lettered' && (e.obj as { consumer?: string }).consumer === 'burstpoison')?.obj).toMatchObject({
+        eventId: poison.id,
+      }),
+    );
+
+    // Later events flow past it.
+    const after = await commitBurst('burstpoison.happened', 3);
+    await eventually(async () => {
+      for (const event of after) expect(await db.effects('burstpoison', event.id)).toBe(1);
+    });
+    expect(await db.effects('burstpoison', poison.id)).toBe(0);
+    expect(await messagesOn(dlqSubject(prefix, 'burstpoison'))).toBe(1);
+  });
+
+  it('gives handleBatch only the events it has not applied, also when one comes twice in a batch', async () => {
+    const name = 'freshonly';
+    const subject = `${prefix}.freshonly.happened`;
+    const seen: string[][] = [];
+    const handled: string[] = [];
+    const apply = async (event: EventEnvelope, tx: Tx) => {
+      handled.push(event.id);
+      await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES (${name}, ${event.id})`);
+    };
+    const handleBatch = async (events: EventEnvelope[], tx: Tx) => {
+      seen.push(events.map((e) => e.id));
+      for (const event of events) await apply(event, tx);
+    };
+    const start = () => startConsumer({ bus, pool: db.pool, name, types: ['freshonly.happened'], handle: apply, handleBatch, logger });
+
+    // Two events applied while the consumer runs.
+    const first = await start();
+    const applied = await commitBurst('freshonly.happened', 2);
+    await eventually(async () => {
+      for (const event of applied) expect(await db.effects(name, event.id)).toBe(1);
+    });
+    await first.stop();
+
+    // While it is stopped: the applied events again under new message ids, and new events, one of them twice.
+    const republish = (event: EventEnvelope) => bus.js.publish(subject, JSON.stringify(event), { msgID: randomUUID() });
+    const [b, c] = [createEnvelope({ type: 'freshonly.happened', data: { n: 'b' } }), createEnvelope({ type: 'freshonly.happened', data: { n: 'c' } })];
+    for (const event of [applied[0], b, applied[1], b, c]) expect((await republish(event)).duplicate).toBe(false);
+    expect(await messagesOn(subject)).toBe(7);
+
+    seen.length = 0;
+    handled.length = 0;
+    consumers.push(await start());
+    await eventually(async () => {
+      expect(await db.effects(name, b.id)).toBe(1);
+      expect(await db.effects(name, c.id)).toBe(1);
+    });
+    await eventually(async () => expect((await bus.jsm.consumers.info(stream, name)).num_ack_pending).toBe(0));
+    expect(handled).toEqual([b.id, c.id]); // each new event once, in order; the applied ones never
+    // handleBatch saw the new events (at most once each, in order), never the applied ones.
+    expect([[b.id, c.id], [b.id], [c.id]]).toContainEqual(seen.flat());
+    for (const event of applied) expect(await db.effects(name, event.id)).toBe(1);
   });
 });

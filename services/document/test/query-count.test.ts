@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { membershipMigrations, type MembershipAccess, mintIdentityToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql } from '@wiki/db';
+import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { eventsMigrations } from '@wiki/events';
 import { cleanupConfig, isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
@@ -31,11 +31,12 @@ function counting(pool: DatabasePool): { pool: DatabasePool; count: () => number
   return { pool: proxy, count: () => n, reset: () => (n = 0), add: () => void n++ };
 }
 
-/** The prepared statements count too: every call is one statement. */
+/** The prepared statements count too: every call is one statement. Sizes of the insert batches go to `insertBatches`. */
+const insertBatches: number[] = [];
 function countingPrepared(prepared: PreparedStatements, counter: { add(): void }): PreparedStatements {
   return {
     findDetail: (id) => (counter.add(), prepared.findDetail(id)),
-    insertDocuments: (documents) => (counter.add(), prepared.insertDocuments(documents)),
+    insertDocuments: (documents) => (counter.add(), insertBatches.push(documents.length), prepared.insertDocuments(documents)),
     end: () => prepared.end(),
   };
 }
@@ -112,5 +113,94 @@ describe('queries per request', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ childCount: 99, hasChildren: true, createdByUser: { id: userId, name: 'Counter' } });
     expect(counter.count()).toBe(1);
+  });
+
+  describe('creating documents at the same time', () => {
+    const ws = randomUUID();
+    const post = (body: Record<string, unknown>) =>
+      app.inject({ method: 'POST', url: '/api/v1/documents', headers: { 'x-wiki-identity': token }, payload: body });
+    const createdEvents = (ids: readonly string[]) =>
+      pool.any(sql.type(z.object({ id: z.string(), seq: z.number(), envelope: z.any() }))`
+        SELECT id, seq, envelope FROM event_outbox
+        WHERE type = 'document.created' AND envelope->'data'->>'id' = ANY(${sql.array([...ids], 'text')})
+        ORDER BY seq`);
+
+    beforeAll(async () => {
+      // The first creation remembers the user (one statement, once per process): not part of what is counted below.
+      expect((await post({ workspaceId: ws, title: 'warm-up' })).statusCode).toBe(201);
+    });
+
+    it('writes documents created together in fewer statements than documents, each with its document.created event', async () => {
+      counter.reset();
+      insertBatches.length = 0;
+      const titles = Array.from({ length: 20 }, (_, i) => `together ${i}`);
+      const responses = await Promise.all(titles.map((title) => post({ workspaceId: ws, title })));
+      expect(responses.map((r) => r.statusCode)).toEqual(titles.map(() => 201));
+      const docs = responses.map((r) => r.json().data as { id: string; title: string; updatedAt: string; createdAt: string; workspaceId: string });
+      expect(docs.map((d) => d.title)).toEqual(titles);
+      const ids = docs.map((d) => d.id);
+      expect(new Set(ids).size).toBe(titles.length);
+      expect(counter.count()).toBeLessThan(titles.length);
+      expect(insertBatches.reduce((a, b) => a + b, 0)).toBe(titles.length);
+      expect(Math.max(...insertBatches)).toBeGreaterThan(1);
+
+      const rows = await pool.any(sql.type(z.object({ id: z.string(), title: z.string(), workspaceId: z.string(), position: z.string(), updatedAt: z.string() }))`
+        SELECT id, title, workspace_id AS "workspaceId", position::text AS position,
+          to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"
+        FROM documents WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+      expect(rows).toHaveLength(titles.length);
+      const rowOf = new Map(rows.map((r) => [r.id, r]));
+      for (const doc of docs) expect(rowOf.get(doc.id)).toMatchObject({ title: doc.title, workspaceId: ws, updatedAt: doc.updatedAt });
+
+      const events = await createdEvents(ids);
+      expect(events).toHaveLength(titles.length); // one each
+      for (const doc of docs) {
+        const event = events.find((e) => e.envelope.data.id === doc.id)!.envelope;
+        expect(event).toMatchObject({ type: 'document.created', actorId: userId, workspaceId: ws });
+        expect(event.data).toMatchObject({ id: doc.id, workspaceId: ws, parentId: null, title: doc.title, isArchived: false });
+        expect(event.data.updatedAt).toBe(doc.updatedAt);
+      }
+      // Siblings and their events are in the same order: positions rise with the outbox sequence.
+      const positions = events.map((e) => BigInt(rowOf.get(e.envelope.data.id)!.position));
+      expect([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(positions);
+    });
+
+    it('inserts, among creations sent together, only those whose parent qualifies, and says why for the others', async () => {
+      const parent = (await post({ workspaceId: ws, title: 'live parent' })).json().data;
+      const archived = (await post({ workspaceId: ws, title: 'archived parent' })).json().data;
+      const archiving = await app.inject({ method: 'PUT', url: `/api/v1/documents/${archived.id}`, headers: { 'x-wiki-identity': token }, payload: { isArchived: true } });
+      expect(archiving.statusCode).toBe(200);
+      expect(archiving.json().data.isArchived).toBe(true);
+      const elsewhere = (await post({ workspaceId: randomUUID(), title: 'parent in another workspace' })).json().data;
+      const missing = randomUUID();
+
+      insertBatches.length = 0;
+      const suffix = randomUUID().slice(0, 8);
+      const cases = [
+        { title: `under live ${suffix}`, parentId: parent.id },
+        { title: `under archived ${suffix}`, parentId: archived.id },
+        { title: `under missing ${suffix}`, parentId: missing },
+        { title: `under foreign ${suffix}`, parentId: elsewhere.id },
+        { title: `at the root ${suffix}`, parentId: null },
+      ];
+      const responses = await Promise.all(cases.map((c) => post({ workspaceId: ws, ...c })));
+      expect(responses.map((r) => r.statusCode)).toEqual([201, 400, 400, 400, 201]);
+      expect(Math.max(...insertBatches)).toBeGreaterThan(1); // refused and accepted ones shared a statement
+      expect(responses[0].json().data).toMatchObject({ parentId: parent.id, title: cases[0].title });
+      expect(responses[4].json().data).toMatchObject({ parentId: null, title: cases[4].title });
+      expect(responses[1].json().error.details).toEqual([{ field: 'parentId', message: 'is archived: restore it before adding documents under it' }]);
+      expect(responses[2].json().error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
+      expect(responses[3].json().error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
+
+      const titles = await pool.anyFirst(sql.type(z.object({ title: z.string() }))`
+        SELECT title FROM documents WHERE title LIKE ${`%${suffix}`} ORDER BY title`);
+      expect(titles).toEqual([cases[4].title, cases[0].title]);
+      const eventTitles = await pool.anyFirst(sql.type(z.object({ title: z.string() }))`
+        SELECT envelope->'data'->>'title' AS title FROM event_outbox
+        WHERE type = 'document.created' AND envelope->'data'->>'title' LIKE ${`%${suffix}`} ORDER BY title`);
+      expect(eventTitles).toEqual([cases[4].title, cases[0].title]);
+      const created = await createdEvents([responses[0].json().data.id]);
+      expect(created.map((e) => e.envelope.data)).toEqual([expect.objectContaining({ parentId: parent.id, updatedAt: responses[0].json().data.updatedAt })]);
+    });
   });
 });
