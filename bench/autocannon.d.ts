@@ -39,6 +39,7 @@ declare module 'autocannon' {
     method?: string;
     body?: string;
     requests?: RequestSpec[];
+    setupClient?: (client: { setRequests(requests: RequestSpec[]): void }) => void;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

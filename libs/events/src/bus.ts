@@ -24,6 +24,8 @@ export interface EventBus {
   ensureStream(): Promise<void>;
   /** Publishes with `Nats-Msg-Id = envelope.id`; `duplicate` is true when the stream had it already. */
   publish(envelope: EventEnvelope): Promise<{ duplicate: boolean }>;
+  /** The same for an envelope already serialised (the outbox keeps them as JSON). */
+  publishSerialized(type: string, id: string, envelopeJson: string): Promise<{ duplicate: boolean }>;
   /** Throws unless the connection is up and the stream answers. */
   health(): Promise<void>;
   /** False while the client is disconnected and trying to reconnect. */
@@ -110,6 +112,10 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
   });
 
   const subject = (type: string) => subjectFor(prefix, type);
+  async function publishSerialized(type: string, id: string, envelopeJson: string): Promise<{ duplicate: boolean }> {
+    const ack = await js.publish(subject(type), envelopeJson, { msgID: id });
+    return { duplicate: ack.duplicate };
+  }
 
   return {
     stream,
@@ -145,10 +151,10 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
         }
       }
     },
-    async publish(envelope) {
-      const ack = await js.publish(subject(envelope.type), JSON.stringify(envelope), { msgID: envelope.id });
-      return { duplicate: ack.duplicate };
+    publish(envelope) {
+      return publishSerialized(envelope.type, envelope.id, JSON.stringify(envelope));
     },
+    publishSerialized,
     async health() {
       if (nc.isClosed()) throw new Error('NATS connection is closed');
       if (!connected) throw new Error('NATS is disconnected');

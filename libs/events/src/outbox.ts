@@ -14,16 +14,17 @@ export async function publishInTx<T>(tx: CommonQueryMethods, event: NewEvent<T>)
   return envelope;
 }
 
-const outboxRow = z.object({ id: z.string(), seq: z.number(), envelope: z.record(z.unknown()) });
+const outboxRow = z.object({ id: z.string(), type: z.string(), envelope: z.string() });
 export type OutboxRow = z.infer<typeof outboxRow>;
 
 /**
  * Locks the oldest pending rows of this database's outbox, in order. The caller publishes them and
- * marks them sent before its transaction ends; rows locked by another relay are skipped.
+ * marks them sent before its transaction ends; rows locked by another relay are skipped. The
+ * envelope comes as its JSON text, which is what gets published: no parse and re-serialisation.
  */
 export async function claimPending(tx: CommonQueryMethods, limit: number): Promise<readonly OutboxRow[]> {
   return tx.any(sql.type(outboxRow)`
-    SELECT id, seq, envelope FROM event_outbox
+    SELECT id, type, envelope::text AS envelope FROM event_outbox
     WHERE sent_at IS NULL
     ORDER BY seq
     LIMIT ${limit}

@@ -1,6 +1,5 @@
 import { type DatabasePool, sql, z } from '@wiki/db';
 import type { EventBus } from './bus.js';
-import type { EventEnvelope } from './envelope.js';
 import { errorText, type Logger } from './logger.js';
 import { claimPending, markSent, pruneEvents, type PruneOptions } from './outbox.js';
 
@@ -54,7 +53,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       const rows = await claimPending(tx, batchSize);
       // All of the batch is sent before any acknowledgement is awaited: one connection keeps
       // them in order on the wire and in the stream, without a round trip per event.
-      const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(row.envelope as unknown as EventEnvelope)));
+      const outcomes = await Promise.allSettled(rows.map((row) => bus.publishSerialized(row.type, row.id, row.envelope)));
       const sent: string[] = [];
       let error: unknown;
       for (const [i, outcome] of outcomes.entries()) {

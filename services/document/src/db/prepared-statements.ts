@@ -56,17 +56,19 @@ const FIND_DETAIL = {
  * come from the sequence in input order, so siblings created together keep the order they came in.
  */
 const INSERT_DOCUMENTS = {
-  name: 'insert_documents_v1',
+  // The rows arrive as one JSON array (JSON.stringify is native; array literals are escaped in JS).
+  name: 'insert_documents_v2',
   text: `
-  WITH input AS (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[],
-        $9::text[], $10::text[], $11::uuid[], $12::uuid[], $13::text[], $14::text[])
-      WITH ORDINALITY AS i(id, workspace_id, parent_id, title, content, plain_text, excerpt, word_count,
-        icon, cover_image_url, user_id, event_id, event_type, envelope, ord)
+  WITH input AS MATERIALIZED (
+    SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (id uuid, workspace_id uuid, parent_id uuid, title text,
+        content text, plain_text text, excerpt text, word_count int, icon text, cover_image_url text, user_id uuid,
+        envelope jsonb))
+      WITH ORDINALITY AS i(id, workspace_id, parent_id, title, content, plain_text, excerpt, word_count, icon,
+        cover_image_url, user_id, envelope, ord)
   ),
   parents AS MATERIALIZED (
     SELECT p.id, p.workspace_id FROM documents p
-    WHERE p.id = ANY($3::uuid[]) AND NOT p.is_archived
+    WHERE p.id IN (SELECT parent_id FROM input) AND NOT p.is_archived
     FOR SHARE
   ),
   doc AS (
@@ -81,7 +83,7 @@ const INSERT_DOCUMENTS = {
   ),
   event AS (
     INSERT INTO event_outbox (id, type, envelope)
-    SELECT i.event_id, i.event_type, jsonb_set(i.envelope::jsonb, '{data,updatedAt}', to_jsonb(${iso('doc.updated_at')}))
+    SELECT (i.envelope->>'id')::uuid, i.envelope->>'type', jsonb_set(i.envelope, '{data,updatedAt}', to_jsonb(${iso('doc.updated_at')}))
     FROM doc JOIN input i ON i.id = doc.id
     ORDER BY i.ord
   )
@@ -101,26 +103,21 @@ export function createPreparedStatements(connectionString: string, logger: { war
       return result.rows[0] ?? null;
     },
     async insertDocuments(documents) {
-      const column = <T>(pick: (d: NewDocumentWithEvent) => T) => documents.map(pick);
-      const result = await pool.query<Inserted>({
-        ...INSERT_DOCUMENTS,
-        values: [
-          column((d) => d.doc.id),
-          column((d) => d.doc.workspaceId),
-          column((d) => d.doc.parentId),
-          column((d) => d.doc.title),
-          column((d) => d.doc.content),
-          column((d) => d.doc.plainText),
-          column((d) => d.doc.excerpt),
-          column((d) => d.doc.wordCount),
-          column((d) => d.doc.icon),
-          column((d) => d.doc.coverImageUrl),
-          column((d) => d.doc.userId),
-          column((d) => d.envelope.id),
-          column((d) => d.envelope.type),
-          column((d) => JSON.stringify(d.envelope)),
-        ],
-      });
+      const rows = documents.map(({ doc, envelope }) => ({
+        id: doc.id,
+        workspace_id: doc.workspaceId,
+        parent_id: doc.parentId,
+        title: doc.title,
+        content: doc.content,
+        plain_text: doc.plainText,
+        excerpt: doc.excerpt,
+        word_count: doc.wordCount,
+        icon: doc.icon,
+        cover_image_url: doc.coverImageUrl,
+        user_id: doc.userId,
+        envelope,
+      }));
+      const result = await pool.query<Inserted>({ ...INSERT_DOCUMENTS, values: [JSON.stringify(rows)] });
       return new Map(result.rows.map((row) => [row.id, row]));
     },
     end: () => pool.end(),
