@@ -1,7 +1,7 @@
 import { IDENTITY_HEADER, type Identity, mintIdentityToken } from '@wiki/auth';
 import type { FastifyRequest } from 'fastify';
 import { INTERNAL_KEY_HEADER, MCP_KEY_HEADER } from './auth/api-keys.js';
-import { hashOf, TtlCache } from './ttl-cache.js';
+import { keyOf, TtlCache } from './ttl-cache.js';
 
 /** Identity tokens live 60 s; one is reused for half of that, so a service never gets a nearly expired one. */
 const TOKEN_TTL_SECONDS = 60;
@@ -14,7 +14,7 @@ export class IdentityTokens {
   constructor(private readonly secret: string) {}
 
   async tokenFor(identity: Identity): Promise<string> {
-    const key = hashOf(
+    const key = keyOf(
       identity.kind,
       identity.userId,
       identity.email,

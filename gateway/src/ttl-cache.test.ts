@@ -1,4 +1,4 @@
-import { hashOf, SingleFlight, TtlCache } from './ttl-cache.js';
+import { hashOf, keyOf, SingleFlight, TtlCache } from './ttl-cache.js';
 
 describe('TtlCache', () => {
   it('forgets entries when they expire', () => {
@@ -27,9 +27,18 @@ describe('SingleFlight', () => {
   });
 });
 
-describe('hashOf', () => {
-  it('tells apart parts that concatenate alike', () => {
-    expect(hashOf('ab', 'c')).not.toBe(hashOf('a', 'bc'));
-    expect(hashOf('a', undefined)).not.toBe(hashOf('a', ''));
+describe('hashOf and keyOf', () => {
+  it('tell apart parts that concatenate alike', () => {
+    for (const of of [hashOf, keyOf]) {
+      expect(of('ab', 'c')).not.toBe(of('a', 'bc'));
+      expect(of('a', undefined)).not.toBe(of('a', ''));
+      expect(of('a', 'b')).toBe(of('a', 'b'));
+    }
+  });
+
+  it('hashOf keeps nothing of the secret', () => {
+    const secret = 'eyJhbGciOiJFUzI1NiJ9.secret-part';
+    expect(hashOf(secret)).not.toContain('secret');
+    expect(hashOf(secret)).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

@@ -1,6 +1,6 @@
 import { unauthorized } from '@wiki/http';
 import type { FastifyBaseLogger } from 'fastify';
-import { hashOf, SingleFlight, TtlCache } from '../ttl-cache.js';
+import { keyOf, SingleFlight, TtlCache } from '../ttl-cache.js';
 import type { VerifiedToken } from './token-verifier.js';
 import type { LocalUser, WorkspaceClient } from './workspace-client.js';
 
@@ -19,7 +19,7 @@ export class LocalUsers {
   constructor(private readonly workspace: WorkspaceClient) {}
 
   resolve(claims: VerifiedToken, requestId: string, log: FastifyBaseLogger): Promise<LocalUser> {
-    const key = hashOf(claims.idpUid, claims.email, claims.name, claims.avatarUrl);
+    const key = keyOf(claims.idpUid, claims.email, claims.name, claims.avatarUrl);
     const hit = this.cache.get(key);
     if (hit) return Promise.resolve(hit);
     return this.inFlight.run(key, async () => {

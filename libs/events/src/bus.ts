@@ -9,6 +9,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { createAckInbox } from './ack-inbox.js';
 import type { EventEnvelope } from './envelope.js';
 import type { Logger } from './logger.js';
 import { subjectFor } from './subjects.js';
@@ -90,6 +91,7 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
   });
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc, { timeout: opts.publishTimeoutMs ?? 5000 });
+  const acks = createAckInbox(nc, opts.publishTimeoutMs ?? 5000);
 
   let connected = true;
   const reconnectListeners = new Set<() => void>();
@@ -112,10 +114,7 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
   });
 
   const subject = (type: string) => subjectFor(prefix, type);
-  async function publishSerialized(type: string, id: string, envelopeJson: string): Promise<{ duplicate: boolean }> {
-    const ack = await js.publish(subject(type), envelopeJson, { msgID: id });
-    return { duplicate: ack.duplicate };
-  }
+  const publishSerialized = (type: string, id: string, envelopeJson: string) => acks.publish(subject(type), envelopeJson, id);
 
   return {
     stream,
@@ -167,6 +166,7 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
     },
     async close() {
       reconnectListeners.clear();
+      acks.close();
       if (nc.isClosed()) return;
       try {
         await nc.drain();

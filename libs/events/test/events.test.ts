@@ -396,3 +396,38 @@ describe('events applied in batches', () => {
     for (const event of applied) expect(await db.effects(name, event.id)).toBe(1);
   });
 });
+
+describe('publishing to the stream', () => {
+  it('answers a first publish as new and a repeat of the same event id as a duplicate', async () => {
+    const envelope = createEnvelope({ type: 'publish.checked', data: { n: 1 }, actorId: null, workspaceId: null });
+    expect(await bus.publishSerialized(envelope.type, envelope.id, JSON.stringify(envelope))).toEqual({ duplicate: false });
+    expect(await bus.publish(envelope)).toEqual({ duplicate: true });
+    expect(await messagesOn(`${prefix}.publish.checked`)).toBe(1);
+  });
+
+  it('rejects, with a message saying why, a publish that no stream takes', async () => {
+    const orphan = await connectEventBus({ natsUrl: NATS_URL, stream: `NO_STREAM_${suffix}`, prefix: `no_stream_${suffix}`, name: 'events-test-orphan', logger });
+    try {
+      const envelope = createEnvelope({ type: 'nobody.listens', data: {}, actorId: null, workspaceId: null });
+      await expect(orphan.publish(envelope)).rejects.toThrow(/did not answer the publish/);
+    } finally {
+      await orphan.close();
+    }
+  });
+
+  it('fails a publish nobody acknowledges in time, and one still pending when the bus closes', async () => {
+    const quietPrefix = `quiet_${suffix}`;
+    const quiet = await connectEventBus({ natsUrl: NATS_URL, stream: `QUIET_${suffix}`, prefix: quietPrefix, name: 'events-test-quiet', logger, publishTimeoutMs: 300 });
+    try {
+      // A listener that never answers: the server sees interest, so no "no responders" either.
+      quiet.nc.subscribe(`${quietPrefix}.>`);
+      const envelope = createEnvelope({ type: 'publish.ignored', data: {}, actorId: null, workspaceId: null });
+      await expect(quiet.publish(envelope)).rejects.toThrow(/within 300 ms/);
+      const pending = expect(quiet.publish({ ...envelope, id: randomUUID() })).rejects.toThrow(/closed/);
+      await quiet.close();
+      await pending;
+    } finally {
+      if (!quiet.nc.isClosed()) await quiet.close();
+    }
+  });
+});

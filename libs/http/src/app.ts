@@ -130,6 +130,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
 
 /** See `CreateAppOptions.drainOversizedUpTo`. Multipart routes set their own limits. */
 function answerOversizedBodiesCleanly(app: FastifyInstance, limitBytes: number, drainCapBytes: number): void {
+  if (drainCapBytes <= limitBytes) return; // nothing to drain: no hook on every request
   app.addHook('onRequest', async (request) => {
     const length = Number(request.headers['content-length']);
     if (!Number.isFinite(length) || length <= limitBytes || length > drainCapBytes) return;
