@@ -21,7 +21,7 @@ declare module 'autocannon' {
     duration: number;
     '2xx': number;
   }
-  interface RequestSpec {
+  export interface RequestSpec {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
@@ -29,7 +29,7 @@ declare module 'autocannon' {
     setupRequest?: (request: RequestSpec, context: Record<string, unknown>) => RequestSpec;
     onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
   }
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;

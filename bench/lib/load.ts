@@ -1,4 +1,4 @@
-import autocannon from 'autocannon';
+import autocannon, { type Options } from 'autocannon';
 
 export interface LoadResult {
   scenario: string;
@@ -12,13 +12,31 @@ export interface LoadResult {
   totalRequests: number;
   errors: number;
   non2xx: number;
+  /** CPU milliseconds each part spent per request during the measured run (when meters were given). */
+  cpuMsPerRequest?: Record<string, number>;
+}
+
+/** A named reading of CPU seconds used so far (a process, a group of processes). */
+export type CpuMeter = [name: string, read: () => number];
+
+export interface LoadOptions {
+  connections: number;
+  durationS: number;
+  headers?: Record<string, string>;
+  /** Other autocannon options: a method and body, or prebuilt `requests` and a `setupClient`. */
+  autocannon?: Partial<Options>;
+  cpuMeters?: CpuMeter[];
 }
 
 /** Runs autocannon against one URL; any error or non-2xx answer is reported, never hidden. */
-export async function load(scenario: string, url: string, opts: { connections: number; durationS: number; headers?: Record<string, string> }): Promise<LoadResult> {
+export async function load(scenario: string, url: string, opts: LoadOptions): Promise<LoadResult> {
+  const options = { url, connections: opts.connections, headers: opts.headers, ...opts.autocannon };
   // A short warm-up first (JIT, connection pools, caches), not counted.
-  await autocannon({ url, connections: opts.connections, duration: 2, headers: opts.headers });
-  const r = await autocannon({ url, connections: opts.connections, duration: opts.durationS, headers: opts.headers });
+  await autocannon({ ...options, duration: 2 });
+  const meters = opts.cpuMeters ?? [];
+  const before = meters.map(([, read]) => read());
+  const r = await autocannon({ ...options, duration: opts.durationS });
+  const cpu = meters.map(([, read], i) => read() - before[i]);
   return {
     scenario,
     url,
@@ -31,5 +49,8 @@ export async function load(scenario: string, url: string, opts: { connections: n
     totalRequests: r.requests.total,
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
+    ...(meters.length > 0
+      ? { cpuMsPerRequest: Object.fromEntries(meters.map(([name], i) => [name, Math.round((cpu[i] * 1e6) / Math.max(1, r.requests.total)) / 1000])) }
+      : {}),
   };
 }

@@ -32,6 +32,13 @@ function table(report: BenchReport): string {
   const rss = Object.keys(report.rssMiB.idleAfterStart).map(
     (name) => `| ${name} | ${report.rssMiB.idleAfterStart[name]} | ${report.rssMiB.idleAfterLoad[name] ?? '–'} |`,
   );
+  const creations = report.scenarios.filter((s) => s.cpuMsPerRequest);
+  const partsOf = creations[0] ? Object.keys(creations[0].cpuMsPerRequest!) : [];
+  const cpuRows = creations.map((s) => {
+    const cpu = s.cpuMsPerRequest!;
+    const total = Object.values(cpu).reduce((a, b) => a + b, 0);
+    return `| ${s.connections} | ${s.requestsPerSec} | ${partsOf.map((p) => cpu[p].toFixed(3)).join(' | ')} | ${total.toFixed(3)} |`;
+  });
   const targets = report.targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'met' : '**not met**'} |`);
   const m = report.machine;
   return [
@@ -46,6 +53,17 @@ function table(report: BenchReport): string {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
+    ...(creations.length > 0
+      ? [
+          'Document creation (POST /api/v1/documents through the gateway under 100 parents, sustained): CPU milliseconds per created',
+          'document, per part, during the measured run (the events it causes included: outbox relay, NATS, the workspace\'s counter).',
+          '',
+          `| connections | documents/s | ${partsOf.join(' | ')} | all |`,
+          `|---|---|${partsOf.map(() => '---|').join('')}---|`,
+          ...cpuRows,
+          '',
+        ]
+      : []),
     `Seeding: ${report.seeding.documents} documents created through the gateway (POST /api/v1/documents, ${report.settings.seedConcurrency} at a time) in ${report.seeding.seconds} s: **${report.seeding.documentsPerSec} documents/s**. CPU seconds used meanwhile: ${Object.entries(report.seeding.cpuSeconds).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     '',
     '| part | RSS idle after start (MiB) | RSS idle after the load (MiB) |',
@@ -60,7 +78,8 @@ function table(report: BenchReport): string {
     'token, proxy, membership check, one query); `document read (service only)` is the same request straight to the',
     'document service with an identity token, to show what the gateway costs; `tree (10k)` is GET',
     `/api/v1/documents/tree of the workspace holding the 10,000 seeded documents (${report.settings.treeResponseBytes} bytes of JSON);`,
-    '`service only` rows bypass the gateway. `loadAverageAtStart` shows how busy the machine already was.',
+    '`service only` rows bypass the gateway; `document creation` creates documents in a second workspace, one 10 s run per',
+    'connection count. `loadAverageAtStart` shows how busy the machine already was.',
     END,
   ].join('\n');
 }

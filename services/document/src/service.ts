@@ -50,7 +50,7 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     await connected.ensureStream();
 
     const relay = startOutboxRelay({ pool, bus: connected, logger });
-    kick = coalescedKick(() => relay.kick(), 20);
+    kick = coalescedKick(() => relay.kick(), 50);
     stoppers.push(() => relay.stop());
 
     const consumers: RunningConsumer[] = [
