@@ -107,7 +107,7 @@ try {
   const scenarios: LoadResult[] = [];
   const run = async (scenario: string, url: string, connections: number, headers?: Record<string, string>, more: Partial<Parameters<typeof load>[2]> = {}) => {
     log(`${scenario}: ${connections} connections, ${settings.durationS} s`);
-    const result = await load(scenario, url, { connections, durationS: settings.durationS, headers, ...more });
+    const result = await load(scenario, url, { connections, durationS: settings.durationS, headers, cpuMeters, ...more });
     log(`${scenario}: ${result.requestsPerSec} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}${result.cpuMsPerRequest ? `, CPU ms per request ${JSON.stringify(result.cpuMsPerRequest)}` : ''}`);
     scenarios.push(result);
   };
@@ -128,7 +128,7 @@ try {
     const parents = await createRoots(gateway.url, token, creationWorkspace, 100, 32);
     const bodies = parents.map((id, i) => creationBody(creationWorkspace, `Page ${i + 1}`, id));
     for (const connections of settings.createConnections.split(',').map(Number)) {
-      await run(`document creation`, `${gateway.url}/api/v1/documents`, connections, undefined, { autocannon: spreadCreations(token, bodies, connections), cpuMeters });
+      await run(`document creation`, `${gateway.url}/api/v1/documents`, connections, undefined, { autocannon: spreadCreations(token, bodies, connections) });
       await sleep(2000); // the relay and the consumers catch up before the next run
     }
   }

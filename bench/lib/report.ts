@@ -32,7 +32,7 @@ function table(report: BenchReport): string {
   const rss = Object.keys(report.rssMiB.idleAfterStart).map(
     (name) => `| ${name} | ${report.rssMiB.idleAfterStart[name]} | ${report.rssMiB.idleAfterLoad[name] ?? '–'} |`,
   );
-  const creations = report.scenarios.filter((s) => s.cpuMsPerRequest);
+  const creations = report.scenarios.filter((s) => s.scenario === 'document creation' && s.cpuMsPerRequest);
   const partsOf = creations[0] ? Object.keys(creations[0].cpuMsPerRequest!) : [];
   const cpuRows = creations.map((s) => {
     const cpu = s.cpuMsPerRequest!;

@@ -46,6 +46,23 @@ describe('identity plugin', () => {
     return app;
   }
 
+  it('writes the verified user id on the access-log line, and none for an anonymous request', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+    const app = await createApp({ service: 'test', fastify: { logger: { level: 'info', stream } } });
+    await app.register(identity, { secret });
+    app.get('/me', async (request) => ({ userId: requireUser(request).userId }));
+    const token = await mintIdentityToken(secret, { kind: 'user', userId: 'u-log' });
+    const signedIn = await app.inject({ url: '/me', headers: { [IDENTITY_HEADER]: token } });
+    await app.inject({ url: '/me' });
+    await app.close();
+    const completed = lines.filter((l) => l.msg === 'request completed');
+    expect(completed).toHaveLength(2);
+    expect(completed[0]).toMatchObject({ userId: 'u-log', requestId: signedIn.headers['x-request-id'], statusCode: 200, url: '/me' });
+    expect(completed[1]).not.toHaveProperty('userId');
+    expect(completed[1]).toMatchObject({ statusCode: 401 });
+  });
+
   it('gives routes the verified user and answers 401 without one', async () => {
     const app = await build();
     const token = await mintIdentityToken(secret, { kind: 'user', userId: 'u-1' });
