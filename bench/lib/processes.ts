@@ -24,7 +24,11 @@ function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-/** CPU seconds used so far by every process whose command name is `comm` (e.g. all Postgres backends). */
+/**
+ * CPU seconds used so far by every process whose command name is `comm` (e.g. all of Postgres),
+ * counting the CPU of its ended children too (cutime + cstime): Postgres backends come and go, and
+ * a sum over live processes alone would drop when one exits.
+ */
 export function cpuOfCommand(comm: string): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
@@ -32,7 +36,9 @@ export function cpuOfCommand(comm: string): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
-      total += cpuOf(Number(entry));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime, stime, cutime, cstime are the 12th to 15th fields after the command name.
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
     } catch {
       // the process ended while we looked
     }
