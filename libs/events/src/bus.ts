@@ -85,8 +85,8 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
     maxReconnectAttempts: -1,
     waitOnFirstConnect: true,
     reconnectTimeWait: opts.reconnectTimeWaitMs ?? 1000,
-    // Otherwise every request (each JetStream publish is one) captures a stack trace up front in
-    // case it fails: measurable CPU on the publish path, for a trace of client internals.
+    // Otherwise every request (JetStream API calls, a consumer's pulls) captures a stack trace up
+    // front in case it fails: CPU on every call, for a trace of client internals.
     noAsyncTraces: true,
   });
   const jsm = await jetstreamManager(nc);

@@ -269,13 +269,18 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
       await processBatch(batch);
     }
   }
-  function enqueue(m: JsMsg): Promise<void> | null {
-    queue.push(m);
-    worker ??= drainQueue()
+  function startWorker(): void {
+    worker = drainQueue()
       .catch((error: unknown) => logger.error({ ...log, error: errorText(error) }, 'event consumer batch crashed; its events come back after ack_wait'))
       .finally(() => {
         worker = null;
+        // A message queued between the drain's last look and this moment must not wait for the next one.
+        if (queue.length > 0) startWorker();
       });
+  }
+  function enqueue(m: JsMsg): Promise<void> | null {
+    queue.push(m);
+    if (!worker) startWorker();
     return queue.length >= batchSize ? worker : null; // back-pressure: stop pulling until it drains
   }
 
@@ -305,7 +310,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
         wakeRestart = null;
         if (!stopping) await ensureDurable(bus, config, logger).catch(() => undefined);
       } finally {
-        await worker;
+        while (worker) await worker;
       }
     }
   })();
