@@ -17,28 +17,32 @@ export interface Part {
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-function cpuOf(pid: number): number {
-  // Fields after the command name (which may hold spaces, hence the last ')'): utime is the 12th, stime the 13th.
+/** A process's command name and the CPU seconds of it (utime + stime) and of its ended children (cutime + cstime). */
+function statOf(pid: number | string): { comm: string; own: number; children: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may hold spaces, hence the last ')'; utime is then the 12th field, cstime the 15th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return {
+    comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+    children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
+  };
 }
+
+const cpuOf = (pid: number) => statOf(pid).own;
 
 /**
  * CPU seconds used so far by every process whose command name is `comm` (e.g. all of Postgres),
- * counting the CPU of its ended children too (cutime + cstime): Postgres backends come and go, and
- * a sum over live processes alone would drop when one exits.
+ * counting the CPU of its ended children too: Postgres backends come and go, and a sum over live
+ * processes alone would drop when one exits.
  */
 export function cpuOfCommand(comm: string): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime, stime, cutime, cstime are the 12th to 15th fields after the command name.
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+      const stat = statOf(entry);
+      if (stat.comm === comm) total += stat.own + stat.children;
     } catch {
       // the process ended while we looked
     }

@@ -52,6 +52,21 @@ export function requireUser(request: FastifyRequest): Identity & { userId: strin
   return id as Identity & { userId: string };
 }
 
+/** The signed-in caller as commands see it: who acts, and the profile to stamp on what they write. */
+export interface Actor {
+  userId: string;
+  name?: string;
+  email?: string;
+  avatarUrl?: string | null;
+  idpUid?: string;
+}
+
+/** requireUser, narrowed to the Actor that commands take. */
+export function requireActor(request: FastifyRequest): Actor {
+  const id = requireUser(request);
+  return { userId: id.userId, name: id.name, email: id.email, avatarUrl: id.avatarUrl, idpUid: id.idpUid };
+}
+
 /** A preHandler that lets only the given credential kinds through. */
 export function requireKind(...kinds: CredentialKind[]) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {

@@ -1,4 +1,4 @@
-import { identity, IDENTITY_HEADER, mintIdentityToken, mintServiceToken, requireKind, requireUser, verifyIdentityToken } from '@wiki/auth';
+import { identity, IDENTITY_HEADER, mintIdentityToken, mintServiceToken, requireActor, requireKind, requireUser, verifyIdentityToken } from '@wiki/auth';
 import { createApp } from '@wiki/http';
 import { SignJWT } from 'jose';
 
@@ -61,6 +61,17 @@ describe('identity plugin', () => {
     expect(completed[0]).toMatchObject({ userId: 'u-log', requestId: signedIn.headers['x-request-id'], statusCode: 200, url: '/me' });
     expect(completed[1]).not.toHaveProperty('userId');
     expect(completed[1]).toMatchObject({ statusCode: 401 });
+  });
+
+  it('requireActor gives commands the caller and profile only, and a 401 to a service', async () => {
+    const app = await createApp({ service: 'test', logLevel: 'silent' });
+    await app.register(identity, { secret });
+    app.get('/actor', async (request) => requireActor(request));
+    const user = await mintIdentityToken(secret, { kind: 'user', userId: 'u-9', name: 'Ada', email: 'ada@example.com', avatarUrl: null, idpUid: 'idp|ada', roles: ['wiki-admin'] });
+    expect((await app.inject({ url: '/actor', headers: { [IDENTITY_HEADER]: user } })).json()).toEqual({ userId: 'u-9', name: 'Ada', email: 'ada@example.com', avatarUrl: null, idpUid: 'idp|ada' });
+    const service = await mintServiceToken(secret, 'document');
+    expect((await app.inject({ url: '/actor', headers: { [IDENTITY_HEADER]: service } })).statusCode).toBe(401);
+    await app.close();
   });
 
   it('gives routes the verified user and answers 401 without one', async () => {

@@ -25,9 +25,9 @@ export interface ConsumerOptions {
   /** Applies the event; runs in the transaction that records it as consumed. Throw to retry. */
   handle: (event: EventEnvelope, tx: DatabaseTransactionConnection) => Promise<void>;
   /**
-   * Applies several events, in order, in one transaction (each new to this consumer): for a
-   * handler that can do a batch in fewer statements than one per event. Defaults to `handle` for
-   * each. Must have the same effect as `handle` on each event in turn.
+   * Applies the events of a transaction (one or several, in order, each new to this consumer):
+   * for a handler that can do a batch in fewer statements than one per event. Defaults to
+   * `handle` for each. Must have the same effect as `handle` on each event in turn.
    */
   handleBatch?: (events: EventEnvelope[], tx: DatabaseTransactionConnection) => Promise<void>;
   logger: Logger;
@@ -149,27 +149,13 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
     m.term();
   }
 
-  /** Returns true when the handler ran, false when the event had been applied before. */
-  async function applyOnce(envelope: EventEnvelope): Promise<boolean> {
-    return pool.transaction(async (tx) => {
-      const fresh = await tx.maybeOne(sql.type(z.object({ event_id: z.string() }))`
-        INSERT INTO event_consumed (consumer, event_id) VALUES (${name}, ${envelope.id})
-        ON CONFLICT DO NOTHING
-        RETURNING event_id
-      `);
-      if (!fresh) return false;
-      await handle(envelope, tx);
-      return true;
-    });
-  }
-
   /**
-   * Applies several events in one transaction, in order, each at most once: one commit (and one
-   * WAL flush) for the lot instead of one per event. Throws if any handler throws; nothing of the
-   * batch is then committed.
+   * Applies events in one transaction, in order, each at most once: one commit (and one WAL flush)
+   * for the lot instead of one per event. Answers how many were new. Throws if any handler throws;
+   * nothing of the batch is then committed.
    */
-  async function applyBatch(envelopes: EventEnvelope[]): Promise<void> {
-    await pool.transaction(async (tx) => {
+  async function applyBatch(envelopes: EventEnvelope[]): Promise<number> {
+    return pool.transaction(async (tx) => {
       const fresh = new Set(
         await tx.anyFirst(sql.type(z.object({ event_id: z.string() }))`
           INSERT INTO event_consumed (consumer, event_id)
@@ -180,9 +166,10 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
       );
       // delete(): an event delivered twice within one batch runs once.
       const events = envelopes.filter((envelope) => fresh.delete(envelope.id));
-      if (events.length === 0) return;
+      if (events.length === 0) return 0;
       if (opts.handleBatch) await opts.handleBatch(events, tx);
       else for (const event of events) await handle(event, tx);
+      return events.length;
     });
   }
 
@@ -199,8 +186,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
     const attempt = m.info.deliveryCount;
     const done = keepAlive([m]);
     try {
-      const ran = await applyOnce(envelope);
-      if (!ran) logger.debug({ ...log, eventId: envelope.id }, 'event already applied; skipped');
+      const applied = await applyBatch([envelope]);
+      if (applied === 0) logger.debug({ ...log, eventId: envelope.id }, 'event already applied; skipped');
       // Not confirmed: the effect is committed, and a redelivery caused by a lost ack is a no-op.
       m.ack();
     } catch (error) {

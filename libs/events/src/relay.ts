@@ -2,6 +2,7 @@ import { type DatabasePool, sql, z } from '@wiki/db';
 import type { EventBus } from './bus.js';
 import { errorText, type Logger } from './logger.js';
 import { claimPending, markSent, pruneEvents, type PruneOptions } from './outbox.js';
+import { coalescedKick } from './relay-kick.js';
 
 export interface OutboxRelayOptions {
   pool: DatabasePool;
@@ -11,6 +12,8 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Rows claimed per transaction (default 100). */
   batchSize?: number;
+  /** Under load, kicks start a batch at most this often (default 50 ms); a lone kick acts at once. */
+  kickIntervalMs?: number;
   /** How often pruneEvents runs (default hourly); `false` turns pruning off. */
   pruneIntervalMs?: number | false;
   prune?: PruneOptions;
@@ -116,10 +119,12 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       if (kicked || stopped) done();
     });
   }
-  function kick() {
+  // Coalesced: every committed write kicks, and under load a batch per kick would carry one or
+  // two events; this way each carries what piled up in the interval.
+  const kick = coalescedKick(() => {
     kicked = true;
     wake?.();
-  }
+  }, opts.kickIntervalMs ?? 50);
 
   let lastPrune = 0;
   async function pruneWhenDue() {

@@ -17,11 +17,5 @@ export interface DocumentContext {
   eventsWritten(): void;
 }
 
-/** The signed-in caller as commands see it. */
-export interface Actor {
-  userId: string;
-  name?: string;
-  email?: string;
-  avatarUrl?: string | null;
-  idpUid?: string;
-}
+/** The signed-in caller (libs/auth). */
+export type { Actor } from '@wiki/auth';

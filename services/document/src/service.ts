@@ -6,7 +6,6 @@ import { connectEventBus, type EventBus, eventsMigrations, type RunningConsumer,
 import type { FastifyInstance } from 'fastify';
 import { buildApp, documentContextOf } from './app.js';
 import { startDocumentConsumers } from './events/consumers.js';
-import { coalescedKick } from './events/relay-kick.js';
 
 export { buildApp, documentContextOf } from './app.js';
 
@@ -50,7 +49,7 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     await connected.ensureStream();
 
     const relay = startOutboxRelay({ pool, bus: connected, logger });
-    kick = coalescedKick(() => relay.kick(), 50);
+    kick = () => relay.kick();
     stoppers.push(() => relay.stop());
 
     const consumers: RunningConsumer[] = [

@@ -18,11 +18,5 @@ export interface CommentContext {
   logger: Logger;
 }
 
-/** The signed-in caller, as the identity token describes them. */
-export interface Actor {
-  userId: string;
-  name?: string;
-  email?: string;
-  avatarUrl?: string | null;
-  idpUid?: string;
-}
+/** The signed-in caller (libs/auth). */
+export type { Actor } from '@wiki/auth';

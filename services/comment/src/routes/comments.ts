@@ -1,10 +1,9 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
-import { requireUser } from '@wiki/auth';
+import { requireActor } from '@wiki/auth';
 import { envelope, errorEnvelope, idParams, success, SUCCESS_VOID, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { addComment, deleteComment, editComment } from '../commands/comments.js';
 import type { CommentContext } from '../commands/context.js';
-import { actorOf } from './actor.js';
 import { commentResponse, contentInput } from './schemas.js';
 
 const tags = ['Comments'];
@@ -23,7 +22,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: CommentContext)
       },
     },
     async (request, reply) => {
-      const comment = await addComment(ctx, actorOf(requireUser(request)), request.params.threadId, request.body.content);
+      const comment = await addComment(ctx, requireActor(request), request.params.threadId, request.body.content);
       return reply.status(201).send(success(comment));
     },
   );
@@ -39,7 +38,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: CommentContext)
         response: { 200: envelope(commentResponse), ...errors },
       },
     },
-    async (request) => success(await editComment(ctx, actorOf(requireUser(request)), request.params.commentId, request.body.content)),
+    async (request) => success(await editComment(ctx, requireActor(request), request.params.commentId, request.body.content)),
   );
 
   app.delete<{ Params: { commentId: string } }>(
@@ -53,7 +52,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: CommentContext)
       },
     },
     async (request) => {
-      await deleteComment(ctx, actorOf(requireUser(request)), request.params.commentId);
+      await deleteComment(ctx, requireActor(request), request.params.commentId);
       return SUCCESS_VOID;
     },
   );

@@ -1,11 +1,10 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
-import { requireUser } from '@wiki/auth';
+import { requireActor } from '@wiki/auth';
 import { envelope, errorEnvelope, idParams, listOf, success, SUCCESS_VOID, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { CommentContext } from '../commands/context.js';
 import { createThread, deleteThread, listThreads, transitionThread } from '../commands/threads.js';
 import type { AnchorInput, ThreadStatusFilter } from '../domain/rules.js';
-import { actorOf } from './actor.js';
 import { createThreadBody, statusQuery, threadResponse } from './schemas.js';
 
 const tags = ['Comments'];
@@ -23,7 +22,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
         response: { 200: listOf(threadResponse), ...errors },
       },
     },
-    async (request) => success(await listThreads(ctx, actorOf(requireUser(request)), request.params.documentId, request.query.status)),
+    async (request) => success(await listThreads(ctx, requireActor(request), request.params.documentId, request.query.status)),
   );
 
   app.post<{ Params: { documentId: string }; Body: { anchor: AnchorInput; comment: { content: string } } }>(
@@ -38,7 +37,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
       },
     },
     async (request, reply) => {
-      const thread = await createThread(ctx, actorOf(requireUser(request)), request.params.documentId, request.body);
+      const thread = await createThread(ctx, requireActor(request), request.params.documentId, request.body);
       return reply.status(201).send(success(thread));
     },
   );
@@ -48,7 +47,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
     {
       schema: { tags, summary: 'Resolve an open thread (COMMENTER+)', params: idParams('threadId'), response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors } },
     },
-    async (request) => success(await transitionThread(ctx, actorOf(requireUser(request)), request.params.threadId, 'resolve')),
+    async (request) => success(await transitionThread(ctx, requireActor(request), request.params.threadId, 'resolve')),
   );
 
   app.put<{ Params: { threadId: string } }>(
@@ -56,7 +55,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
     {
       schema: { tags, summary: 'Reopen a resolved thread (COMMENTER+)', params: idParams('threadId'), response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors } },
     },
-    async (request) => success(await transitionThread(ctx, actorOf(requireUser(request)), request.params.threadId, 'reopen')),
+    async (request) => success(await transitionThread(ctx, requireActor(request), request.params.threadId, 'reopen')),
   );
 
   app.delete<{ Params: { threadId: string } }>(
@@ -65,7 +64,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
       schema: { tags, summary: 'Delete a thread and its comments (its creator or ADMIN+)', params: idParams('threadId'), response: { 200: voidEnvelope, ...errors } },
     },
     async (request) => {
-      await deleteThread(ctx, actorOf(requireUser(request)), request.params.threadId);
+      await deleteThread(ctx, requireActor(request), request.params.threadId);
       return SUCCESS_VOID;
     },
   );

@@ -1,6 +1,5 @@
 import { createBatcher } from '@wiki/db';
-import type { Inserted } from './documents.js';
-import type { NewDocumentWithEvent, PreparedStatements } from './prepared-statements.js';
+import type { Inserted, NewDocumentWithEvent, PreparedStatements } from './prepared-statements.js';
 
 /** Inserts one document with its event; null when its parent did not qualify (see INSERT_DOCUMENTS). */
 export type InsertDocument = (entry: NewDocumentWithEvent) => Promise<Inserted | null>;

@@ -89,13 +89,6 @@ export interface NewDocument {
   userId: string;
 }
 
-/** What inserting a document answers (db/prepared-statements.ts). */
-export interface Inserted {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
 export interface DocumentPatch {
   title?: string;
   content?: { json: string; plainText: string; excerpt: string; wordCount: number };

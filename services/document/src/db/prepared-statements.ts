@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@wiki/events';
 import pg from 'pg';
-import type { DocumentDetail, Inserted, NewDocument } from './documents.js';
+import type { DocumentDetail, NewDocument } from './documents.js';
 
 /**
  * The hottest read (GET /documents/:id) and write (POST /documents) on a plain node-postgres pool
@@ -15,6 +15,13 @@ export interface PreparedStatements {
   /** See INSERT_DOCUMENTS. Answers the inserted rows by id; a document missing there was not inserted. */
   insertDocuments(documents: readonly NewDocumentWithEvent[]): Promise<Map<string, Inserted>>;
   end(): Promise<void>;
+}
+
+/** What inserting a document answers. */
+export interface Inserted {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** A document to insert and its document.created envelope (data.updatedAt is stamped on insert). */

@@ -1,12 +1,12 @@
-import { requireUser } from '@wiki/auth';
+import { requireActor } from '@wiki/auth';
 import { envelope, idParams, listOf, object, success, SUCCESS_VOID, uuid, voidEnvelope } from '@wiki/http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { createDocument, type CreateInput } from '../commands/create-document.js';
 import { deleteDocument } from '../commands/delete-document.js';
 import { moveDocument, type MoveInput } from '../commands/move-document.js';
 import { setPublication } from '../commands/publish-document.js';
 import { updateDocument, type UpdateInput } from '../commands/update-document.js';
-import type { Actor, DocumentContext } from '../context.js';
+import type { DocumentContext } from '../context.js';
 import { presentBreadcrumb, presentDocument, presentListItem } from '../presenters/documents.js';
 import { breadcrumbsOf, childrenOf, getDocument, listDocuments, treeBody } from '../queries/read-documents.js';
 import {
@@ -22,11 +22,6 @@ import {
 
 const tags = ['Documents'];
 const idParam = idParams('id');
-
-function actorOf(request: FastifyRequest): Actor {
-  const identity = requireUser(request);
-  return { userId: identity.userId, name: identity.name, email: identity.email, avatarUrl: identity.avatarUrl, idpUid: identity.idpUid };
-}
 
 /** `parentId` of the list query: a UUID, or absent / empty / "null" for the root documents. */
 const parentQuery = { anyOf: [uuid, { type: 'string', enum: ['', 'null'] }] };
@@ -46,7 +41,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
       },
     },
     async (request) => {
-      const { userId } = actorOf(request);
+      const { userId } = requireActor(request);
       const query = request.query as { workspaceId: string; parentId?: string };
       const parentId = query.parentId && query.parentId !== 'null' ? query.parentId : null;
       return success((await listDocuments(ctx, userId, query.workspaceId, parentId)).map(presentListItem));
@@ -64,7 +59,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
       },
     },
     async (request, reply) => {
-      const { userId } = actorOf(request);
+      const { userId } = requireActor(request);
       const { workspaceId } = request.query as { workspaceId: string };
       // Written as bytes by treeJson (the schema above documents it; a Buffer is sent as is).
       return reply.type('application/json; charset=utf-8').send(await treeBody(ctx, userId, workspaceId));
@@ -75,7 +70,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     '/api/v1/documents/:id',
     { schema: { tags, summary: 'A document (also an archived one)', params: idParam, response: { 200: envelope(documentResponse) } } },
     async (request) => {
-      const { userId } = actorOf(request);
+      const { userId } = requireActor(request);
       const { id } = request.params as { id: string };
       return success(await presentDocument(await getDocument(ctx, userId, id), ctx.users));
     },
@@ -85,7 +80,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     '/api/v1/documents/:id/children',
     { schema: { tags, summary: 'Direct children (archived ones left out)', params: idParam, response: { 200: listOf(listItemResponse) } } },
     async (request) => {
-      const { userId } = actorOf(request);
+      const { userId } = requireActor(request);
       const { id } = request.params as { id: string };
       return success((await childrenOf(ctx, userId, id)).map(presentListItem));
     },
@@ -95,7 +90,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     '/api/v1/documents/:id/ancestors',
     { schema: { tags, summary: 'Breadcrumbs from the root down to the document itself', params: idParam, response: { 200: listOf(breadcrumbResponse) } } },
     async (request) => {
-      const { userId } = actorOf(request);
+      const { userId } = requireActor(request);
       const { id } = request.params as { id: string };
       return success((await breadcrumbsOf(ctx, userId, id)).map(presentBreadcrumb));
     },
@@ -105,7 +100,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     '/api/v1/documents',
     { schema: { tags, summary: 'Create a document (last among its siblings)', body: createBody, response: { 201: envelope(documentResponse) } } },
     async (request, reply) => {
-      const actor = actorOf(request);
+      const actor = requireActor(request);
       const doc = await createDocument(ctx, actor, request.body as CreateInput);
       return reply.status(201).send(success(await presentDocument(doc, ctx.users)));
     },
@@ -123,7 +118,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
       },
     },
     async (request) => {
-      const actor = actorOf(request);
+      const actor = requireActor(request);
       const { id } = request.params as { id: string };
       await updateDocument(ctx, actor, id, (request.body ?? {}) as UpdateInput);
       return success(await presentDocument(await getDocument(ctx, actor.userId, id), ctx.users));
@@ -142,7 +137,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
       },
     },
     async (request) => {
-      const actor = actorOf(request);
+      const actor = requireActor(request);
       const { id } = request.params as { id: string };
       await moveDocument(ctx, actor, id, (request.body ?? {}) as MoveInput);
       return success(await presentDocument(await getDocument(ctx, actor.userId, id), ctx.users));
@@ -153,7 +148,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     '/api/v1/documents/:id',
     { schema: { tags, summary: 'Delete the document; its children become root documents', params: idParam, response: { 200: voidEnvelope } } },
     async (request) => {
-      const actor = actorOf(request);
+      const actor = requireActor(request);
       await deleteDocument(ctx, actor, (request.params as { id: string }).id, false);
       return SUCCESS_VOID;
     },
@@ -163,7 +158,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     '/api/v1/documents/:id/cascade',
     { schema: { tags, summary: 'Delete the document and all its descendants, permanently', params: idParam, response: { 200: voidEnvelope } } },
     async (request) => {
-      const actor = actorOf(request);
+      const actor = requireActor(request);
       await deleteDocument(ctx, actor, (request.params as { id: string }).id, true);
       return SUCCESS_VOID;
     },
@@ -174,7 +169,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
       `/api/v1/documents/:id/${action}`,
       { schema: { tags, summary: published ? 'Make the document readable without signing in' : 'Stop public reading', params: idParam, response: { 200: voidEnvelope } } },
       async (request) => {
-        const actor = actorOf(request);
+        const actor = requireActor(request);
         await setPublication(ctx, actor, (request.params as { id: string }).id, published);
         return SUCCESS_VOID;
       },
