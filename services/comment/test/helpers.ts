@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { IDENTITY_HEADER, verifyIdentityToken } from '@wiki/auth';
+import { IDENTITY_HEADER, type Role, verifyIdentityToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { connectEventBus, createEnvelope, type EventEnvelope } from '@wiki/events';
 import { type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
@@ -9,7 +9,7 @@ import { startService as startGateway } from '@wiki/gateway';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
 import { startService as startComment } from '../src/service.js';
 
-export type Role = 'OWNER' | 'ADMIN' | 'EDITOR' | 'COMMENTER' | 'VIEWER';
+export type { Role } from '@wiki/auth';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;

@@ -1,4 +1,4 @@
-import { mintServiceToken } from '@wiki/auth';
+import { mintServiceToken, type Role } from '@wiki/auth';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { startStack, type Stack } from '@wiki/testing';
 import { startService as startGateway } from '../../../gateway/src/service.js';
@@ -20,8 +20,7 @@ export interface Reply<T = any> {
   headers: Record<string, string>;
 }
 
-export const ROLES = ['OWNER', 'ADMIN', 'EDITOR', 'COMMENTER', 'VIEWER'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role } from '@wiki/auth';
 
 export interface DocStack {
   stack: Stack;
