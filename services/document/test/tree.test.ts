@@ -249,6 +249,84 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
     });
   });
 
+  describe('stored child counts', () => {
+    /** Every document of the workspace whose stored count differs from its visible children. */
+    const countMismatches = (workspaceId: string) =>
+      t.pool.any(sql.type(z.object({ id: z.string(), stored: z.number(), actual: z.number() }))`
+        SELECT d.id, coalesce(c.visible_children, 0) AS stored,
+          (SELECT count(*)::int FROM documents x WHERE x.parent_id = d.id AND NOT x.is_archived) AS actual
+        FROM documents d LEFT JOIN document_child_counts c ON c.document_id = d.id
+        WHERE d.workspace_id = ${workspaceId}
+          AND coalesce(c.visible_children, 0) <> (SELECT count(*) FROM documents x WHERE x.parent_id = d.id AND NOT x.is_archived)`);
+    const orphanCounts = () =>
+      t.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
+        SELECT count(*)::int AS n FROM document_child_counts c WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id)`);
+
+    it('equal the visible children after every kind of tree change', async () => {
+      const w = await t.workspace(owner, 'Counts');
+      // A fixed pseudo-random sequence (same every run) of creations, moves, archives, restores and deletes.
+      let seed = 42;
+      const random = (n: number) => {
+        // mulberry32
+        seed = (seed + 0x6d2b79f5) | 0;
+        let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+        x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+        return ((x ^ (x >>> 14)) >>> 0) % n;
+      };
+      for (let i = 0; i < 8; i++) await doc(`r${i}`, null, w);
+      const ops: string[] = [];
+      for (let step = 0; step < 60; step++) {
+        const rows = await t.pool.any(sql.type(z.object({ id: z.string(), isArchived: z.boolean() }))`
+          SELECT id, is_archived AS "isArchived" FROM documents WHERE workspace_id = ${w} ORDER BY position`);
+        const live = rows.filter((r) => !r.isArchived).map((r) => r.id);
+        const archived = rows.filter((r) => r.isArchived).map((r) => r.id);
+        const pick = live[random(live.length)]!;
+        const other = live[random(live.length)]!;
+        const op = ['create', 'create', 'move', 'move-index', 'archive', 'restore', 'delete', 'cascade'][random(8)]!;
+        let res: { status: number; body: any } | undefined;
+        if (op === 'create') await doc(`d${step}`, pick, w);
+        else if (op === 'move') res = await move(pick, { parentId: other === pick ? null : other }, owner);
+        else if (op === 'move-index') res = await move(pick, { parentId: other === pick ? null : other, index: 0 }, owner);
+        else if (op === 'archive') res = await t.call('PUT', `/api/v1/documents/${pick}`, owner, { isArchived: true });
+        else if (op === 'restore' && archived.length) res = await t.call('PUT', `/api/v1/documents/${archived[random(archived.length)]}`, owner, { isArchived: false });
+        else if (op === 'delete' || op === 'cascade') res = await t.call('DELETE', `/api/v1/documents/${pick}${op === 'cascade' ? '/cascade' : ''}`, owner);
+        // A move under a descendant is refused (400); nothing else may fail.
+        if (res) expect([200, 400], `${op} ${JSON.stringify(res.body)}`).toContain(res.status);
+        ops.push(`${op}:${res?.status ?? 201}`);
+        expect(await countMismatches(w), `after ${ops.join(' ')}`).toEqual([]);
+      }
+      expect(ops.filter((o) => o.endsWith(':200')).length).toBeGreaterThan(20);
+      expect(await orphanCounts()).toBe(0);
+      // The API shows the stored count (here of the document with the most visible children).
+      const busiest = await t.pool.one(sql.type(z.object({ id: z.string(), n: z.number() }))`
+        SELECT parent_id AS id, count(*)::int AS n FROM documents
+        WHERE workspace_id = ${w} AND parent_id IS NOT NULL AND NOT is_archived
+        GROUP BY parent_id ORDER BY 2 DESC LIMIT 1`);
+      expect(busiest.n).toBeGreaterThan(1);
+      expect((await t.call('GET', `/api/v1/documents/${busiest.id}`, owner)).body.data).toMatchObject({ childCount: busiest.n, hasChildren: true });
+    });
+
+    it('stay right while creations race archives, moves and deletes of their parents', async () => {
+      const w = await t.workspace(owner, 'Racing counts');
+      const parents: string[] = [];
+      for (let i = 0; i < 4; i++) parents.push((await doc(`p${i}`, null, w)).id);
+      for (let round = 0; round < 3; round++) {
+        const creations = Array.from({ length: 40 }, (_, i) => t.call('POST', '/api/v1/documents', owner, { workspaceId: w, title: `c${round}.${i}`, parentId: parents[i % parents.length] }));
+        const changes = [
+          t.call('PUT', `/api/v1/documents/${parents[0]}`, owner, { isArchived: round % 2 === 0 }),
+          move(parents[1]!, { parentId: round % 2 === 0 ? parents[2] : null }, owner),
+          t.call('DELETE', `/api/v1/documents/${parents[3]}`, owner),
+        ];
+        const results = await Promise.all([...creations, ...changes]);
+        // Creations under an archived or deleted parent are refused with a 400; no 5xx, no deadlock.
+        for (const r of results) expect([200, 201, 400], JSON.stringify(r.body)).toContain(r.status);
+        expect(await countMismatches(w)).toEqual([]);
+        parents[3] = (await doc(`p3.${round}`, null, w)).id;
+      }
+      expect(await orphanCounts()).toBe(0);
+    });
+  });
+
   describe('a workspace with 10,000 documents', () => {
     it('returns all of them, nested, in order', async () => {
       const big = await t.workspace(owner, 'Big');

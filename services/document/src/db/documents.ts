@@ -55,7 +55,8 @@ export const ListItem = z.object({
 });
 export type ListItem = z.infer<typeof ListItem>;
 
-const visibleChildCount = sql.fragment`(SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND NOT c.is_archived)`;
+/** Kept by triggers (migrations/0002_child_counts.sql): one index lookup, whatever the number of children. */
+const visibleChildCount = sql.fragment`coalesce((SELECT c.visible_children FROM document_child_counts c WHERE c.document_id = d.id), 0)`;
 
 const stateColumns = sql.fragment`
   d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.icon, d.plain_text AS "plainText",

@@ -34,14 +34,14 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
 
 const FIND_DETAIL = {
   // The name is per connection; change it whenever the text changes.
-  name: 'document_detail_v1',
+  name: 'document_detail_v2',
   text: `
   SELECT d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.content, d.excerpt,
     d.word_count AS "wordCount", d.icon, d.cover_image_url AS "coverImageUrl", d.is_template AS "isTemplate",
     d.is_archived AS "isArchived", d.is_published AS "isPublished", d.owner_id AS "ownerId",
     d.created_by AS "createdBy", d.last_edited_by AS "lastEditedBy",
     ${iso('d.created_at')} AS "createdAt", ${iso('d.updated_at')} AS "updatedAt",
-    (SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND NOT c.is_archived) AS "childCount",
+    coalesce((SELECT c.visible_children FROM document_child_counts c WHERE c.document_id = d.id), 0) AS "childCount",
     (SELECT count(*)::int FROM comment_threads t WHERE t.document_id = d.id AND t.is_open) AS "openCommentCount",
     cu.name AS "createdByName", cu.avatar_url AS "createdByAvatarUrl",
     eu.name AS "lastEditedByName", eu.avatar_url AS "lastEditedByAvatarUrl"
