@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { build, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs';
 import { checkDependencies, isListening } from './lib/dependencies.mjs';
 import { createLogPrinter } from './lib/log-lines.mjs';
+import { serviceEnv, serviceNodeFlags } from './lib/service-process.mjs';
 
 const STOP_GRACE_MS = 10_000;
 const LAST_LINES = 40;
@@ -172,14 +173,14 @@ async function busyPorts(parts) {
 }
 
 function startPart(part) {
-  const env = { ...process.env };
+  const env = { ...serviceEnv, ...process.env };
   if (part.kind !== 'gateway') delete env.PORT;
   // On one machine only the gateway faces the network; the services listen on loopback
   // (where the gateway reaches them) unless HOST says otherwise.
   if (part.kind !== 'gateway' && !env.HOST) env.HOST = '127.0.0.1';
   // The gateway's /actuator/health reports the services it expects: the ones started here.
   if (part.kind === 'gateway' && !env.GATEWAY_SERVICES) env.GATEWAY_SERVICES = expectedByGateway().join(',');
-  const child = spawn(process.execPath, [part.main], {
+  const child = spawn(process.execPath, [...serviceNodeFlags, part.main], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,2 @@
+export declare const serviceNodeFlags: string[];
+export declare const serviceEnv: Record<string, string>;
