@@ -24,7 +24,7 @@ export interface MembershipAccess {
   roleOf(workspaceId: string, userId: string): Promise<Role | null>;
   /** The user's role when it is at least `minimum`; 404 for a non-member, 403 for a lower role. */
   requireRole(workspaceId: string, userId: string, minimum: Role, what?: string): Promise<Role>;
-  /** Keeps the projection current from `member.*` and `workspace.deleted` events. */
+  /** Keeps the projection current from `member.*` and `workspace.*` events. */
   startProjection(bus: EventBus): Promise<{ stop(): Promise<void> }>;
 }
 
@@ -41,8 +41,21 @@ export interface MembershipOptions {
   cacheMs?: number;
 }
 
-const row = z.object({ role: z.string() });
-const remote = z.object({ data: z.object({ role: z.string(), memberId: z.string().nullable().optional() }) });
+const access = z.object({ known: z.boolean(), role: z.string().nullable(), closed: z.boolean() });
+const stored = z.object({ role: z.string().nullable() });
+const remote = z.object({
+  data: z.object({ role: z.string(), memberId: z.string().nullable().optional(), workspaceArchived: z.boolean().optional() }),
+});
+
+/**
+ * A condition true when the workspace in `workspaceIdColumn` is neither archived nor deleted, as
+ * far as this service's projection knows: for reads that check no role (public documents), which
+ * must close with the workspace too (ARCHITECTURE 5.13).
+ */
+export function workspaceIsOpen(workspaceIdColumn: string) {
+  return sql.fragment`NOT EXISTS (SELECT 1 FROM workspace_access_projection w
+    WHERE w.workspace_id = ${sql.identifier(workspaceIdColumn.split('.'))} AND (w.is_archived OR w.is_deleted))`;
+}
 
 export function createMembershipAccess(options: MembershipOptions): MembershipAccess {
   const { pool, config, logger } = options;
@@ -55,7 +68,11 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
     else for (const key of cache.keys()) if (key.startsWith(`${workspaceId}:`)) cache.delete(key);
   };
 
-  /** Asks the workspace service when the projection has no row (e.g. a workspace made a moment ago). */
+  /**
+   * Asks the workspace service when the projection has no row (e.g. a workspace made a moment ago).
+   * What it stores has no event time, so any event overrides it; a row an event wrote meanwhile
+   * (a removal that raced with this lookup) is kept and answered instead.
+   */
   async function readThrough(workspaceId: string, userId: string): Promise<Role | null> {
     const url = `${config.urls.workspace}/internal/workspaces/${workspaceId}/members/${userId}`;
     const res = await fetch(url, { headers: { 'x-wiki-identity': await serviceToken() }, signal: AbortSignal.timeout(5000) });
@@ -63,11 +80,18 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
     if (!res.ok) throw new Error(`membership lookup answered ${res.status}`);
     const { data } = remote.parse(await res.json());
     if (!isRole(data.role)) throw new Error(`membership lookup returned unknown role ${data.role}`);
-    await pool.query(sql.unsafe`
-      INSERT INTO membership_projection (workspace_id, user_id, member_id, role)
+    if (data.workspaceArchived) {
+      await pool.query(sql.unsafe`
+        INSERT INTO workspace_access_projection (workspace_id, is_archived) VALUES (${workspaceId}, true)
+        ON CONFLICT (workspace_id) DO NOTHING`);
+      return null;
+    }
+    const kept = await pool.one(sql.type(stored)`
+      INSERT INTO membership_projection AS m (workspace_id, user_id, member_id, role)
       VALUES (${workspaceId}, ${userId}, ${data.memberId ?? null}, ${data.role})
-      ON CONFLICT (workspace_id, user_id) DO NOTHING`);
-    return data.role;
+      ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = m.role
+      RETURNING role`);
+    return kept.role as Role | null;
   }
 
   async function roleOf(workspaceId: string, userId: string): Promise<Role | null> {
@@ -75,37 +99,65 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
     const now = Date.now();
     const hit = cache.get(key);
     if (hit && hit.until > now) return hit.role;
-    const found = await pool.maybeOne(
-      sql.type(row)`SELECT role FROM membership_projection WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`,
-    );
-    const role = found ? (found.role as Role) : await readThrough(workspaceId, userId);
+    // One round trip: the member's row (a row without a role is a removal) and whether the
+    // workspace is archived or deleted.
+    const found = await pool.one(sql.type(access)`
+      SELECT m.user_id IS NOT NULL AS known, m.role, coalesce(w.is_archived OR w.is_deleted, false) AS closed
+      FROM (SELECT 1) AS one
+      LEFT JOIN membership_projection m ON m.workspace_id = ${workspaceId} AND m.user_id = ${userId}
+      LEFT JOIN workspace_access_projection w ON w.workspace_id = ${workspaceId}`);
+    const role = found.closed ? null : found.known ? (found.role as Role | null) : await readThrough(workspaceId, userId);
     if (cache.size > 50_000) cache.clear();
     cache.set(key, { role, until: now + cacheMs });
     return role;
   }
 
+  /** Writes a member's row unless the row holds a more recent event; `role` null records a removal. */
+  async function setMember(tx: DatabaseTransactionConnection, event: EventEnvelope, workspaceId: string, userId: string, memberId: string | null, role: Role | null) {
+    await tx.query(sql.unsafe`
+      INSERT INTO membership_projection AS m (workspace_id, user_id, member_id, role, event_at, updated_at)
+      VALUES (${workspaceId}, ${userId}, ${memberId}, ${role}, ${event.occurredAt}, now())
+      ON CONFLICT (workspace_id, user_id) DO UPDATE
+        SET role = EXCLUDED.role, member_id = EXCLUDED.member_id, event_at = EXCLUDED.event_at, updated_at = now()
+        WHERE m.event_at IS NULL OR m.event_at <= EXCLUDED.event_at`);
+    forget(workspaceId, userId);
+  }
+
+  /** Same rule for the workspace's state; a deletion is final. */
+  async function setWorkspace(tx: DatabaseTransactionConnection, event: EventEnvelope, workspaceId: string, archived: boolean, deleted: boolean) {
+    await tx.query(sql.unsafe`
+      INSERT INTO workspace_access_projection AS w (workspace_id, is_archived, is_deleted, event_at)
+      VALUES (${workspaceId}, ${archived}, ${deleted}, ${event.occurredAt})
+      ON CONFLICT (workspace_id) DO UPDATE
+        SET is_archived = EXCLUDED.is_archived, is_deleted = w.is_deleted OR EXCLUDED.is_deleted, event_at = EXCLUDED.event_at
+        WHERE w.event_at IS NULL OR w.event_at <= EXCLUDED.event_at OR EXCLUDED.is_deleted`);
+    forget(workspaceId);
+  }
+
   async function apply(event: EventEnvelope, tx: DatabaseTransactionConnection): Promise<void> {
-    const data = event.data as { workspaceId?: string; userId?: string; memberId?: string; role?: string; id?: string };
+    const data = event.data as { workspaceId?: string; userId?: string; memberId?: string; role?: string; id?: string; isArchived?: boolean };
     switch (event.type) {
       case 'member.added':
       case 'member.role_changed':
         if (!data.workspaceId || !data.userId || !isRole(data.role)) throw new Error(`malformed ${event.type} event`);
-        await tx.query(sql.unsafe`
-          INSERT INTO membership_projection (workspace_id, user_id, member_id, role, updated_at)
-          VALUES (${data.workspaceId}, ${data.userId}, ${data.memberId ?? null}, ${data.role}, now())
-          ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role, member_id = EXCLUDED.member_id, updated_at = now()`);
-        forget(data.workspaceId, data.userId);
+        await setMember(tx, event, data.workspaceId, data.userId, data.memberId ?? null, data.role);
         break;
       case 'member.removed':
         if (!data.workspaceId || !data.userId) throw new Error('malformed member.removed event');
-        await tx.query(sql.unsafe`DELETE FROM membership_projection WHERE workspace_id = ${data.workspaceId} AND user_id = ${data.userId}`);
-        forget(data.workspaceId, data.userId);
+        await setMember(tx, event, data.workspaceId, data.userId, null, null);
         break;
+      case 'workspace.created':
+      case 'workspace.updated': {
+        const workspaceId = data.id ?? event.workspaceId;
+        if (!workspaceId || typeof data.isArchived !== 'boolean') throw new Error(`malformed ${event.type} event`);
+        await setWorkspace(tx, event, workspaceId, data.isArchived, false);
+        break;
+      }
       case 'workspace.deleted': {
         const workspaceId = data.id ?? event.workspaceId;
         if (!workspaceId) throw new Error('malformed workspace.deleted event');
+        await setWorkspace(tx, event, workspaceId, true, true);
         await tx.query(sql.unsafe`DELETE FROM membership_projection WHERE workspace_id = ${workspaceId}`);
-        forget(workspaceId);
         break;
       }
     }
@@ -120,11 +172,12 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
       return role;
     },
     // Two consumers, each with one subject filter: NATS 2.9 has no multi-filter consumers, and one
-    // consumer for all four types would filter on `<prefix>.>` and read every event of the system.
+    // consumer for member.* and workspace.* would filter on `<prefix>.>` and read every event of the system.
     async startProjection(bus) {
       const common = { bus, pool, handle: apply, logger };
       const members = await startConsumer({ ...common, name: `${options.service}-membership`, types: ['member.*'] });
-      const purge = await startConsumer({ ...common, name: `${options.service}-membership-purge`, types: ['workspace.deleted'] });
+      // The name predates archived workspaces; it is kept so that running consumers carry on.
+      const purge = await startConsumer({ ...common, name: `${options.service}-membership-purge`, types: ['workspace.created', 'workspace.updated', 'workspace.deleted'] });
       return { stop: async () => void (await Promise.all([members.stop(), purge.stop()])) };
     },
   };

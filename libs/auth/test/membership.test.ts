@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMembershipAccess, membershipMigrations, type MembershipAccess, verifyIdentityToken } from '@wiki/auth';
@@ -16,8 +17,10 @@ const bob = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
  * Stands in for the workspace service's internal membership route, the peer the projection
  * reads through to; it also checks that the caller presents a valid service token.
  */
-async function startMembershipPeer(secret: string, members: Map<string, string>) {
+async function startMembershipPeer(secret: string, members: Map<string, string>, archived: Set<string>) {
   const calls: string[] = [];
+  /** Set by a test to hold the next answer back until it says so (a lookup racing an event). */
+  const gate: { hold: Promise<void> | null } = { hold: null };
   const server: Server = createServer(async (req, res) => {
     calls.push(req.url ?? '');
     try {
@@ -33,17 +36,19 @@ async function startMembershipPeer(secret: string, members: Map<string, string>)
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"success":false}');
       return;
     }
+    if (gate.hold) await gate.hold;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ success: true, data: { workspaceId, userId, memberId: null, role } }));
+    res.end(JSON.stringify({ success: true, data: { workspaceId, userId, memberId: null, role, workspaceArchived: archived.has(workspaceId) } }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, gate, close: () => new Promise((r) => server.close(r)) };
 }
 
 describe('membership projection', () => {
   const config = isolatedConfig({ issuer: 'http://unused', jwksUrl: 'http://unused/certs', audience: 'x' });
   const url = databaseUrl(config.pgUrl, `${uniqueName()}_membership`);
   const members = new Map<string, string>([[`${ws}:${ada}`, 'EDITOR']]);
+  const archived = new Set<string>();
   let pool: DatabasePool;
   let bus: EventBus;
   let access: MembershipAccess;
@@ -54,7 +59,7 @@ describe('membership projection', () => {
     await ensureDatabase(url);
     await migrate(url, [eventsMigrations, membershipMigrations]);
     pool = await createDatabasePool(url);
-    peer = await startMembershipPeer(config.internalTokenSecret, members);
+    peer = await startMembershipPeer(config.internalTokenSecret, members, archived);
     config.urls.workspace = peer.url;
     bus = await connectEventBus({ natsUrl: config.natsUrl, stream: config.eventsStream, prefix: config.eventsPrefix, name: 'test', logger: silent });
     await bus.ensureStream();
@@ -75,8 +80,16 @@ describe('membership projection', () => {
 
   const publish = (type: string, data: Record<string, unknown>) =>
     pool.transaction((tx) => publishInTx(tx, { type, workspaceId: (data.workspaceId as string) ?? (data.id as string), data }));
+  /** Publishes an event that happened at `occurredAt`, as a late retry of an older event arrives. */
+  const publishAt = async (occurredAt: Date, type: string, data: Record<string, unknown>) => {
+    const envelope = { id: randomUUID(), type, version: 1, occurredAt: occurredAt.toISOString(), actorId: null, workspaceId: (data.workspaceId ?? data.id) as string, data };
+    await pool.query(sql.unsafe`INSERT INTO event_outbox (id, type, envelope) VALUES (${envelope.id}, ${type}, ${JSON.stringify(envelope)}::jsonb)`);
+    return envelope.id;
+  };
+  const applied = (eventId: string) =>
+    eventually(async () => expect(await pool.exists(sql.unsafe`SELECT 1 FROM event_consumed WHERE event_id = ${eventId}`)).toBe(true));
   const projected = (workspaceId: string, userId: string) =>
-    pool.maybeOneFirst(sql.type(z.object({ role: z.string() }))`
+    pool.maybeOneFirst(sql.type(z.object({ role: z.string().nullable() }))`
       SELECT role FROM membership_projection WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`);
 
   it('reads through to the workspace service for an unknown membership and keeps the answer', async () => {
@@ -101,6 +114,75 @@ describe('membership projection', () => {
     await publish('member.removed', { workspaceId: ws, userId: bob, memberId: null, role: 'VIEWER' });
     await eventually(async () => expect(await projected(ws, bob)).toBeNull());
     expect(await access.roleOf(ws, bob)).toBeNull(); // the peer does not know bob either
+  });
+
+  it('keeps the most recent of member events that arrive out of order', async () => {
+    const carol = randomUUID();
+    const t0 = Date.now();
+    await applied(await publishAt(new Date(t0), 'member.added', { workspaceId: ws, userId: carol, memberId: null, role: 'EDITOR' }));
+    await applied(await publishAt(new Date(t0 + 2000), 'member.removed', { workspaceId: ws, userId: carol, memberId: null, role: 'EDITOR' }));
+    // A retry of an older event, delivered after the removal, does not bring carol back...
+    await applied(await publishAt(new Date(t0 + 1000), 'member.role_changed', { workspaceId: ws, userId: carol, memberId: null, role: 'ADMIN' }));
+    expect(await access.roleOf(ws, carol)).toBeNull();
+    // ...and a removed member is not asked for again (the peer would not know carol anyway).
+    expect(peer.calls.filter((c) => c.endsWith(carol))).toEqual([]);
+    // A newer event does.
+    await applied(await publishAt(new Date(t0 + 3000), 'member.added', { workspaceId: ws, userId: carol, memberId: null, role: 'VIEWER' }));
+    expect(await access.roleOf(ws, carol)).toBe('VIEWER');
+  });
+
+  it('keeps a removal that lands while a read-through is under way', async () => {
+    const dave = randomUUID();
+    members.set(`${ws}:${dave}`, 'EDITOR');
+    let release!: () => void;
+    peer.gate.hold = new Promise<void>((r) => (release = r));
+    const lookup = access.roleOf(ws, dave);
+    await eventually(async () => expect(peer.calls.some((c) => c.endsWith(dave))).toBe(true));
+    // The workspace service answered "EDITOR" just before the member was removed; the event
+    // gets here before the answer does.
+    await applied(await publishAt(new Date(), 'member.removed', { workspaceId: ws, userId: dave, memberId: null, role: 'EDITOR' }));
+    peer.gate.hold = null;
+    release();
+    expect(await lookup).toBeNull();
+    expect(await access.roleOf(ws, dave)).toBeNull();
+  });
+
+  it('shuts an archived workspace and opens it again when it is restored (ARCHITECTURE 5.13)', async () => {
+    const shelved = randomUUID();
+    await publish('member.added', { workspaceId: shelved, userId: ada, memberId: null, role: 'OWNER' });
+    await eventually(async () => expect(await access.roleOf(shelved, ada)).toBe('OWNER'));
+    await publish('workspace.updated', { id: shelved, name: 'Shelved', icon: null, isArchived: true, ownerId: ada });
+    await eventually(async () => expect(await access.roleOf(shelved, ada)).toBeNull());
+    await expect(access.requireRole(shelved, ada, 'VIEWER')).rejects.toMatchObject({ statusCode: 404 });
+    // An older update that still said "not archived", delivered late, changes nothing.
+    await applied(await publishAt(new Date(Date.now() - 60_000), 'workspace.updated', { id: shelved, name: 'Shelved', icon: null, isArchived: false, ownerId: ada }));
+    expect(await access.roleOf(shelved, ada)).toBeNull();
+    await publish('workspace.updated', { id: shelved, name: 'Shelved', icon: null, isArchived: false, ownerId: ada });
+    await eventually(async () => expect(await access.roleOf(shelved, ada)).toBe('OWNER'));
+  });
+
+  it('learns from the read-through that a workspace is archived', async () => {
+    const attic = randomUUID();
+    members.set(`${attic}:${bob}`, 'EDITOR');
+    archived.add(attic);
+    expect(await access.roleOf(attic, bob)).toBeNull();
+    expect(await pool.oneFirst(sql.type(z.object({ is_archived: z.boolean() }))`
+      SELECT is_archived FROM workspace_access_projection WHERE workspace_id = ${attic}`)).toBe(true);
+    // Restored: the workspace service says so, and its event opens the workspace here.
+    archived.delete(attic);
+    await publish('workspace.updated', { id: attic, name: 'Attic', icon: null, isArchived: false, ownerId: bob });
+    await eventually(async () => expect(await access.roleOf(attic, bob)).toBe('EDITOR'));
+  });
+
+  it('keeps a deleted workspace shut whatever arrives after the deletion', async () => {
+    const gone = randomUUID();
+    await publish('member.added', { workspaceId: gone, userId: bob, memberId: null, role: 'EDITOR' });
+    await eventually(async () => expect(await access.roleOf(gone, bob)).toBe('EDITOR'));
+    await publish('workspace.deleted', { id: gone, name: 'Gone', icon: null, isArchived: false, ownerId: bob });
+    await eventually(async () => expect(await access.roleOf(gone, bob)).toBeNull());
+    await applied(await publishAt(new Date(Date.now() + 60_000), 'workspace.updated', { id: gone, name: 'Gone', icon: null, isArchived: false, ownerId: bob }));
+    await applied(await publishAt(new Date(Date.now() + 60_000), 'member.added', { workspaceId: gone, userId: bob, memberId: null, role: 'ADMIN' }));
+    expect(await access.roleOf(gone, bob)).toBeNull();
   });
 
   it('purges a deleted workspace', async () => {

@@ -169,9 +169,16 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
       const ws = (await t.call('GET', '/api/v1/workspaces', { as: ada })).body.data[0];
       const res = await t.direct('GET', `/internal/workspaces/${ws.id}/members/${ada.id}`);
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ workspaceId: ws.id, userId: ada.id, memberId: expect.stringMatching(UUID_RE), role: 'OWNER' });
+      expect(res.body.data).toEqual({ workspaceId: ws.id, userId: ada.id, memberId: expect.stringMatching(UUID_RE), role: 'OWNER', workspaceArchived: false });
       const other = await t.user('someone@example.com');
       expect((await t.direct('GET', `/internal/workspaces/${ws.id}/members/${other.id}`)).status).toBe(404);
+    });
+
+    it('tells membership lookups that a workspace is archived', async () => {
+      const ws = (await t.call('POST', '/api/v1/workspaces', { as: ada, body: { name: 'Shelved' } })).body.data;
+      expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: ada, body: { isArchived: true } })).status).toBe(200);
+      const res = await t.direct('GET', `/internal/workspaces/${ws.id}/members/${ada.id}`);
+      expect(res.body.data).toMatchObject({ role: 'OWNER', workspaceArchived: true });
     });
 
     it('is closed to user identities (403) and anonymous callers (401)', async () => {

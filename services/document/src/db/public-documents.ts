@@ -1,8 +1,10 @@
+import { workspaceIsOpen } from '@wiki/auth';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
 
 /**
  * Reads for unauthenticated readers. Every query filters on "published and not archived" itself,
- * so nothing else can reach a public response by mistake.
+ * so nothing else can reach a public response by mistake; a document is public only while its
+ * workspace is neither archived nor deleted either.
  */
 const publicChildCount = sql.fragment`
   (SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND c.is_published AND NOT c.is_archived)`;
@@ -27,7 +29,7 @@ export function findPublicDocument(db: CommonQueryMethods, id: string): Promise<
       CASE WHEN p.is_published AND NOT p.is_archived THEN p.id END AS "parentId",
       d.word_count AS "wordCount", d.updated_at AS "updatedAt", ${publicChildCount} AS "childCount"
     FROM documents d LEFT JOIN documents p ON p.id = d.parent_id
-    WHERE d.id = ${id} AND d.is_published AND NOT d.is_archived`);
+    WHERE d.id = ${id} AND d.is_published AND NOT d.is_archived AND ${workspaceIsOpen('d.workspace_id')}`);
 }
 
 export const PublicListRow = z.object({
@@ -50,5 +52,5 @@ export function listPublicChildren(db: CommonQueryMethods, id: string): Promise<
 
 export function isPublicDocument(db: CommonQueryMethods, id: string): Promise<boolean> {
   return db.oneFirst(sql.type(z.object({ found: z.boolean() }))`
-    SELECT EXISTS (SELECT 1 FROM documents WHERE id = ${id} AND is_published AND NOT is_archived) AS found`);
+    SELECT EXISTS (SELECT 1 FROM documents d WHERE d.id = ${id} AND d.is_published AND NOT d.is_archived AND ${workspaceIsOpen('d.workspace_id')}) AS found`);
 }

@@ -23,7 +23,8 @@ export async function publicChildren(ctx: DocumentContext, id: string): Promise<
 
 /** The unbroken chain of public documents directly above it, from the top, ending with it. */
 export async function publicAncestors(ctx: DocumentContext, id: string): Promise<PublicListRow[]> {
-  const chain = publicChain(await ancestorsOf(ctx.pool, id));
+  const [isPublic, ancestors] = await Promise.all([isPublicDocument(ctx.pool, id), ancestorsOf(ctx.pool, id)]);
+  const chain = isPublic ? publicChain(ancestors) : [];
   if (chain.length === 0) throw notFound('Document');
   return chain.map((link, i) => ({
     id: link.id,

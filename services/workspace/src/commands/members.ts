@@ -3,7 +3,7 @@ import { notFound } from '@wiki/http';
 import {
   deleteMember,
   findMemberById,
-  findMemberByUser,
+  findMembershipState,
   findMemberView,
   listMembers as listMemberViews,
   searchMembers as searchMemberViews,
@@ -62,7 +62,7 @@ export function leaveWorkspace(ctx: Context, userId: string, workspaceId: string
 
 /** For other services' membership projections (read-through when their row is missing). */
 export async function membership(ctx: Context, workspaceId: string, userId: string) {
-  const member = await findMemberByUser(ctx.pool, workspaceId, userId);
+  const member = await findMembershipState(ctx.pool, workspaceId, userId);
   if (!member) throw notFound('Member');
   return member;
 }

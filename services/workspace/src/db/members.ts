@@ -60,6 +60,17 @@ export function findMemberByUser(db: CommonQueryMethods, workspaceId: string, us
     WHERE m.workspace_id = ${workspaceId} AND m.user_id = ${userId} ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
 }
 
+/** A member with its workspace's archived flag: what other services' projections read through to. */
+export const MembershipState = MemberRow.extend({ workspaceArchived: z.boolean() });
+export type MembershipState = z.infer<typeof MembershipState>;
+
+export function findMembershipState(db: CommonQueryMethods, workspaceId: string, userId: string): Promise<MembershipState | null> {
+  return db.maybeOne(sql.type(MembershipState)`
+    SELECT ${columns}, w.is_archived AS "workspaceArchived"
+    FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
+    WHERE m.workspace_id = ${workspaceId} AND m.user_id = ${userId}`);
+}
+
 export function findMemberById(db: CommonQueryMethods, workspaceId: string, memberId: string, lock = false): Promise<MemberRow | null> {
   return db.maybeOne(sql.type(MemberRow)`
     SELECT ${columns} FROM workspace_members m

@@ -1,4 +1,4 @@
-import type { MemberRow, MemberView } from '../db/members.js';
+import type { MembershipState, MemberView } from '../db/members.js';
 
 /** WorkspaceMemberResponse of the spec; `invitedBy` is null for members nobody invited (the creator). */
 export function presentMember(view: MemberView) {
@@ -23,6 +23,6 @@ export function presentMemberSearch(view: MemberView) {
 }
 
 /** The internal membership answer other services' projections fall back to. */
-export function presentMembership(row: MemberRow) {
-  return { workspaceId: row.workspaceId, userId: row.userId, memberId: row.id, role: row.role };
+export function presentMembership(row: MembershipState) {
+  return { workspaceId: row.workspaceId, userId: row.userId, memberId: row.id, role: row.role, workspaceArchived: row.workspaceArchived };
 }

@@ -118,8 +118,8 @@ export const internalUserResponse: JsonSchema = object(
 );
 
 export const membershipResponse: JsonSchema = object(
-  { workspaceId: uuid, userId: uuid, memberId: uuid, role },
-  ['workspaceId', 'userId', 'memberId', 'role'],
+  { workspaceId: uuid, userId: uuid, memberId: uuid, role, workspaceArchived: { type: 'boolean' } },
+  ['workspaceId', 'userId', 'memberId', 'role', 'workspaceArchived'],
 );
 
 export const noContent: JsonSchema = { type: 'null', description: 'No Content' };
