@@ -1,7 +1,7 @@
 import type { DatabasePool } from '@wiki/db';
 import type { Actor } from './context.js';
 import type { WorkspaceUsersClient } from './clients/workspace-users.js';
-import { findUser, rememberUser, upsertUser, type UserRow } from './db/users.js';
+import { cacheUser, findUser, rememberUser, type UserRow } from './db/users.js';
 
 /** `{ id, name, avatarUrl }` as DocumentResponse shows a user. */
 export interface UserRef {
@@ -29,7 +29,7 @@ export function createUserDirectory(pool: DatabasePool, client: WorkspaceUsersCl
     if (local) return local;
     const remote = await client.fetchUser(idOrIdpUid);
     if (!remote) return null;
-    await upsertUser(pool, remote);
+    await cacheUser(pool, remote);
     return { id: remote.id, idpUid: remote.idpUid, name: remote.name, avatarUrl: remote.avatarUrl };
   }
 

@@ -137,6 +137,71 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(2));
   });
 
+  /**
+   * Publishes an event as if it had happened at `at` and waits until `consumer` has applied it:
+   * a late event is one whose occurredAt is older than that of an event applied before it (what a
+   * retried event looks like to the consumer).
+   */
+  const deliver = async (consumer: string, type: string, data: Record<string, unknown>, at: number) => {
+    const envelope = { ...createEnvelope({ type, actorId: owner.id, workspaceId: ws, data }), occurredAt: new Date(at).toISOString() };
+    await bus.publish(envelope);
+    await eventually(async () => {
+      const applied = await t.pool.maybeOneFirst(sql.type(z.object({ n: z.number() }))`
+        SELECT 1 AS n FROM event_consumed WHERE consumer = ${consumer} AND event_id = ${envelope.id}`);
+      expect(applied).toBe(1);
+    });
+  };
+
+  it('ignores a user.upserted older than the one applied (a late retry)', async () => {
+    const id = randomUUID();
+    const doc = await t.create(editor, { workspaceId: ws, title: 'Late user' });
+    await t.pool.query(sql.unsafe`UPDATE documents SET created_by = ${id} WHERE id = ${doc.id}`);
+    const user = (name: string, avatarUrl: string | null) => ({ id, idpUid: `idp-${id}`, email: `${id}@example.com`, name, avatarUrl });
+    const now = Date.now();
+    await deliver('document-users', 'user.upserted', user('Newer Name', 'https://example.com/new.png'), now);
+    await deliver('document-users', 'user.upserted', user('Older Name', null), now - 60_000);
+    expect((await readDoc(doc.id)).createdByUser).toEqual({ id, name: 'Newer Name', avatarUrl: 'https://example.com/new.png' });
+    await deliver('document-users', 'user.upserted', user('Newest Name', null), now + 60_000); // a newer one still applies
+    expect((await readDoc(doc.id)).createdByUser).toEqual({ id, name: 'Newest Name', avatarUrl: null });
+  });
+
+  describe('comment threads out of order', () => {
+    const threadEvent = (documentId: string) => (type: string, threadId: string, status: string, at: number) =>
+      deliver('document-comment-threads', `comment.${type}`, { threadId, documentId, workspaceId: ws, status, participants: [owner.id] }, at);
+
+    it('never brings a deleted thread back: a late thread_created or thread_reopened leaves openCommentCount at 0', async () => {
+      const doc = await t.create(editor, { workspaceId: ws, title: 'Deleted threads' });
+      const thread = threadEvent(doc.id);
+      const [t1, t2] = [randomUUID(), randomUUID()];
+      const now = Date.now();
+      await thread('thread_created', t1, 'OPEN', now - 3000);
+      await thread('thread_deleted', t1, 'OPEN', now - 1000);
+      await thread('thread_reopened', t1, 'OPEN', now - 2000);
+      await thread('thread_created', t1, 'OPEN', now - 3000); // republished under a new event id
+      await thread('thread_reopened', t1, 'OPEN', now); // even with a later clock: the deletion is final
+      // Deleted before its creation arrived at all.
+      await thread('thread_deleted', t2, 'OPEN', now - 1000);
+      await thread('thread_created', t2, 'OPEN', now - 3000);
+      expect((await readDoc(doc.id)).openCommentCount).toBe(0);
+    });
+
+    it('keeps a resolved thread resolved when an older thread_reopened arrives late', async () => {
+      const doc = await t.create(editor, { workspaceId: ws, title: 'Resolved threads' });
+      const thread = threadEvent(doc.id);
+      const t1 = randomUUID();
+      const now = Date.now();
+      await thread('thread_created', t1, 'OPEN', now - 3000);
+      await thread('thread_resolved', t1, 'RESOLVED', now - 1000);
+      await thread('thread_reopened', t1, 'OPEN', now - 2000);
+      expect((await readDoc(doc.id)).openCommentCount).toBe(0);
+      await thread('thread_reopened', t1, 'OPEN', now); // a newer one still applies
+      expect((await readDoc(doc.id)).openCommentCount).toBe(1);
+      await thread('thread_created', t1, 'OPEN', now - 3000); // nor does a late creation undo it
+      await thread('thread_resolved', t1, 'RESOLVED', now - 1000);
+      expect((await readDoc(doc.id)).openCommentCount).toBe(1);
+    });
+  });
+
   it('purges a deleted workspace\'s documents (workspace.deleted)', async () => {
     const doomed = await t.workspace(owner, 'Doomed');
     const a = await t.create(owner, { workspaceId: doomed, title: 'a' });
