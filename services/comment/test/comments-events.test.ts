@@ -162,7 +162,9 @@ describe('document projection', () => {
   it('knows documents from document.created without asking the document service', async () => {
     const id = randomUUID(); // the fake document service has never heard of it
     await publishEvent(stack.config, { type: 'document.created', workspaceId, data: { id, workspaceId, parentId: null, title: 'From an event' } });
-    await eventually(async () => expect((await listThreads(vera, id)).status).toBe(200));
+    // Wait for the projection itself: a request made before the event is applied would (rightly) ask.
+    await eventually(async () => expect(await db.exists(sql.unsafe`SELECT 1 FROM document_projection WHERE id = ${id}`)).toBe(true));
+    expect((await listThreads(vera, id)).status).toBe(200);
     await newThread(carl, 'On an evented document', id);
     expect(stack.docs.lookups).not.toContain(id);
   });
