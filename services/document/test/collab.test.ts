@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type AddressInfo, createServer } from 'node:net';
 import { mintIdentityToken } from '@wiki/auth';
 import { type DocStack, para, startDocStack, type TestUser } from './helpers.js';
 
@@ -138,6 +139,98 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       expect(Buffer.from(await (await t.internal('GET', `${base(target.id)}/collab-state`)).arrayBuffer()).equals(atLimit)).toBe(true);
       expect((await t.internal('POST', `${base('00000000-0000-4000-8000-000000000000')}/collab-state`, { body: form({ collabState: randomBytes(4) }) })).status).toBe(404);
       expect((await t.internal('GET', `${base('00000000-0000-4000-8000-000000000000')}/collab-state`)).status).toBe(404);
+    });
+  });
+
+  describe('save edge cases', () => {
+    const save = (id: string, fields: Record<string, string | Uint8Array>) => t.internal('POST', `${base(id)}/collab-state`, { body: form(fields) });
+    const stateOf = async (id: string) => {
+      const res = await t.internal('GET', `${base(id)}/collab-state`);
+      return res.status === 204 ? null : Buffer.from(await res.arrayBuffer());
+    };
+
+    it('refuses a save on an archived document with 409 and stores nothing', async () => {
+      const target = await t.create(owner, { workspaceId: ws, title: 'Archived live doc', content: [para('frozen')] });
+      const first = randomBytes(32);
+      expect((await save(target.id, { collabState: first })).status).toBe(200);
+      await t.call('PUT', `/api/v1/documents/${target.id}`, owner, { isArchived: true });
+      const before = (await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data;
+      const eventsBefore = (await t.outbox()).length;
+      const res = await save(target.id, { collabState: randomBytes(32), jsonContent: JSON.stringify([para('thawed')]), plainText: 'thawed', idpUid: `idp|${editor.email}` });
+      expect(res.status).toBe(409);
+      expect(((await res.json()) as any).error).toMatchObject({ code: 'CONFLICT', message: 'This document is archived; restore it before editing it' });
+      expect((await save(target.id, { collabState: randomBytes(8) })).status).toBe(409);
+      expect((await stateOf(target.id))!.equals(first)).toBe(true);
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toEqual(before);
+      expect(await t.outbox()).toHaveLength(eventsBefore);
+      // Restored, it saves again.
+      await t.call('PUT', `/api/v1/documents/${target.id}`, owner, { isArchived: false });
+      expect((await save(target.id, { collabState: randomBytes(8) })).status).toBe(200);
+    });
+
+    it('treats an empty jsonContent like none: the content stays', async () => {
+      const target = await t.create(owner, { workspaceId: ws, title: 'Not wiped', content: [para('precious words')] });
+      for (const jsonContent of ['', '  ']) {
+        const res = await save(target.id, { collabState: randomBytes(8), jsonContent });
+        expect(res.status, JSON.stringify(jsonContent)).toBe(200);
+      }
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toMatchObject({ content: JSON.stringify([para('precious words')]), wordCount: 2 });
+      // With plainText beside it, plainText is what applies.
+      expect((await save(target.id, { collabState: randomBytes(8), jsonContent: '', plainText: 'search me' })).status).toBe(200);
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toMatchObject({ content: JSON.stringify([para('precious words')]), excerpt: 'search me' });
+    });
+
+    it('refuses a text field sent as a file part with 400 naming it', async () => {
+      const target = await t.create(owner, { workspaceId: ws, title: 'Form check', content: [para('unchanged')] });
+      const state = randomBytes(16);
+      expect((await save(target.id, { collabState: state })).status).toBe(200);
+      for (const field of ['jsonContent', 'plainText', 'idpUid']) {
+        for (const fields of [
+          { collabState: randomBytes(8), [field]: new TextEncoder().encode(field === 'jsonContent' ? '[]' : 'text') },
+          { [field]: new TextEncoder().encode(field === 'jsonContent' ? '[]' : 'text'), collabState: randomBytes(8) },
+        ]) {
+          const res = await save(target.id, fields);
+          expect(res.status, field).toBe(400);
+          const body = (await res.json()) as any;
+          expect(body.error.code).toBe('VALIDATION_ERROR');
+          expect(body.error.details).toEqual([{ field, message: 'must be a text field, not a file' }]);
+        }
+      }
+      expect((await stateOf(target.id))!.equals(state)).toBe(true);
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data.content).toBe(JSON.stringify([para('unchanged')]));
+    });
+
+    it('saves state and content when the workspace service cannot be asked about idpUid, keeping lastEditedBy', async () => {
+      const target = await t.create(owner, { workspaceId: ws, title: 'Outage', content: [para('before the outage')] });
+      // A port nothing listens on: the look-up of a uid the users projection does not know fails.
+      const closed = await new Promise<number>((resolve) => {
+        const server = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = server.address() as AddressInfo;
+          server.close(() => resolve(port));
+        });
+      });
+      const workspaceUrl = t.stack.config.urls.workspace;
+      t.stack.config.urls.workspace = `http://127.0.0.1:${closed}`;
+      const state = randomBytes(64);
+      const blocks = [para('saved during the outage')];
+      let res: Response;
+      try {
+        res = await save(target.id, { collabState: state, jsonContent: JSON.stringify(blocks), idpUid: 'idp|never-seen@example.com' });
+      } finally {
+        t.stack.config.urls.workspace = workspaceUrl;
+      }
+      expect(res.status).toBe(200);
+      expect((await stateOf(target.id))!.equals(state)).toBe(true);
+      const read = (await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data;
+      expect(read).toMatchObject({ content: JSON.stringify(blocks), excerpt: 'saved during the outage', lastEditedBy: owner.id });
+      const updated = (await t.outbox('document.updated')).filter((e) => e.data.id === target.id).at(-1)!;
+      expect(updated.data.changed).toEqual(['content']);
+      expect(updated.actorId).toBeNull();
+
+      // With the workspace service back, an unknown uid is still skipped and a known one recorded.
+      expect((await save(target.id, { collabState: randomBytes(8), idpUid: 'idp|never-seen@example.com' })).status).toBe(200);
+      expect((await save(target.id, { collabState: randomBytes(8), jsonContent: JSON.stringify(blocks), idpUid: `idp|${editor.email}` })).status).toBe(200);
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data.lastEditedBy).toBe(editor.id);
     });
   });
 

@@ -122,6 +122,32 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       expect((await t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=null`, viewer)).body.data).toEqual(roots);
     });
 
+    it('answers a list under a parentId that is no document of the workspace with 404, like /children', async () => {
+      const parent = await t.create(editor, { workspaceId: ws, title: 'Listed parent' });
+      const child = await t.create(editor, { workspaceId: ws, title: 'Listed child', parentId: parent.id });
+      const list = (parentId: string) => t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=${parentId}`, viewer);
+      expect((await list(parent.id)).body.data.map((d: any) => d.id)).toEqual([child.id]);
+      // An existing document without children: an empty list.
+      const empty = await list(child.id);
+      expect(empty.status).toBe(200);
+      expect(empty.body.data).toEqual([]);
+      const foreign = await t.create(stranger, { workspaceId: otherWs, title: 'Foreign parent' });
+      await t.create(stranger, { workspaceId: otherWs, title: 'Foreign child', parentId: foreign.id });
+      for (const id of ['00000000-0000-4000-8000-000000000000', foreign.id]) {
+        const res = await list(id);
+        expect(res.status, id).toBe(404);
+        expect(res.body.error.code).toBe('NOT_FOUND');
+        expect((await t.call('GET', `/api/v1/documents/${id}/children`, viewer)).status, id).toBe(404);
+      }
+      // An archived parent: an empty list, as /children answers.
+      await t.call('PUT', `/api/v1/documents/${parent.id}`, editor, { isArchived: true });
+      for (const path of [`/api/v1/documents?workspaceId=${ws}&parentId=${parent.id}`, `/api/v1/documents/${parent.id}/children`]) {
+        const res = await t.call('GET', path, viewer);
+        expect(res.status, path).toBe(200);
+        expect(res.body.data).toEqual([]);
+      }
+    });
+
     it('lists ancestors from the root down to the document itself, and builds the tree', async () => {
       const root = await t.create(editor, { workspaceId: ws, title: 'Root' });
       const mid = await t.create(editor, { workspaceId: ws, parentId: root.id, title: 'Mid' });
@@ -184,6 +210,77 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       expect(same.status).toBe(200);
       expect(same.body.data).toEqual(cleared.body.data);
     });
+
+    it('treats content null as an empty document, as create does', async () => {
+      const created = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content: null });
+      expect(created.status).toBe(201);
+      expect(created.body.data).toMatchObject({ content: '[]', excerpt: '', wordCount: 0 });
+      const doc = await t.create(editor, { workspaceId: ws, content: [para('some words')] });
+      const res = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { content: null });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ content: '[]', excerpt: '', wordCount: 0 });
+    });
+
+    it('keeps an archived document read-only until restored: edits are 409, a restore may carry edits', async () => {
+      const doc = await t.create(owner, { workspaceId: ws, title: 'Shelved', icon: '📦', content: [para('kept as is')] });
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: true })).status).toBe(200);
+      const before = (await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data;
+      const eventsBefore = (await t.outbox()).length;
+      for (const body of [
+        { title: 'Edited' },
+        { content: [para('new')] },
+        { content: null },
+        { icon: null },
+        { coverImageUrl: 'https://img.test/x.png' },
+        { title: 'Edited', isArchived: true },
+      ]) {
+        const res = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, body);
+        expect(res.status, JSON.stringify(body)).toBe(409);
+        expect(res.body.error).toMatchObject({ code: 'CONFLICT', message: 'This document is archived; restore it before editing it' });
+      }
+      const publish = await t.call('POST', `/api/v1/documents/${doc.id}/publish`, editor);
+      expect(publish.status).toBe(409);
+      expect(publish.body.error).toMatchObject({ code: 'CONFLICT', message: 'This document is archived; restore it before publishing it' });
+      // Archiving again, an empty body and unpublishing change nothing and are fine.
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: true })).status).toBe(200);
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, {})).status).toBe(200);
+      expect((await t.call('POST', `/api/v1/documents/${doc.id}/unpublish`, editor)).status).toBe(200);
+      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data).toEqual(before);
+      expect(await t.outbox()).toHaveLength(eventsBefore);
+
+      // Restoring with edits in the same request: restored first, then changed.
+      const back = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: false, title: 'Back', content: [para('fresh words')] });
+      expect(back.status).toBe(200);
+      expect(back.body.data).toMatchObject({ isArchived: false, title: 'Back', excerpt: 'fresh words', icon: '📦', lastEditedBy: editor.id });
+      const types = (await t.outbox()).slice(eventsBefore).filter((e) => e.data.id === doc.id).map((e) => e.type);
+      expect(types).toEqual(['document.restored', 'document.updated']);
+      expect((await t.call('POST', `/api/v1/documents/${doc.id}/publish`, editor)).status).toBe(200);
+    });
+
+    it('decides an edit racing an archiving under the row lock: never an edit after the archiving', async () => {
+      for (let round = 0; round < 6; round++) {
+        const doc = await t.create(editor, { workspaceId: ws, title: `race ${round}` });
+        const [edit, archive] = await Promise.all([
+          t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: `edited ${round}` }),
+          t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: true }),
+        ]);
+        expect(archive.status).toBe(200);
+        expect([200, 409]).toContain(edit.status);
+        const types = (await t.outbox()).filter((e) => e.data.id === doc.id).map((e) => e.type);
+        expect(types).toEqual(edit.status === 200 ? ['document.created', 'document.updated', 'document.archived'] : ['document.created', 'document.archived']);
+        expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data.title).toBe(edit.status === 200 ? `edited ${round}` : `race ${round}`);
+      }
+    });
+
+    it('still deletes an archived document, alone or with its subtree', async () => {
+      const alone = await t.create(editor, { workspaceId: ws, title: 'archived alone' });
+      const top = await t.create(editor, { workspaceId: ws, title: 'archived top' });
+      const below = await t.create(editor, { workspaceId: ws, title: 'below', parentId: top.id });
+      for (const d of [alone, top]) await t.call('PUT', `/api/v1/documents/${d.id}`, editor, { isArchived: true });
+      expect((await t.call('DELETE', `/api/v1/documents/${alone.id}`, editor)).status).toBe(200);
+      expect((await t.call('DELETE', `/api/v1/documents/${top.id}/cascade`, editor)).status).toBe(200);
+      for (const d of [alone, top, below]) expect((await t.call('GET', `/api/v1/documents/${d.id}`, viewer)).status).toBe(404);
+    });
   });
 
   describe('limits and validation', () => {
@@ -221,6 +318,37 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       }
       const invalidJson = await t.stack.request('POST', '/api/v1/documents', { token: editor.token, body: '{"workspaceId": ' });
       expect(invalidJson.status).toBe(400);
+    });
+
+    it('coverImageUrl: http(s) URLs and same-origin paths only, at most 2048 characters; null clears it', async () => {
+      const doc = await t.create(editor, { workspaceId: ws });
+      for (const url of ['https://img.test/c.png', 'http://img.test/c.png', '/api/v1/attachments/file?key=workspaces%2Fa%2Fb.png']) {
+        const created = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, coverImageUrl: url });
+        expect(created.status, url).toBe(201);
+        expect(created.body.data.coverImageUrl).toBe(url);
+        const updated = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: url });
+        expect(updated.status, url).toBe(200);
+        expect(updated.body.data.coverImageUrl).toBe(url);
+      }
+      const eventsBefore = (await t.outbox()).length;
+      for (const url of ['javascript:alert(1)', ' javascript:alert(1)', 'data:image/png;base64,AAAA', '//evil.test/c.png', '/\\evil.test/c.png', 'img.png', 'ftp://img.test/c.png', '']) {
+        for (const res of [
+          await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, coverImageUrl: url }),
+          await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: url }),
+        ]) {
+          expect(res.status, url).toBe(400);
+          expect(res.body.error.code).toBe('VALIDATION_ERROR');
+          expect(res.body.error.details[0].field).toBe('coverImageUrl');
+        }
+      }
+      expect(await t.outbox()).toHaveLength(eventsBefore);
+      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data.coverImageUrl).toBe('/api/v1/attachments/file?key=workspaces%2Fa%2Fb.png');
+      const long = `https://img.test/${'a'.repeat(2048 - 'https://img.test/'.length)}`;
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: long })).status).toBe(200);
+      const tooLong = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: `${long}a` });
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.body.error.details[0].field).toBe('coverImageUrl');
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: null })).body.data.coverImageUrl).toBeNull();
     });
 
     it('refuses malformed ids, a missing workspaceId and a parent from another workspace', async () => {

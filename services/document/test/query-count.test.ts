@@ -115,6 +115,24 @@ describe('queries per request', () => {
     expect(counter.count()).toBe(1);
   });
 
+  it('lists children in one query; only an empty list looks the parent up', async () => {
+    const root = await pool.oneFirst(sql.unsafe`SELECT id FROM documents WHERE workspace_id = ${workspaceId} AND parent_id IS NULL LIMIT 1`);
+    const leaf = await pool.oneFirst(sql.unsafe`SELECT id FROM documents WHERE parent_id = ${root} LIMIT 1`);
+    const list = (parentId: unknown) =>
+      app.inject({ method: 'GET', url: `/api/v1/documents?workspaceId=${workspaceId}&parentId=${parentId}`, headers: { 'x-wiki-identity': token } });
+    counter.reset();
+    const full = await list(root);
+    expect(full.statusCode).toBe(200);
+    expect(full.json().data).toHaveLength(99);
+    expect(counter.count()).toBe(1);
+    counter.reset();
+    const empty = await list(leaf);
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json().data).toEqual([]);
+    expect(counter.count()).toBe(2);
+    expect((await list(randomUUID())).statusCode).toBe(404);
+  });
+
   describe('creating documents at the same time', () => {
     const ws = randomUUID();
     const post = (body: Record<string, unknown>) =>

@@ -91,6 +91,26 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
       expect((await move(c.id, { parentId: a.id })).status).toBe(200);
     });
 
+    it('refuses to move an archived document with 409 until it is restored', async () => {
+      const target = await doc('Target');
+      const shelved = await doc('Shelved');
+      const under = await doc('under shelved', shelved.id);
+      await t.call('PUT', `/api/v1/documents/${shelved.id}`, editor, { isArchived: true });
+      const movedBefore = (await t.outbox('document.moved')).length;
+      // The archived document itself, and a descendant archived with it, to a parent or to the root.
+      for (const [id, body] of [[shelved.id, { parentId: target.id }], [shelved.id, { parentId: null }], [under.id, { parentId: target.id, index: 0 }]] as const) {
+        const res = await move(id, body);
+        expect(res.status, JSON.stringify(body)).toBe(409);
+        expect(res.body.error).toMatchObject({ code: 'CONFLICT', message: 'This document is archived; restore it before moving it' });
+      }
+      expect(await t.outbox('document.moved')).toHaveLength(movedBefore);
+      expect((await get(shelved.id)).body.data).toMatchObject({ parentId: null, isArchived: true });
+      expect((await get(under.id)).body.data).toMatchObject({ parentId: shelved.id, isArchived: true });
+      await t.call('PUT', `/api/v1/documents/${shelved.id}`, editor, { isArchived: false });
+      expect((await move(shelved.id, { parentId: target.id })).status).toBe(200);
+      expect(await children(target.id)).toEqual(['Shelved']);
+    });
+
     it('lets only one of two racing moves that would together make a cycle succeed', async () => {
       for (let round = 0; round < 8; round++) {
         const a = await doc(`race-a-${round}`);

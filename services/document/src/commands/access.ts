@@ -1,7 +1,7 @@
 import type { Role } from '@wiki/auth';
-import { notFound } from '@wiki/http';
+import { conflict, notFound } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
-import { findWorkspaceOf } from '../db/documents.js';
+import { type DocumentState, findWorkspaceOf } from '../db/documents.js';
 
 /**
  * The workspace of a document the user may act on with at least `minimum`: 404 when the document
@@ -13,4 +13,14 @@ export async function requireDocumentRole(ctx: DocumentContext, documentId: stri
   if (!workspaceId) throw notFound('Document');
   await ctx.membership.requireRole(workspaceId, userId, minimum, 'Document');
   return workspaceId;
+}
+
+/**
+ * An archived document is read-only until restored (ARCHITECTURE 5.11: canEdit needs a document
+ * that is not archived): editing, publishing, moving it or saving collab state is a 409. Call it
+ * on the state read under the document's row lock (findState 'update'), so an archiving that
+ * commits meanwhile is seen. Deleting and unpublishing stay allowed.
+ */
+export function requireNotArchived(doc: DocumentState, doing: string): void {
+  if (doc.isArchived) throw conflict(`This document is archived; restore it before ${doing} it`);
 }

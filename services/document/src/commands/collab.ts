@@ -6,6 +6,7 @@ import { type DocumentPatch, findState, updateDocument } from '../db/documents.j
 import { parseContent } from '../domain/content.js';
 import { deriveText, fromPlainText } from '../domain/plain-text.js';
 import { emitUpdated } from '../events/producers.js';
+import { requireNotArchived } from './access.js';
 
 /** The internal API of the collaboration server (spec 4.10, ARCHITECTURE 5.11). */
 
@@ -44,12 +45,21 @@ export interface CollabSave {
   idpUid?: string;
 }
 
+export interface Logger {
+  warn(obj: object, msg?: string): void;
+}
+
 /**
  * Stores the state. With jsonContent the document's content (and excerpt, word count) is replaced;
  * with plainText that text goes to search in the document.updated event (and, without jsonContent,
  * becomes the stored plain text); with idpUid that user becomes lastEditedBy.
+ *
+ * An archived document is read-only (canEdit false): its save is a 409 and stores nothing (checked
+ * under the row lock). The idpUid lookup (which may ask the workspace service) is best-effort: when
+ * it fails, the state and content are saved anyway with lastEditedBy unchanged, since losing the
+ * state would lose the edits; an unknown idpUid is skipped the same way.
  */
-export async function saveCollab(ctx: DocumentContext, documentId: string, save: CollabSave): Promise<void> {
+export async function saveCollab(ctx: DocumentContext, documentId: string, save: CollabSave, log: Logger): Promise<void> {
   const patch: DocumentPatch = {};
   const changed: string[] = [];
   if (save.jsonContent !== undefined) {
@@ -62,7 +72,11 @@ export async function saveCollab(ctx: DocumentContext, documentId: string, save:
   }
   let editorId: string | null = null;
   if (save.idpUid) {
-    const editor = await ctx.users.resolve(save.idpUid);
+    const editor = await ctx.users.resolve(save.idpUid).catch((error: unknown) => {
+      // Not the idpUid itself (a user identifier) nor any credential: the document and the cause.
+      log.warn({ documentId, err: error }, 'collab save: the last editor could not be looked up; saving without lastEditedBy');
+      return null;
+    });
     if (editor) {
       editorId = editor.id;
       patch.lastEditedBy = editor.id;
@@ -73,6 +87,7 @@ export async function saveCollab(ctx: DocumentContext, documentId: string, save:
   const wroteEvent = await ctx.pool.transaction(async (tx) => {
     const doc = await findState(tx, documentId, 'update');
     if (!doc) throw notFound('Document');
+    requireNotArchived(doc, 'editing');
     await saveCollabState(tx, documentId, save.state);
     if (changed.length === 0) return false;
     const updated = await updateDocument(tx, documentId, patch);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { invalidField } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
 import { type DocumentDetail, type DocumentState, findState } from '../db/documents.js';
-import { parseContent } from '../domain/content.js';
+import { emptyContent, parseContent } from '../domain/content.js';
+import { checkCoverImageUrl } from '../domain/cover-image.js';
 import { deriveText } from '../domain/plain-text.js';
 import { createdEnvelope } from '../events/producers.js';
 
@@ -20,7 +21,8 @@ export const DEFAULT_TITLE = 'Untitled';
 /** Creates a document as the last child of its parent (or the last root). Needs EDITOR. */
 export async function createDocument(ctx: DocumentContext, actor: Actor, input: CreateInput): Promise<DocumentDetail> {
   await ctx.membership.requireRole(input.workspaceId, actor.userId, 'EDITOR', 'Workspace');
-  const content = input.content === undefined || input.content === null ? { blocks: [], json: '[]' } : parseContent(input.content);
+  const content = input.content === undefined || input.content === null ? emptyContent() : parseContent(input.content);
+  checkCoverImageUrl(input.coverImageUrl);
   const text = deriveText(content.blocks);
   const parentId = input.parentId ?? null;
   await ctx.users.remember(actor);

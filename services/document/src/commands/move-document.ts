@@ -3,7 +3,7 @@ import type { Actor, DocumentContext } from '../context.js';
 import { findState, isSelfOrAncestor, nextPositions, placeDocuments, siblingsOf, touch } from '../db/documents.js';
 import { orderWithInsert } from '../domain/positions.js';
 import { emitMoved } from '../events/producers.js';
-import { requireDocumentRole } from './access.js';
+import { requireDocumentRole, requireNotArchived } from './access.js';
 import { lockTreeExclusive } from './tree-lock.js';
 
 export interface MoveInput {
@@ -16,6 +16,7 @@ export interface MoveInput {
 /**
  * PUT /documents/{id}/move. Needs EDITOR. Refused with 400: a parent that is the document itself
  * or one of its descendants, a parent in another workspace (or none at all), an archived parent.
+ * Moving an archived document is a 409 (restore it first).
  * The checks read the tree under the workspace's exclusive tree lock, so two moves that would
  * only together make a cycle cannot both pass.
  */
@@ -28,6 +29,7 @@ export async function moveDocument(ctx: DocumentContext, actor: Actor, id: strin
     await lockTreeExclusive(tx, workspaceId);
     const doc = await findState(tx, id, 'update');
     if (!doc) throw notFound('Document');
+    requireNotArchived(doc, 'moving');
     if (parentId !== null) {
       const parent = await findState(tx, parentId);
       if (!parent || parent.workspaceId !== doc.workspaceId) throw invalidField('parentId', 'must be a document of the same workspace');

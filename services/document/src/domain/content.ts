@@ -15,6 +15,9 @@ export interface ParsedContent {
   json: string;
 }
 
+/** Content given as null (or not at all, on create): an empty document. */
+export const emptyContent = (): ParsedContent => ({ blocks: [], json: '[]' });
+
 const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `content must be at most ${MAX_CONTENT_BYTES} bytes (2 MiB)`);
 
 /** The deepest nesting of arrays and objects in a parsed JSON value, walked without recursion. */
@@ -59,7 +62,7 @@ export function parseContent(input: unknown): ParsedContent {
   if (typeof input === 'string') {
     // A string can only grow when re-serialised by escaping; refuse the obviously too large first.
     if (Buffer.byteLength(input, 'utf8') > MAX_CONTENT_BYTES) throw tooLarge();
-    if (input.trim() === '') return { blocks: [], json: '[]' };
+    if (input.trim() === '') return emptyContent();
     try {
       value = JSON.parse(input);
     } catch {

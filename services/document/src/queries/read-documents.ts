@@ -1,6 +1,6 @@
 import { notFound } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
-import { ancestorsOf, type Breadcrumb, type DocumentDetail, type ListItem, listChildren, treeText } from '../db/documents.js';
+import { ancestorsOf, type Breadcrumb, type DocumentDetail, findWorkspaceOf, type ListItem, listChildren, treeText } from '../db/documents.js';
 import { treeJson } from '../domain/tree.js';
 import { requireDocumentRole } from '../commands/access.js';
 
@@ -14,10 +14,17 @@ export async function getDocument(ctx: DocumentContext, userId: string, id: stri
   return doc;
 }
 
-/** The root documents of a workspace, or the visible children of `parentId` in it. */
+/**
+ * The root documents of a workspace, or the visible children of `parentId` in it. A parentId that
+ * is no document of this workspace is a 404, as for /documents/{id}/children; an archived parent
+ * answers an empty list there and here. Only an empty list costs the second query that tells the
+ * two apart.
+ */
 export async function listDocuments(ctx: DocumentContext, userId: string, workspaceId: string, parentId: string | null): Promise<readonly ListItem[]> {
   await ctx.membership.requireRole(workspaceId, userId, 'VIEWER', 'Workspace');
-  return listChildren(ctx.pool, workspaceId, parentId);
+  const items = await listChildren(ctx.pool, workspaceId, parentId);
+  if (items.length === 0 && parentId !== null && (await findWorkspaceOf(ctx.pool, parentId)) !== workspaceId) throw notFound('Document');
+  return items;
 }
 
 export async function childrenOf(ctx: DocumentContext, userId: string, id: string): Promise<readonly ListItem[]> {

@@ -21,6 +21,9 @@ async function readSave(request: FastifyRequest): Promise<CollabSave> {
   const fields: Partial<Record<(typeof TEXT_FIELDS)[number], string>> = {};
   for await (const part of request.parts()) {
     if (part.type === 'file') {
+      if ((TEXT_FIELDS as readonly string[]).includes(part.fieldname)) {
+        throw badRequest(`${part.fieldname} must be sent as a text field`, [{ field: part.fieldname, message: 'must be a text field, not a file' }]);
+      }
       if (part.fieldname !== 'collabState') {
         part.file.resume(); // not ours: drain it
         continue;
@@ -34,14 +37,16 @@ async function readSave(request: FastifyRequest): Promise<CollabSave> {
     }
   }
   if (!state) throw badRequest('collabState is required', [{ field: 'collabState', message: 'is required' }]);
-  return { state, plainText: fields.plainText, jsonContent: fields.jsonContent, idpUid: fields.idpUid || undefined };
+  // An empty (or blank) jsonContent or idpUid is the same as none: it must not wipe the content.
+  return { state, plainText: fields.plainText, jsonContent: fields.jsonContent?.trim() ? fields.jsonContent : undefined, idpUid: fields.idpUid || undefined };
 }
 
 /** Spec 4.10 / ARCHITECTURE 5.11: only for the `internal` credential (the gateway checked X-Internal-Api-Key). */
 export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentContext): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(multipart, {
-      limits: { fileSize: MAX_COLLAB_STATE_BYTES, files: 1, fields: 10, fieldSize: MAX_FIELD_BYTES, parts: 20 },
+      // files: room for a text field wrongly sent as a file, so that it gets a 400 naming it.
+      limits: { fileSize: MAX_COLLAB_STATE_BYTES, files: 1 + TEXT_FIELDS.length, fields: 10, fieldSize: MAX_FIELD_BYTES, parts: 20 },
     });
     scope.addHook('onRequest', requireKind('internal'));
 
@@ -90,7 +95,7 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
       },
       async (request) => {
         const { documentId } = request.params as { documentId: string };
-        await saveCollab(ctx, documentId, await readSave(request));
+        await saveCollab(ctx, documentId, await readSave(request), request.log);
         return SUCCESS_VOID;
       },
     );

@@ -85,6 +85,13 @@ export const publicListItemResponse: JsonSchema = object({
   childCount: { type: 'integer' },
 });
 
+/** Checked in the domain (domain/cover-image.ts): only http(s) URLs and same-origin paths. */
+const coverImageUrl = {
+  type: ['string', 'null'],
+  maxLength: COVER_URL_MAX,
+  description: 'An absolute http(s) URL or a same-origin path starting with a single "/"; null clears it',
+};
+
 /** Content: a JSON array of blocks or a string holding one (checked in the domain, any JSON here). */
 const content = { description: 'Block-editor JSON: an array of blocks, or a string holding one (max 2 MiB)' };
 
@@ -95,7 +102,7 @@ export const createBody: JsonSchema = object(
     parentId: nullableUuid,
     content,
     icon: { type: ['string', 'null'], maxLength: ICON_MAX },
-    coverImageUrl: { type: ['string', 'null'], maxLength: COVER_URL_MAX },
+    coverImageUrl,
   },
   ['workspaceId'],
 );
@@ -104,7 +111,7 @@ export const updateBody: JsonSchema = object({
   title: { type: 'string', maxLength: TITLE_MAX },
   content,
   icon: { type: ['string', 'null'], maxLength: ICON_MAX },
-  coverImageUrl: { type: ['string', 'null'], maxLength: COVER_URL_MAX },
+  coverImageUrl,
   isArchived: { type: 'boolean' },
 });
 
