@@ -2,7 +2,7 @@
 // Fastify hello-world, with results in bench/results/<date>.json and docs/PERFORMANCE.md.
 //
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
-//                    [--create-connections=32,64,128] [--only=hello,read,read-service,tree,create]
+//                    [--create-connections=32,64,128] [--read-rounds=3] [--only=hello,read,read-service,tree,create]
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
@@ -17,7 +17,7 @@ import { loadConfig } from '@wiki/config';
 import { cleanupConfig } from '@wiki/testing';
 import { type CpuMeter, load, type LoadResult } from './lib/load.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
-import { type BenchReport, writeReport } from './lib/report.js';
+import { type BenchReport, roundSuffix, writeReport } from './lib/report.js';
 import { serviceEnv, serviceNodeFlags } from '../scripts/lib/service-process.mjs';
 import { createRoots, creationBody, seedDocuments, spreadCreations } from './lib/seed.js';
 
@@ -33,6 +33,11 @@ const settings = {
   seedConcurrency: num('seed-concurrency', 32),
   /** Sustained creation runs, one per connection count. */
   createConnections: String(args['create-connections'] ?? '32,64,128'),
+  /**
+   * Hello-world and the read through the gateway run alternately this many times, and the read's
+   * ratio is the median of the rounds' ratios: on shared cores a busy spell then hits both sides.
+   */
+  readRounds: num('read-rounds', 3),
   logLevel: String(args['log-level'] ?? 'warn'),
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create. */
   only: String(args.only ?? 'hello,read,read-service,tree,create'),
@@ -43,6 +48,11 @@ const TARGET_CREATE_CONNECTIONS = 64;
 const IDLE_AFTER_LOAD_S = 40;
 const wanted = new Set(settings.only.split(','));
 class PartialRun extends Error {}
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -117,8 +127,11 @@ try {
     log(`${scenario}: ${result.requestsPerSec} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}${result.cpuMsPerRequest ? `, CPU ms per request ${JSON.stringify(result.cpuMsPerRequest)}` : ''}`);
     scenarios.push(result);
   };
-  if (wanted.has('hello')) await run('hello-world', `${hello.url}/`, settings.connections);
-  if (wanted.has('read')) await run('document read', `${gateway.url}/api/v1/documents/${documentId}`, settings.connections, auth);
+  const rounds = wanted.has('hello') && wanted.has('read') ? Math.max(1, settings.readRounds) : 1;
+  for (let round = 1; round <= rounds; round++) {
+    if (wanted.has('hello')) await run(`hello-world${roundSuffix(round)}`, `${hello.url}/`, settings.connections);
+    if (wanted.has('read')) await run(`document read${roundSuffix(round)}`, `${gateway.url}/api/v1/documents/${documentId}`, settings.connections, auth);
+  }
   if (wanted.has('read-service')) await run('document read (service only)', `${documentPart.url}/api/v1/documents/${documentId}`, settings.connections, { 'x-wiki-identity': identity });
   const treeUrl = `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`;
   const treeBytes = (await (await fetch(treeUrl, { headers: auth })).arrayBuffer()).byteLength;
@@ -150,7 +163,9 @@ try {
 
   if (!['hello', 'read', 'tree', 'create'].every((s) => wanted.has(s))) throw new PartialRun('partial run (--only): no report written');
   const byName = (s: string) => scenarios.find((r) => r.scenario === s)!;
-  const readRatio = byName('document read').requestsPerSec / byName('hello-world').requestsPerSec;
+  const readRatios = Array.from({ length: rounds }, (_, i) => byName(`document read${roundSuffix(i + 1)}`).requestsPerSec / byName(`hello-world${roundSuffix(i + 1)}`).requestsPerSec);
+  const readRatio = median(readRatios);
+  const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
   const tree = byName('tree (10k)');
   const creation = scenarios.find((r) => r.scenario === 'document creation' && r.connections === TARGET_CREATE_CONNECTIONS);
   const services = ['gateway', 'workspace', 'document'];
@@ -162,7 +177,7 @@ try {
     scenarios,
     rssMiB: { idleAfterStart, justAfterLoad, idleAfterLoad, idleAfterLoadS: IDLE_AFTER_LOAD_S },
     targets: [
-      { target: 'document read through the gateway ≥ 10 % of hello-world req/s', measured: `${(readRatio * 100).toFixed(1)} %`, met: readRatio >= 0.1 },
+      { target: 'document read through the gateway ≥ 10 % of hello-world req/s', measured: rounds > 1 ? `${percent(readRatio)} (median of ${rounds} alternating rounds: ${readRatios.map(percent).join(', ')})` : percent(readRatio), met: readRatio >= 0.1 },
       { target: 'tree of 10,000 documents p50 < 60 ms', measured: `${tree.latencyP50Ms} ms (${tree.connections} connection)`, met: tree.latencyP50Ms < 60 },
       {
         target: '≥ 1,000 documents/s created',

@@ -23,10 +23,17 @@ so that figures from different machines can be compared through their ratio to t
 Raw results of every run are in \`bench/results/*.json\`.
 `;
 
+/** The name suffix of a repeated hello-world/read round: none for the first. */
+export const roundSuffix = (round: number) => (round === 1 ? '' : ` (round ${round})`);
+
 function table(report: BenchReport): string {
-  const baseline = report.scenarios.find((s) => s.scenario === 'hello-world')!;
+  // A scenario of round k is compared with the hello-world of round k, the others with the first.
+  const baselineOf = (scenario: string) => {
+    const round = / \(round \d+\)$/.exec(scenario)?.[0] ?? '';
+    return (report.scenarios.find((s) => s.scenario === `hello-world${round}`) ?? report.scenarios.find((s) => s.scenario === 'hello-world'))!;
+  };
   const rows = report.scenarios.map((s) => {
-    const ratio = s.requestsPerSec / baseline.requestsPerSec;
+    const ratio = s.requestsPerSec / baselineOf(s.scenario).requestsPerSec;
     return `| ${s.scenario} | ${s.connections} | ${s.requestsPerSec} | ${(ratio * 100).toFixed(1)} % | ${s.latencyP50Ms} | ${s.latencyP99Ms} | ${s.errors + s.non2xx} |`;
   });
   const rss = Object.keys(report.rssMiB.idleAfterStart).map(
@@ -79,7 +86,9 @@ function table(report: BenchReport): string {
     'document service with an identity token, to show what the gateway costs; `tree (10k)` is GET',
     `/api/v1/documents/tree of the workspace holding the 10,000 seeded documents (${report.settings.treeResponseBytes} bytes of JSON);`,
     '`service only` rows bypass the gateway; `document creation` creates documents in a second workspace, one 10 s run per',
-    'connection count. `loadAverageAtStart` shows how busy the machine already was.',
+    'connection count. `hello-world` and `document read` run alternately `readRounds` times (the later rounds are marked, each',
+    'compared with its own hello-world); the read target is judged on the median of the rounds\' ratios.',
+    '`loadAverageAtStart` shows how busy the machine already was.',
     END,
   ].join('\n');
 }
