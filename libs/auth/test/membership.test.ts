@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createMembershipAccess, membershipMigrations, type MembershipAccess, verifyIdentityToken } from '@wiki/auth';
 import { databaseUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
-import { connectEventBus, type EventBus, eventsMigrations, publishInTx, startOutboxRelay } from '@wiki/events';
+import { connectEventBus, createEnvelope, type EventBus, eventsMigrations, publishInTx, startOutboxRelay } from '@wiki/events';
 import { cleanupConfig, eventually, isolatedConfig, uniqueName } from '@wiki/testing';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
@@ -82,7 +82,7 @@ describe('membership projection', () => {
     pool.transaction((tx) => publishInTx(tx, { type, workspaceId: (data.workspaceId as string) ?? (data.id as string), data }));
   /** Publishes an event that happened at `occurredAt`, as a late retry of an older event arrives. */
   const publishAt = async (occurredAt: Date, type: string, data: Record<string, unknown>) => {
-    const envelope = { id: randomUUID(), type, version: 1, occurredAt: occurredAt.toISOString(), actorId: null, workspaceId: (data.workspaceId ?? data.id) as string, data };
+    const envelope = { ...createEnvelope({ type, workspaceId: (data.workspaceId ?? data.id) as string, data }), occurredAt: occurredAt.toISOString() };
     await pool.query(sql.unsafe`INSERT INTO event_outbox (id, type, envelope) VALUES (${envelope.id}, ${type}, ${JSON.stringify(envelope)}::jsonb)`);
     return envelope.id;
   };

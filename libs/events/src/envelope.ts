@@ -50,11 +50,15 @@ export function parseEnvelope(body: string): EventEnvelope {
   if (typeof e.type !== 'string') throw new Error('envelope.type is not a string');
   if (e.version !== 1) throw new Error(`envelope.version ${String(e.version)} is not supported`);
   if (typeof e.data !== 'object' || e.data === null) throw new Error('envelope.data is not an object');
+  // Projections order events by it (a retried event arrives after later ones): a consumer must be
+  // able to trust it is a time, written the one way.
+  const occurredAt = e.occurredAt === undefined ? new Date(0) : new Date(typeof e.occurredAt === 'string' ? e.occurredAt : Number.NaN);
+  if (Number.isNaN(occurredAt.getTime())) throw new Error('envelope.occurredAt is not a timestamp');
   return {
     id: e.id,
     type: e.type,
     version: 1,
-    occurredAt: typeof e.occurredAt === 'string' ? e.occurredAt : new Date(0).toISOString(),
+    occurredAt: occurredAt.toISOString(),
     actorId: typeof e.actorId === 'string' ? e.actorId : null,
     workspaceId: typeof e.workspaceId === 'string' ? e.workspaceId : null,
     data: e.data as Record<string, unknown>,

@@ -8,23 +8,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuidOrNull = (value: unknown): string | null => (typeof value === 'string' && UUID.test(value) ? value : null);
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-/**
- * When the event happened, as the projections compare it: they apply an event only if it is not
- * older than the last one applied to the row (events can arrive out of order, see startConsumer).
- */
-function occurredAt(event: EventEnvelope): string {
-  const at = new Date(event.occurredAt);
-  if (Number.isNaN(at.getTime())) throw new Error(`malformed ${event.type} event: occurredAt is not a timestamp`);
-  return at.toISOString(); // as JS read it, whatever the database's time zone
-}
-
 /** user.upserted → the users projection (createdByUser, lastEditedByUser, idp uid lookups). */
 export async function applyUserEvent(event: EventEnvelope, tx: DatabaseTransactionConnection): Promise<void> {
   const data = event.data;
   const id = uuidOrNull(data.id);
   if (!id) throw new Error('malformed user.upserted event: no id');
   const user = { id, idpUid: str(data.idpUid), email: str(data.email), name: str(data.name) ?? '', avatarUrl: str(data.avatarUrl) };
-  await upsertUser(tx, user, occurredAt(event));
+  await upsertUser(tx, user, event.occurredAt);
 }
 
 export const THREAD_TYPES = ['comment.thread_created', 'comment.thread_resolved', 'comment.thread_reopened', 'comment.thread_deleted'];
@@ -51,14 +41,13 @@ export async function applyThreadEvent(event: EventEnvelope, tx: DatabaseTransac
   const data = event.data;
   const threadId = uuidOrNull(data.threadId);
   if (!threadId) throw new Error(`malformed ${event.type} event: no threadId`);
-  const at = occurredAt(event);
   const documentId = uuidOrNull(data.documentId);
   if (event.type === 'comment.thread_deleted') {
-    await markThreadDeleted(tx, threadId, documentId, at);
+    await markThreadDeleted(tx, threadId, documentId, event.occurredAt);
     return;
   }
   if (!documentId) throw new Error(`malformed ${event.type} event: no documentId`);
-  await setThreadOpen(tx, threadId, documentId, isOpen(event), at);
+  await setThreadOpen(tx, threadId, documentId, isOpen(event), event.occurredAt);
 }
 
 export async function startDocumentConsumers(deps: { bus: EventBus; pool: DatabasePool; logger: Logger }): Promise<RunningConsumer[]> {
