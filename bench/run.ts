@@ -15,10 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { mintDevToken, mintIdentityToken } from '@wiki/auth';
 import { loadConfig } from '@wiki/config';
 import { cleanupConfig } from '@wiki/testing';
-import { type CpuMeter, load, type LoadResult } from './lib/load.js';
+import { serviceEnv, serviceNodeFlags } from '../scripts/lib/service-process.mjs';
+import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, roundSuffix, writeReport } from './lib/report.js';
-import { serviceEnv, serviceNodeFlags } from '../scripts/lib/service-process.mjs';
 import { createRoots, creationBody, seedDocuments, spreadCreations } from './lib/seed.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -57,11 +57,20 @@ const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 log('building gateway and services (tsc -b)');
-const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'gateway', 'services/workspace', 'services/document'], { cwd: root, stdio: 'inherit' });
+const build = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'gateway', 'services/workspace', 'services/document'],
+  { cwd: root, stdio: 'inherit' },
+);
 if (build.status !== 0) throw new Error('the build failed');
 
 const name = `bench_${randomBytes(4).toString('hex')}`;
-const [gatewayPort, workspacePort, documentPort, helloPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+const [gatewayPort, workspacePort, documentPort, helloPort] = await Promise.all([
+  freePort(),
+  freePort(),
+  freePort(),
+  freePort(),
+]);
 // The parts run as `npm start` and the images run them (scripts/lib/service-process.mjs).
 const env: Record<string, string> = {
   ...serviceEnv,
@@ -84,13 +93,33 @@ const env: Record<string, string> = {
 const config = loadConfig({ ...process.env, ...env });
 const parts: Part[] = [];
 /** BENCH_PROFILE=document (or another part's name) writes a V8 CPU profile of that part into bench/results/profiles. */
-const profile = (part: string) => ((process.env.BENCH_PROFILE ?? '').split(',').includes(part) ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []);
+const profile = (part: string) =>
+  (process.env.BENCH_PROFILE ?? '').split(',').includes(part)
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`]
+    : [];
 
 try {
-  parts.push(await startPart('hello-world', join(root, 'bench/hello.mjs'), { PORT: String(helloPort) }, helloPort, '/'));
-  parts.push(await startPart('workspace', join(root, 'services/workspace/dist/main.js'), env, workspacePort, '/health/ready', [...serviceNodeFlags, ...profile('workspace')]));
-  parts.push(await startPart('document', join(root, 'services/document/dist/main.js'), env, documentPort, '/health/ready', [...serviceNodeFlags, ...profile('document')]));
-  parts.push(await startPart('gateway', join(root, 'gateway/dist/main.js'), env, gatewayPort, '/health/ready', [...serviceNodeFlags, ...profile('gateway')]));
+  parts.push(
+    await startPart('hello-world', join(root, 'bench/hello.mjs'), { PORT: String(helloPort) }, helloPort, '/'),
+  );
+  parts.push(
+    await startPart('workspace', join(root, 'services/workspace/dist/main.js'), env, workspacePort, '/health/ready', [
+      ...serviceNodeFlags,
+      ...profile('workspace'),
+    ]),
+  );
+  parts.push(
+    await startPart('document', join(root, 'services/document/dist/main.js'), env, documentPort, '/health/ready', [
+      ...serviceNodeFlags,
+      ...profile('document'),
+    ]),
+  );
+  parts.push(
+    await startPart('gateway', join(root, 'gateway/dist/main.js'), env, gatewayPort, '/health/ready', [
+      ...serviceNodeFlags,
+      ...profile('gateway'),
+    ]),
+  );
   const [hello, , documentPart, gateway] = parts;
   const loadBefore = Math.round(loadavg()[0] * 100) / 100;
   await sleep(3000);
@@ -100,8 +129,14 @@ try {
 
   const token = await mintDevToken(config.dataDir, 'bench@example.com', 'Bench User');
   const auth = { authorization: `Bearer ${token}` };
-  const me = await (await fetch(`${gateway.url}/api/v1/users/me`, { headers: auth })).json() as { data: { id: string } };
-  const created = await fetch(`${gateway.url}/api/v1/workspaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench' }) });
+  const me = (await (await fetch(`${gateway.url}/api/v1/users/me`, { headers: auth })).json()) as {
+    data: { id: string };
+  };
+  const created = await fetch(`${gateway.url}/api/v1/workspaces`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench' }),
+  });
   const workspaceId = ((await created.json()) as { data: { id: string } }).data.id;
 
   log(`seeding ${settings.roots * (1 + settings.perRoot)} documents through the gateway`);
@@ -113,41 +148,98 @@ try {
     ['bench client', ownCpuSeconds],
   ];
   const cpuBefore = cpuMeters.map(([, meter]) => meter());
-  const seeding = await seedDocuments(gateway.url, token, workspaceId, settings.roots, settings.perRoot, settings.seedConcurrency);
-  const seedingCpu = Object.fromEntries(cpuMeters.map(([part, meter], i) => [part, Math.round((meter() - cpuBefore[i]) * 100) / 100]));
-  log(`seeded ${seeding.documents} documents in ${seeding.seconds} s (${seeding.documentsPerSec}/s); CPU seconds used meanwhile: ${JSON.stringify(seedingCpu)}`);
+  const seeding = await seedDocuments(
+    gateway.url,
+    token,
+    workspaceId,
+    settings.roots,
+    settings.perRoot,
+    settings.seedConcurrency,
+  );
+  const seedingCpu = Object.fromEntries(
+    cpuMeters.map(([part, meter], i) => [part, Math.round((meter() - cpuBefore[i]) * 100) / 100]),
+  );
+  log(
+    `seeded ${seeding.documents} documents in ${seeding.seconds} s (${seeding.documentsPerSec}/s); CPU seconds used meanwhile: ${JSON.stringify(seedingCpu)}`,
+  );
   await sleep(2000); // let the outbox drain before measuring reads
 
   const documentId = seeding.rootIds[0];
-  const identity = await mintIdentityToken(config.internalTokenSecret, { kind: 'user', userId: me.data.id, email: 'bench@example.com', name: 'Bench User' }, 3600);
+  const identity = await mintIdentityToken(
+    config.internalTokenSecret,
+    { kind: 'user', userId: me.data.id, email: 'bench@example.com', name: 'Bench User' },
+    3600,
+  );
   const scenarios: LoadResult[] = [];
-  const run = async (scenario: string, url: string, connections: number, headers?: Record<string, string>, more: Partial<Parameters<typeof load>[2]> = {}) => {
+  const run = async (
+    scenario: string,
+    url: string,
+    connections: number,
+    headers?: Record<string, string>,
+    more: Partial<Parameters<typeof load>[2]> = {},
+  ) => {
     log(`${scenario}: ${connections} connections, ${settings.durationS} s`);
-    const result = await load(scenario, url, { connections, durationS: settings.durationS, headers, cpuMeters, ...more });
-    log(`${scenario}: ${result.requestsPerSec} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}${result.cpuMsPerRequest ? `, CPU ms per request ${JSON.stringify(result.cpuMsPerRequest)}` : ''}`);
+    const result = await load(scenario, url, {
+      connections,
+      durationS: settings.durationS,
+      headers,
+      cpuMeters,
+      ...more,
+    });
+    log(
+      `${scenario}: ${result.requestsPerSec} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}${result.cpuMsPerRequest ? `, CPU ms per request ${JSON.stringify(result.cpuMsPerRequest)}` : ''}`,
+    );
     scenarios.push(result);
   };
   const rounds = wanted.has('hello') && wanted.has('read') ? Math.max(1, settings.readRounds) : 1;
   for (let round = 1; round <= rounds; round++) {
     if (wanted.has('hello')) await run(`hello-world${roundSuffix(round)}`, `${hello.url}/`, settings.connections);
-    if (wanted.has('read')) await run(`document read${roundSuffix(round)}`, `${gateway.url}/api/v1/documents/${documentId}`, settings.connections, auth);
+    if (wanted.has('read'))
+      await run(
+        `document read${roundSuffix(round)}`,
+        `${gateway.url}/api/v1/documents/${documentId}`,
+        settings.connections,
+        auth,
+      );
   }
-  if (wanted.has('read-service')) await run('document read (service only)', `${documentPart.url}/api/v1/documents/${documentId}`, settings.connections, { 'x-wiki-identity': identity });
+  if (wanted.has('read-service'))
+    await run(
+      'document read (service only)',
+      `${documentPart.url}/api/v1/documents/${documentId}`,
+      settings.connections,
+      { 'x-wiki-identity': identity },
+    );
   const treeUrl = `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`;
   const treeBytes = (await (await fetch(treeUrl, { headers: auth })).arrayBuffer()).byteLength;
   if (wanted.has('tree')) {
-    await run('tree (10k)', `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`, settings.treeConnections, auth);
+    await run(
+      'tree (10k)',
+      `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`,
+      settings.treeConnections,
+      auth,
+    );
     await run('tree (10k), 4 connections', `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`, 4, auth);
-    await run('tree (10k, service only)', `${documentPart.url}/api/v1/documents/tree?workspaceId=${workspaceId}`, settings.treeConnections, { 'x-wiki-identity': identity });
+    await run(
+      'tree (10k, service only)',
+      `${documentPart.url}/api/v1/documents/tree?workspaceId=${workspaceId}`,
+      settings.treeConnections,
+      { 'x-wiki-identity': identity },
+    );
   }
   if (wanted.has('create')) {
     // In a workspace of its own (the tree above stays 10,000 documents), under 100 parents.
-    const res = await fetch(`${gateway.url}/api/v1/workspaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench creation' }) });
+    const res = await fetch(`${gateway.url}/api/v1/workspaces`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench creation' }),
+    });
     const creationWorkspace = ((await res.json()) as { data: { id: string } }).data.id;
     const parents = await createRoots(gateway.url, token, creationWorkspace, 100, 32);
     const bodies = parents.map((id, i) => creationBody(creationWorkspace, `Page ${i + 1}`, id));
     for (const connections of settings.createConnections.split(',').map(Number)) {
-      await run(`document creation`, `${gateway.url}/api/v1/documents`, connections, undefined, { autocannon: spreadCreations(token, bodies, connections) });
+      await run(`document creation`, `${gateway.url}/api/v1/documents`, connections, undefined, {
+        autocannon: spreadCreations(token, bodies, connections),
+      });
       await sleep(2000); // the relay and the consumers catch up before the next run
     }
   }
@@ -161,30 +253,71 @@ try {
   const idleAfterLoad = rssOfParts();
   log(`idle RSS ${IDLE_AFTER_LOAD_S} s after the load (MiB): ${JSON.stringify(idleAfterLoad)}`);
 
-  if (!['hello', 'read', 'tree', 'create'].every((s) => wanted.has(s))) throw new PartialRun('partial run (--only): no report written');
+  if (!['hello', 'read', 'tree', 'create'].every((s) => wanted.has(s)))
+    throw new PartialRun('partial run (--only): no report written');
   const byName = (s: string) => scenarios.find((r) => r.scenario === s)!;
-  const readRatios = Array.from({ length: rounds }, (_, i) => byName(`document read${roundSuffix(i + 1)}`).requestsPerSec / byName(`hello-world${roundSuffix(i + 1)}`).requestsPerSec);
+  const readRatios = Array.from(
+    { length: rounds },
+    (_, i) =>
+      byName(`document read${roundSuffix(i + 1)}`).requestsPerSec /
+      byName(`hello-world${roundSuffix(i + 1)}`).requestsPerSec,
+  );
   const readRatio = median(readRatios);
   const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
   const tree = byName('tree (10k)');
-  const creation = scenarios.find((r) => r.scenario === 'document creation' && r.connections === TARGET_CREATE_CONNECTIONS);
+  const creation = scenarios.find(
+    (r) => r.scenario === 'document creation' && r.connections === TARGET_CREATE_CONNECTIONS,
+  );
   const services = ['gateway', 'workspace', 'document'];
   const report: BenchReport = {
     date: new Date().toISOString(),
-    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), platform: platform() },
-    settings: { ...settings, freeMemoryGiB: Math.round((freemem() / 2 ** 30) * 10) / 10, loadAverageAtStart: loadBefore, treeResponseBytes: treeBytes },
-    seeding: { documents: seeding.documents, seconds: seeding.seconds, documentsPerSec: seeding.documentsPerSec, cpuSeconds: seedingCpu },
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      platform: platform(),
+    },
+    settings: {
+      ...settings,
+      freeMemoryGiB: Math.round((freemem() / 2 ** 30) * 10) / 10,
+      loadAverageAtStart: loadBefore,
+      treeResponseBytes: treeBytes,
+    },
+    seeding: {
+      documents: seeding.documents,
+      seconds: seeding.seconds,
+      documentsPerSec: seeding.documentsPerSec,
+      cpuSeconds: seedingCpu,
+    },
     scenarios,
     rssMiB: { idleAfterStart, justAfterLoad, idleAfterLoad, idleAfterLoadS: IDLE_AFTER_LOAD_S },
     targets: [
-      { target: 'document read through the gateway ≥ 10 % of hello-world req/s', measured: rounds > 1 ? `${percent(readRatio)} (median of ${rounds} alternating rounds: ${readRatios.map(percent).join(', ')})` : percent(readRatio), met: readRatio >= 0.1 },
-      { target: 'tree of 10,000 documents p50 < 60 ms', measured: `${tree.latencyP50Ms} ms (${tree.connections} connection)`, met: tree.latencyP50Ms < 60 },
+      {
+        target: 'document read through the gateway ≥ 10 % of hello-world req/s',
+        measured:
+          rounds > 1
+            ? `${percent(readRatio)} (median of ${rounds} alternating rounds: ${readRatios.map(percent).join(', ')})`
+            : percent(readRatio),
+        met: readRatio >= 0.1,
+      },
+      {
+        target: 'tree of 10,000 documents p50 < 60 ms',
+        measured: `${tree.latencyP50Ms} ms (${tree.connections} connection)`,
+        met: tree.latencyP50Ms < 60,
+      },
       {
         target: '≥ 1,000 documents/s created',
-        measured: creation ? `${creation.requestsPerSec}/s (${TARGET_CREATE_CONNECTIONS} connections, 10 s)` : `not measured at ${TARGET_CREATE_CONNECTIONS} connections`,
+        measured: creation
+          ? `${creation.requestsPerSec}/s (${TARGET_CREATE_CONNECTIONS} connections, 10 s)`
+          : `not measured at ${TARGET_CREATE_CONNECTIONS} connections`,
         met: (creation?.requestsPerSec ?? 0) >= 1000,
       },
-      ...services.map((s) => ({ target: `${s} < 120 MB RSS idle`, measured: `${idleAfterStart[s]} MiB after start, ${idleAfterLoad[s]} MiB ${IDLE_AFTER_LOAD_S} s after the load`, met: Math.max(idleAfterStart[s], idleAfterLoad[s]) * 1.048576 < 120 })),
+      ...services.map((s) => ({
+        target: `${s} < 120 MB RSS idle`,
+        measured: `${idleAfterStart[s]} MiB after start, ${idleAfterLoad[s]} MiB ${IDLE_AFTER_LOAD_S} s after the load`,
+        met: Math.max(idleAfterStart[s], idleAfterLoad[s]) * 1.048576 < 120,
+      })),
     ],
   };
   const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');

@@ -52,13 +52,17 @@ for (const file of yamlFiles(k8s)) {
 
 function checkDeployment(file, doc) {
   const pod = doc.spec?.template?.spec ?? {};
-  if (pod.enableServiceLinks !== false) problem(file, 'enableServiceLinks must be false (service links clash with <SERVICE>_PORT)');
+  if (pod.enableServiceLinks !== false)
+    problem(file, 'enableServiceLinks must be false (service links clash with <SERVICE>_PORT)');
   if (pod.securityContext?.runAsNonRoot !== true) problem(file, 'pod securityContext.runAsNonRoot must be true');
   for (const c of pod.containers ?? []) {
     if (!c.readinessProbe?.httpGet?.path) problem(file, `${c.name}: no HTTP readinessProbe`);
-    if (c.livenessProbe?.httpGet?.path !== '/health/live') problem(file, `${c.name}: livenessProbe must be /health/live`);
-    if (!c.resources?.requests || !c.resources?.limits) problem(file, `${c.name}: resource requests and limits are required`);
-    if (c.securityContext?.readOnlyRootFilesystem !== true) problem(file, `${c.name}: readOnlyRootFilesystem must be true`);
+    if (c.livenessProbe?.httpGet?.path !== '/health/live')
+      problem(file, `${c.name}: livenessProbe must be /health/live`);
+    if (!c.resources?.requests || !c.resources?.limits)
+      problem(file, `${c.name}: resource requests and limits are required`);
+    if (c.securityContext?.readOnlyRootFilesystem !== true)
+      problem(file, `${c.name}: readOnlyRootFilesystem must be true`);
   }
 }
 
@@ -79,7 +83,8 @@ if (existsSync(composeFile)) {
     const service_ = service?.build?.args?.SERVICE;
     if (service?.build?.dockerfile !== 'deploy/Dockerfile') continue;
     const dir = service_ === 'gateway' ? 'gateway' : `services/${service_}`;
-    if (!service_ || !existsSync(join(repoRoot, dir, 'package.json'))) problem(composeFile, `${name}: SERVICE=${service_} names no part of the repo`);
+    if (!service_ || !existsSync(join(repoRoot, dir, 'package.json')))
+      problem(composeFile, `${name}: SERVICE=${service_} names no part of the repo`);
   }
 }
 

@@ -9,8 +9,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { membershipMigrations } from '@wiki/auth';
-import { ConfigError, loadConfig, redactUrl, repoRoot, SERVICE_NAMES, type ServiceName } from '@wiki/config';
-import { ensureDatabase, migrate, type MigrationSet } from '@wiki/db';
+import {
+  type Config,
+  ConfigError,
+  loadConfig,
+  redactUrl,
+  repoRoot,
+  SERVICE_NAMES,
+  type ServiceName,
+} from '@wiki/config';
+import { ensureDatabase, type MigrationSet, migrate } from '@wiki/db';
 import { eventsMigrations } from '@wiki/events';
 
 function servicesWithMigrations(): ServiceName[] {
@@ -35,7 +43,7 @@ async function migrationSetsOf(service: ServiceName): Promise<MigrationSet[]> {
   ];
 }
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {

@@ -14,9 +14,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs';
 import { checkDependencies, isListening } from './lib/dependencies.mjs';
 import { createLogPrinter } from './lib/log-lines.mjs';
+import { build, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs';
 import { serviceEnv, serviceNodeFlags } from './lib/service-process.mjs';
 
 const STOP_GRACE_MS = 10_000;
@@ -56,7 +56,10 @@ if (!parts.some((p) => p.name === 'gateway')) {
 }
 if (!parts.some((p) => p.kind === 'service')) fail('npm start: no service has a dist/main.js: nothing to route to.');
 
-const down = await checkDependencies(config, parts.filter((p) => p.kind === 'service').map((p) => p.name));
+const down = await checkDependencies(
+  config,
+  parts.filter((p) => p.kind === 'service').map((p) => p.name),
+);
 if (down.length) fail(`npm start: required infrastructure is not reachable:\n\n${down.join('\n\n')}`);
 
 const busy = await busyPorts(parts);
@@ -148,7 +151,8 @@ function discoverParts(config, serviceNames) {
     });
   }
   for (const part of parts) {
-    if (part.port === 0) fail(`npm start: ${part.name} has port 0; give it a fixed port so its readiness can be checked.`);
+    if (part.port === 0)
+      fail(`npm start: ${part.name} has port 0; give it a fixed port so its readiness can be checked.`);
   }
   return { parts, notStartable };
 }
@@ -213,7 +217,9 @@ function startPart(part) {
 
 /** The started services the gateway can check over HTTP (the collab server speaks WebSocket). */
 function expectedByGateway() {
-  return parts.filter((p) => p.kind === 'service' && SERVICE_NAMES.includes(p.name) && p.name !== 'collab').map((p) => p.name);
+  return parts
+    .filter((p) => p.kind === 'service' && SERVICE_NAMES.includes(p.name) && p.name !== 'collab')
+    .map((p) => p.name);
 }
 
 async function waitUntilReady(part, timeoutMs) {
@@ -223,7 +229,9 @@ async function waitUntilReady(part, timeoutMs) {
     if (part.exited) return; // reported by the exit handler
     for (const path of part.readyPaths) {
       try {
-        const response = await fetch(`http://${probeHost()}:${part.port}${path}`, { signal: AbortSignal.timeout(2000) });
+        const response = await fetch(`http://${probeHost()}:${part.port}${path}`, {
+          signal: AbortSignal.timeout(2000),
+        });
         if (response.ok) return;
         last = `${path} answered ${response.status} ${(await response.text()).slice(0, 300)}`;
         if (response.status !== 404) break;
@@ -277,7 +285,10 @@ async function stopAll(exitCode, message) {
   stopping = true;
   note(`\n${message}`);
   const waiting = [...children.values()].map(
-    (child) => new Promise((resolvePromise) => (child.exitCode !== null || child.signalCode !== null ? resolvePromise() : child.once('exit', resolvePromise))),
+    (child) =>
+      new Promise((resolvePromise) =>
+        child.exitCode !== null || child.signalCode !== null ? resolvePromise() : child.once('exit', resolvePromise),
+      ),
   );
   for (const child of children.values()) killGroup(child, 'SIGTERM');
   const timer = setTimeout(() => {

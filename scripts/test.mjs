@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: type-checks (the build, then the tests and scripts), checks the deployment
-// manifests, then runs every vitest project (unit + integration against the real
+// `npm test`: type-checks (the build, then the tests and scripts), lints and checks the format
+// (Biome), checks the deployment manifests, then runs every vitest project (unit + integration against the real
 // PostgreSQL/NATS/Redis of the environment). Extra arguments go to vitest:
 // `npm test -- services/workspace`. Every phase runs even when an earlier one failed.
 // Ends with one line "N passed, M failed[, K skipped]"; each failed check before vitest
-// (a type-check, the manifests) counts as one failure.
+// (a type-check, the linter, the manifests) counts as one failure.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { ensureInstalled, fail, note, repoRoot, run } from './lib/prepare.mjs';
 
 const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+const biome = join(repoRoot, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
 
 try {
   await ensureInstalled();
@@ -29,6 +30,7 @@ async function phase(title, command, args) {
 
 await phase('tsc -b', process.execPath, [tsc, '-b']);
 await phase('tsc -p tsconfig.tests.json', process.execPath, [tsc, '-p', 'tsconfig.tests.json']);
+await phase('biome check (lint + format)', process.execPath, [biome, 'check', '.']);
 await phase('deploy manifests', process.execPath, [join(repoRoot, 'scripts', 'check-manifests.mjs')]);
 const failedChecks = failedPhases.length;
 

@@ -2,7 +2,7 @@
 // (AUTH_PROVIDER=dev), signed with the key pair in DATA_DIR that the gateway trusts.
 // Only the token goes to stdout, so `TOKEN=$(npm run -s token -- alice@example.com)` works.
 import { mintDevToken } from '@wiki/auth';
-import { ConfigError, loadConfig } from '@wiki/config';
+import { type Config, ConfigError, loadConfig } from '@wiki/config';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -14,7 +14,7 @@ function exit(message: string, code: number): never {
 const [email, ...nameWords] = process.argv.slice(2);
 if (!email || !EMAIL.test(email)) exit('usage: npm run token -- <email> [name]', 2);
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {

@@ -50,7 +50,11 @@ export async function load(scenario: string, url: string, opts: LoadOptions): Pr
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
     ...(meters.length > 0
-      ? { cpuMsPerRequest: Object.fromEntries(meters.map(([name], i) => [name, Math.round((cpu[i] * 1e6) / Math.max(1, r.requests.total)) / 1000])) }
+      ? {
+          cpuMsPerRequest: Object.fromEntries(
+            meters.map(([name], i) => [name, Math.round((cpu[i] * 1e6) / Math.max(1, r.requests.total)) / 1000]),
+          ),
+        }
       : {}),
   };
 }

@@ -63,8 +63,18 @@ function rssOf(pid: number): number {
 }
 
 /** Starts `node <script>` and waits until `readyPath` answers 200 (or the process dies). */
-export async function startPart(name: string, script: string, env: Record<string, string>, port: number, readyPath: string, nodeArgs: string[] = []): Promise<Part> {
-  const child = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startPart(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+  nodeArgs: string[] = [],
+): Promise<Part> {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -8,7 +8,12 @@ export interface BenchReport {
   settings: Record<string, unknown>;
   seeding: { documents: number; seconds: number; documentsPerSec: number; cpuSeconds: Record<string, number> };
   scenarios: LoadResult[];
-  rssMiB: { idleAfterStart: Record<string, number>; justAfterLoad: Record<string, number>; idleAfterLoad: Record<string, number>; idleAfterLoadS: number };
+  rssMiB: {
+    idleAfterStart: Record<string, number>;
+    justAfterLoad: Record<string, number>;
+    idleAfterLoad: Record<string, number>;
+    idleAfterLoadS: number;
+  };
   targets: Array<{ target: string; measured: string; met: boolean }>;
 }
 
@@ -30,14 +35,16 @@ function table(report: BenchReport): string {
   // A scenario of round k is compared with the hello-world of round k, the others with the first.
   const baselineOf = (scenario: string) => {
     const round = / \(round \d+\)$/.exec(scenario)?.[0] ?? '';
-    return (report.scenarios.find((s) => s.scenario === `hello-world${round}`) ?? report.scenarios.find((s) => s.scenario === 'hello-world'))!;
+    return (report.scenarios.find((s) => s.scenario === `hello-world${round}`) ??
+      report.scenarios.find((s) => s.scenario === 'hello-world'))!;
   };
   const rows = report.scenarios.map((s) => {
     const ratio = s.requestsPerSec / baselineOf(s.scenario).requestsPerSec;
     return `| ${s.scenario} | ${s.connections} | ${s.requestsPerSec} | ${(ratio * 100).toFixed(1)} % | ${s.latencyP50Ms} | ${s.latencyP99Ms} | ${s.errors + s.non2xx} |`;
   });
   const rss = Object.keys(report.rssMiB.idleAfterStart).map(
-    (name) => `| ${name} | ${report.rssMiB.idleAfterStart[name]} | ${report.rssMiB.justAfterLoad[name] ?? '–'} | ${report.rssMiB.idleAfterLoad[name] ?? '–'} |`,
+    (name) =>
+      `| ${name} | ${report.rssMiB.idleAfterStart[name]} | ${report.rssMiB.justAfterLoad[name] ?? '–'} | ${report.rssMiB.idleAfterLoad[name] ?? '–'} |`,
   );
   const creations = report.scenarios.filter((s) => s.scenario === 'document creation' && s.cpuMsPerRequest);
   const partsOf = creations[0] ? Object.keys(creations[0].cpuMsPerRequest!) : [];
@@ -52,7 +59,9 @@ function table(report: BenchReport): string {
     START,
     `## Document service (latest run: ${report.date})`,
     '',
-    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. Settings: ${Object.entries(report.settings)
+    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. Settings: ${Object.entries(
+      report.settings,
+    )
       .map(([k, v]) => `${k}=${v}`)
       .join(', ')}. Everything (Postgres, NATS, the parts and autocannon itself) shares these cores.`,
     '',
@@ -63,7 +72,7 @@ function table(report: BenchReport): string {
     ...(creations.length > 0
       ? [
           'Document creation (POST /api/v1/documents through the gateway under 100 parents, sustained): CPU milliseconds per created',
-          'document, per part, during the measured run (the events it causes included: outbox relay, NATS, the workspace\'s counter).',
+          "document, per part, during the measured run (the events it causes included: outbox relay, NATS, the workspace's counter).",
           '',
           `| connections | documents/s | ${partsOf.join(' | ')} | all |`,
           `|---|---|${partsOf.map(() => '---|').join('')}---|`,
@@ -71,13 +80,17 @@ function table(report: BenchReport): string {
           '',
         ]
       : []),
-    `Seeding: ${report.seeding.documents} documents created through the gateway (POST /api/v1/documents, ${report.settings.seedConcurrency} at a time) in ${report.seeding.seconds} s: **${report.seeding.documentsPerSec} documents/s**. CPU seconds used meanwhile: ${Object.entries(report.seeding.cpuSeconds).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `Seeding: ${report.seeding.documents} documents created through the gateway (POST /api/v1/documents, ${report.settings.seedConcurrency} at a time) in ${report.seeding.seconds} s: **${report.seeding.documentsPerSec} documents/s**. CPU seconds used meanwhile: ${Object.entries(
+      report.seeding.cpuSeconds,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
     '',
     `| part | RSS idle after start (MiB) | RSS 3 s after the load (MiB) | RSS idle ${report.rssMiB.idleAfterLoadS} s after the load (MiB) |`,
     '|---|---|---|---|',
     ...rss,
     '',
-    '| target (developers\' guide) | measured | |',
+    "| target (developers' guide) | measured | |",
     '|---|---|---|',
     ...targets,
     '',
@@ -87,7 +100,7 @@ function table(report: BenchReport): string {
     `/api/v1/documents/tree of the workspace holding the 10,000 seeded documents (${report.settings.treeResponseBytes} bytes of JSON);`,
     '`service only` rows bypass the gateway; `document creation` creates documents in a second workspace, one 10 s run per',
     'connection count. `hello-world` and `document read` run alternately `readRounds` times (the later rounds are marked, each',
-    'compared with its own hello-world); the read target is judged on the median of the rounds\' ratios.',
+    "compared with its own hello-world); the read target is judged on the median of the rounds' ratios.",
     '`loadAverageAtStart` shows how busy the machine already was.',
     END,
   ].join('\n');
@@ -101,7 +114,10 @@ export function writeReport(report: BenchReport, resultsFile: string, markdownFi
   let doc = existsSync(markdownFile) ? readFileSync(markdownFile, 'utf8') : HEADER;
   const start = doc.indexOf(START);
   const end = doc.indexOf(END);
-  doc = start !== -1 && end > start ? `${doc.slice(0, start)}${section}${doc.slice(end + END.length)}` : `${doc.trimEnd()}\n\n${section}\n`;
+  doc =
+    start !== -1 && end > start
+      ? `${doc.slice(0, start)}${section}${doc.slice(end + END.length)}`
+      : `${doc.trimEnd()}\n\n${section}\n`;
   mkdirSync(dirname(markdownFile), { recursive: true });
   writeFileSync(markdownFile, doc);
 }

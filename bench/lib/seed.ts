@@ -14,7 +14,12 @@ export interface SeedResult {
   rootIds: string[];
 }
 
-const paragraph = (text: string) => ({ type: 'paragraph', props: {}, content: [{ type: 'text', text, styles: {} }], children: [] });
+const paragraph = (text: string) => ({
+  type: 'paragraph',
+  props: {},
+  content: [{ type: 'text', text, styles: {} }],
+  children: [],
+});
 
 /** The body of a creation: a title and one paragraph, under `parentId`. */
 export const creationBody = (workspaceId: string, title: string, parentId: string | null) => ({
@@ -48,7 +53,13 @@ export function spreadCreations(token: string, bodies: object[], connections: nu
 }
 
 /** Creates `count` root documents, `concurrency` at a time, and answers their ids. */
-export async function createRoots(gatewayUrl: string, token: string, workspaceId: string, count: number, concurrency: number): Promise<string[]> {
+export async function createRoots(
+  gatewayUrl: string,
+  token: string,
+  workspaceId: string,
+  count: number,
+  concurrency: number,
+): Promise<string[]> {
   let next = 0;
   const ids: string[] = [];
   const failures: string[] = [];
@@ -59,7 +70,10 @@ export async function createRoots(gatewayUrl: string, token: string, workspaceId
     requests: [
       {
         ...createRequest(token, {}),
-        setupRequest: (request) => ({ ...request, body: JSON.stringify(creationBody(workspaceId, `Root ${++next}`, null)) }),
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify(creationBody(workspaceId, `Root ${++next}`, null)),
+        }),
         onResponse: (status, body) => {
           if (status !== 201) failures.push(`${status}: ${body}`);
           else ids.push((JSON.parse(body) as { data: { id: string } }).data.id);
@@ -68,25 +82,46 @@ export async function createRoots(gatewayUrl: string, token: string, workspaceId
     ],
   });
   if (failures.length > 0 || result.errors + result.timeouts > 0 || ids.length !== count) {
-    throw new Error(`creating root documents: ${ids.length} of ${count} created, ${result.errors} errors, ${result.timeouts} timeouts; first failure: ${failures[0] ?? 'none'}`);
+    throw new Error(
+      `creating root documents: ${ids.length} of ${count} created, ${result.errors} errors, ${result.timeouts} timeouts; first failure: ${failures[0] ?? 'none'}`,
+    );
   }
   return ids;
 }
 
 /** `roots` root documents, then `perRoot` children per root on average: roots × (1 + perRoot) documents. */
-export async function seedDocuments(gatewayUrl: string, token: string, workspaceId: string, roots: number, perRoot: number, concurrency: number): Promise<SeedResult> {
+export async function seedDocuments(
+  gatewayUrl: string,
+  token: string,
+  workspaceId: string,
+  roots: number,
+  perRoot: number,
+  concurrency: number,
+): Promise<SeedResult> {
   const started = performance.now();
   const rootIds = await createRoots(gatewayUrl, token, workspaceId, roots, concurrency);
   const children = roots * perRoot;
   if (children > 0) {
     const connections = Math.min(concurrency, children);
     const bodies = rootIds.map((id, r) => creationBody(workspaceId, `Page ${r + 1}`, id));
-    const result = await autocannon({ url: gatewayUrl, connections, amount: children, ...spreadCreations(token, bodies, connections) });
+    const result = await autocannon({
+      url: gatewayUrl,
+      connections,
+      amount: children,
+      ...spreadCreations(token, bodies, connections),
+    });
     if (result.errors + result.timeouts + result.non2xx > 0 || result['2xx'] !== children) {
-      throw new Error(`creating documents: ${result['2xx']} of ${children} answered 2xx, ${result.non2xx} other statuses, ${result.errors} errors, ${result.timeouts} timeouts`);
+      throw new Error(
+        `creating documents: ${result['2xx']} of ${children} answered 2xx, ${result.non2xx} other statuses, ${result.errors} errors, ${result.timeouts} timeouts`,
+      );
     }
   }
   const seconds = (performance.now() - started) / 1000;
   const documents = roots * (1 + perRoot);
-  return { documents, seconds: Math.round(seconds * 100) / 100, documentsPerSec: Math.round(documents / seconds), rootIds };
+  return {
+    documents,
+    seconds: Math.round(seconds * 100) / 100,
+    documentsPerSec: Math.round(documents / seconds),
+    rootIds,
+  };
 }

@@ -32,7 +32,9 @@ export function accessFor(method: string, path: string): Access {
       return 'mcp';
     case 'invitations':
       // Only the preview of an invitation is public; accepting or declining it needs a user.
-      return (method === 'GET' || method === 'HEAD') && s.length === 5 && s[3] !== '' && s[4] === 'info' ? 'public' : 'user';
+      return (method === 'GET' || method === 'HEAD') && s.length === 5 && s[3] !== '' && s[4] === 'info'
+        ? 'public'
+        : 'user';
     default:
       return 'user';
   }

@@ -4,6 +4,7 @@ import type { Config, ServiceName } from '@wiki/config';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { SingleFlight } from './ttl-cache.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are free-form JSON read from peers
 type Json = Record<string, any>;
 
 export interface OpenApiDocument {
@@ -113,7 +114,9 @@ export class MergedOpenApi {
 
   private async fetchOne(service: ServiceName): Promise<Json | undefined> {
     try {
-      const response = await fetch(`${this.config.urls[service]}/openapi.json`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      const response = await fetch(`${this.config.urls[service]}/openapi.json`, {
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
       if (!response.ok) {
         await response.body?.cancel();
         return undefined;
@@ -142,7 +145,8 @@ export async function registerDocs(app: FastifyInstance, merged: MergedOpenApi):
         // The UI reads `./json`; make sure the merged document is fresh before it is served.
         uiHooks: {
           onRequest: async (request) => {
-            if (request.url.split('?')[0].endsWith('/json') || request.url.split('?')[0].endsWith('/yaml')) await merged.current();
+            if (request.url.split('?')[0].endsWith('/json') || request.url.split('?')[0].endsWith('/yaml'))
+              await merged.current();
           },
         },
         transformSpecification: () => merged.latest() as unknown as Record<string, unknown>,

@@ -1,4 +1,4 @@
-import { type Config, type ServiceName, SERVICE_NAMES } from '@wiki/config';
+import { type Config, SERVICE_NAMES, type ServiceName } from '@wiki/config';
 import { registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -37,7 +37,12 @@ async function redisStatus(redis: Redis): Promise<Status> {
  * system-wide `/actuator/health` (also under /api/v1): every expected service's readiness and
  * Redis, `{ status, services: { <name>: UP|DOWN }, redis: UP|DOWN }`, 200 when all are up, else 503.
  */
-export function registerHealthRoutes(app: FastifyInstance, config: Config, redis: Redis, expected: ServiceName[]): void {
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  config: Config,
+  redis: Redis,
+  expected: ServiceName[],
+): void {
   registerHealth(app, {});
 
   const statusSchema = {
@@ -60,7 +65,9 @@ export function registerHealthRoutes(app: FastifyInstance, config: Config, redis
       redisStatus(redis),
     ]);
     const up = redisState === 'UP' && services.every(([, s]) => s === 'UP');
-    return reply.status(up ? 200 : 503).send({ status: up ? 'UP' : 'DOWN', services: Object.fromEntries(services), redis: redisState });
+    return reply
+      .status(up ? 200 : 503)
+      .send({ status: up ? 'UP' : 'DOWN', services: Object.fromEntries(services), redis: redisState });
   };
   app.get('/actuator/health', { schema }, handler);
   app.get('/api/v1/actuator/health', { schema: { ...schema, hide: true } }, handler);

@@ -35,7 +35,17 @@ export class IdentityTokens {
 const CONSUMED_CREDENTIALS = new Set(['authorization', INTERNAL_KEY_HEADER, MCP_KEY_HEADER]);
 
 /** Headers about one connection (RFC 9110 7.6.1): they never cross the proxy, in either direction. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+]);
 
 /** Whether a (lower-case) header name is hop-by-hop and must not be forwarded. */
 export function isHopByHop(name: string): boolean {
@@ -58,13 +68,23 @@ export function upstreamHeaders(request: FastifyRequest, headers: Record<string,
   const named = connectionOptions(headers.connection);
   const out: Record<string, unknown> = {};
   for (const name in headers) {
-    if (name.startsWith('x-wiki-') || CONSUMED_CREDENTIALS.has(name) || isHopByHop(name) || NOT_FORWARDED.has(name) || named?.has(name)) continue;
+    if (
+      name.startsWith('x-wiki-') ||
+      CONSUMED_CREDENTIALS.has(name) ||
+      isHopByHop(name) ||
+      NOT_FORWARDED.has(name) ||
+      named?.has(name)
+    )
+      continue;
     out[name] = headers[name];
   }
   if (request.identityToken) out[IDENTITY_HEADER] = request.identityToken;
   out['x-request-id'] = request.id;
   const forwardedFor = request.headers['x-forwarded-for'];
-  out['x-forwarded-for'] = forwardedFor && request.ips && request.ips.length > 1 ? `${forwardedFor}, ${request.socket.remoteAddress}` : request.ip;
+  out['x-forwarded-for'] =
+    forwardedFor && request.ips && request.ips.length > 1
+      ? `${forwardedFor}, ${request.socket.remoteAddress}`
+      : request.ip;
   out['x-forwarded-proto'] = request.protocol;
   out['x-forwarded-host'] = request.host;
   return out;

@@ -39,7 +39,11 @@ const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT',
  * authenticated read through the gateway about 1.5 times slower (docs/DECISIONS.md). The response is written straight to the raw
  * socket after `reply.hijack()`; Fastify still logs it and runs onResponse hooks.
  */
-export async function registerProxy(app: FastifyInstance, config: Config, timeouts: ProxyTimeouts = DEFAULT_PROXY_TIMEOUTS): Promise<void> {
+export async function registerProxy(
+  app: FastifyInstance,
+  config: Config,
+  timeouts: ProxyTimeouts = DEFAULT_PROXY_TIMEOUTS,
+): Promise<void> {
   app.decorateRequest('upstream', null);
 
   // One agent, which keeps one connection pool per service origin.
@@ -89,7 +93,13 @@ function forward(agent: Agent, origin: string, request: FastifyRequest, reply: F
   try {
     agent.dispatch(
       // No retries: a POST must not run twice, and a service's own 503 is its answer.
-      { origin, path: request.url, method: request.method as Dispatcher.HttpMethod, headers: headers as Record<string, string>, body },
+      {
+        origin,
+        path: request.url,
+        method: request.method as Dispatcher.HttpMethod,
+        headers: headers as Record<string, string>,
+        body,
+      },
       relay,
     );
   } catch (error) {
@@ -121,7 +131,11 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
     if (this.reply.raw.destroyed) controller.abort(new Error('client closed the connection'));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     // Headers the gateway set before (rate limits), then the service's, then the request id.
     const out = this.reply.getHeaders() as OutgoingHttpHeaders;
     const named = connectionOptions(headers.connection);
@@ -158,7 +172,10 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
 function unavailable(request: FastifyRequest, reply: FastifyReply, error: Error): void {
   const service = request.upstream ?? 'unknown';
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  request.log.warn({ service, code: cause?.code ?? (error as { code?: string }).code, err: cause?.message ?? error.message }, 'upstream unavailable');
+  request.log.warn(
+    { service, code: cause?.code ?? (error as { code?: string }).code, err: cause?.message ?? error.message },
+    'upstream unavailable',
+  );
   const body = JSON.stringify(errorBody('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`, request.id));
   reply.raw.writeHead(503, {
     ...(reply.getHeaders() as OutgoingHttpHeaders),

@@ -61,7 +61,10 @@ export class RateLimiter {
     let ttlMs: number;
     try {
       [count, ttlMs] = await withTimeout(
-        (this.redis as unknown as RedisWithHit).gatewayRateHit(`${this.options.keyPrefix}${key.kind}:${key.id}`, WINDOW_MS),
+        (this.redis as unknown as RedisWithHit).gatewayRateHit(
+          `${this.options.keyPrefix}${key.kind}:${key.id}`,
+          WINDOW_MS,
+        ),
         CHECK_TIMEOUT_MS,
       );
     } catch (error) {

@@ -1,5 +1,5 @@
-import { routeFor, segmentsOf } from './routing.js';
 import { accessFor } from './access.js';
+import { routeFor, segmentsOf } from './routing.js';
 
 describe('routeFor', () => {
   it.each([
@@ -23,12 +23,17 @@ describe('routeFor', () => {
     expect(routeFor(path)).toBe(service);
   });
 
-  it.each(['/api/v1', '/api/v1/documentsx', '/api/v1/internal/workspaces', '/api/v1/public/workspaces', '/api/v2/documents', '/api/v1//documents', '/api/v1/Documents'])(
-    '%s has no service',
-    (path) => {
-      expect(routeFor(path)).toBeUndefined();
-    },
-  );
+  it.each([
+    '/api/v1',
+    '/api/v1/documentsx',
+    '/api/v1/internal/workspaces',
+    '/api/v1/public/workspaces',
+    '/api/v2/documents',
+    '/api/v1//documents',
+    '/api/v1/Documents',
+  ])('%s has no service', (path) => {
+    expect(routeFor(path)).toBeUndefined();
+  });
 
   it('decodes segments the way a service router will', () => {
     expect(routeFor('/api/v1/%64ocuments/search')).toBe('search');

@@ -61,8 +61,14 @@ export function segmentsOf(path: string): string[] {
   // Dot segments would make the upstream see another path than the one access was decided on,
   // also when they hide behind an encoded slash or a backslash (`..%2F..%2Fworkspaces`), which
   // some servers and clients treat as a separator.
-  if (decoded.some((s) => isDotSegment(s) || ((s.includes('/') || s.includes('\\')) && s.split(/[\\/]/).some(isDotSegment)))) {
-    throw badRequest('The request path is not valid', [{ field: 'path', message: 'must not contain . or .. segments' }]);
+  if (
+    decoded.some(
+      (s) => isDotSegment(s) || ((s.includes('/') || s.includes('\\')) && s.split(/[\\/]/).some(isDotSegment)),
+    )
+  ) {
+    throw badRequest('The request path is not valid', [
+      { field: 'path', message: 'must not contain . or .. segments' },
+    ]);
   }
   return decoded;
 }

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { buildApp, type GatewayDeps } from './app.js';
 
 export { buildApp, type GatewayDeps } from './app.js';
-export { routeFor, ROUTES } from './routing.js';
+export { ROUTES, routeFor } from './routing.js';
 
 export interface GatewayOptions {
   logLevel?: string;
@@ -50,7 +50,10 @@ function trustProxyOption(value: Config['trustProxy']): GatewayDeps['trustProxy'
 }
 
 /** The gateway has no database and no NATS: Redis and the app. It does not listen. */
-export async function startService(config: Config, opts: GatewayOptions = {}): Promise<{ app: FastifyInstance; stop(): Promise<void> }> {
+export async function startService(
+  config: Config,
+  opts: GatewayOptions = {},
+): Promise<{ app: FastifyInstance; stop(): Promise<void> }> {
   const redis = createRedis(config.redisUrl);
   // Errors are reported by the readiness check and the rate limiter; keep them out of stderr.
   redis.on('error', () => undefined);

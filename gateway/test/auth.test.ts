@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
 import { forwardedIdentity, startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { startIdp, tamperedToken, type TestIdp, unsignedToken } from './helpers/idp.js';
+import { startIdp, type TestIdp, tamperedToken, unsignedToken } from './helpers/idp.js';
 
 let idp: TestIdp;
 let gw: TestGateway;
@@ -47,17 +47,30 @@ describe('bearer tokens (oidc)', () => {
       avatarUrl: 'https://img.example/ada.png',
       idpUid: 'idp-ada',
     });
-    expect(gw.resolveCalls.at(-1)).toEqual({ idpUid: 'idp-ada', email: 'ada@example.com', name: 'Ada Lovelace', avatarUrl: 'https://img.example/ada.png' });
+    expect(gw.resolveCalls.at(-1)).toEqual({
+      idpUid: 'idp-ada',
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      avatarUrl: 'https://img.example/ada.png',
+    });
     // The credential the gateway consumed does not travel on.
     expect(echoed.headers.authorization).toBeUndefined();
   });
 
   it('accepts ES256 tokens and takes the name from preferred_username when name is absent', async () => {
-    const token = await idp.mint({ sub: 'idp-grace', email: 'grace@example.com', preferred_username: 'grace' }, { alg: 'ES256' });
+    const token = await idp.mint(
+      { sub: 'idp-grace', email: 'grace@example.com', preferred_username: 'grace' },
+      { alg: 'ES256' },
+    );
     const res = await get('/api/v1/users/me', bearer(token));
     expect(res.statusCode).toBe(200);
     const identity = await forwardedIdentity(gw, res.json().data.headers);
-    expect(identity).toMatchObject({ kind: 'user', userId: gw.users.get('idp-grace')!.id, name: 'grace', avatarUrl: null });
+    expect(identity).toMatchObject({
+      kind: 'user',
+      userId: gw.users.get('idp-grace')!.id,
+      name: 'grace',
+      avatarUrl: null,
+    });
   });
 
   it('forwards realm roles and the configured client roles', async () => {
@@ -78,7 +91,11 @@ describe('bearer tokens (oidc)', () => {
     // Without a credential the spoofed header gets nowhere.
     expectUnauthorized(await get('/api/v1/workspaces', { 'x-wiki-identity': forged }));
     // With one, the gateway's own identity replaces it.
-    const res = await get('/api/v1/workspaces', { ...bearer(await idp.mint(ada)), 'x-wiki-identity': forged, 'X-Wiki-Role': 'OWNER' });
+    const res = await get('/api/v1/workspaces', {
+      ...bearer(await idp.mint(ada)),
+      'x-wiki-identity': forged,
+      'X-Wiki-Role': 'OWNER',
+    });
     const headers = res.json().data.headers;
     expect(headers['x-wiki-role']).toBeUndefined();
     expect(headers['x-wiki-identity']).not.toBe(forged);
@@ -99,7 +116,11 @@ describe('bearer tokens (oidc)', () => {
     ['a wrong issuer', async () => bearer(await idp.mint(ada, { issuer: 'https://evil.example/realms/test' }))],
     ['a wrong audience', async () => bearer(await idp.mint(ada, { audience: 'someone-else' }))],
     ['no audience', async () => bearer(await idp.mint(ada, { audience: null }))],
-    ['alg none', async () => bearer(unsignedToken({ ...ada, iss: idp.issuer, aud: idp.audience, exp: Math.floor(Date.now() / 1000) + 600 }))],
+    [
+      'alg none',
+      async () =>
+        bearer(unsignedToken({ ...ada, iss: idp.issuer, aud: idp.audience, exp: Math.floor(Date.now() / 1000) + 600 })),
+    ],
     [
       'HS256 signed with the public key material',
       async () =>
@@ -114,7 +135,10 @@ describe('bearer tokens (oidc)', () => {
     ],
     ['a tampered payload', async () => bearer(tamperedToken(await idp.mint(ada), (c) => ({ ...c, sub: 'idp-admin' })))],
     ['an unknown kid', async () => bearer(await idp.mint(ada, { kid: 'nobody-knows-me', foreignKey: true }))],
-    ['a key the provider does not publish under a known kid', async () => bearer(await idp.mint(ada, { foreignKey: true }))],
+    [
+      'a key the provider does not publish under a known kid',
+      async () => bearer(await idp.mint(ada, { foreignKey: true })),
+    ],
     ['a token without a subject', async () => bearer(await idp.mint({ email: 'nosub@example.com' }))],
   ])('refuses %s with a 401 envelope', async (_case, headers) => {
     const before = gw.fakes.workspace.requests.length;
@@ -179,19 +203,37 @@ describe('MCP keys', () => {
   const key = 'wmcp_test_0123456789abcdef';
 
   beforeAll(() => {
-    gw.mcpKeys.set(key, { id: '3f2b1c8e-9a4d-4e7b-8c1d-2a3b4c5d6e7f', idpUid: 'idp-mcp', email: 'mcp@example.com', name: 'Mia', avatarUrl: null });
+    gw.mcpKeys.set(key, {
+      id: '3f2b1c8e-9a4d-4e7b-8c1d-2a3b4c5d6e7f',
+      idpUid: 'idp-mcp',
+      email: 'mcp@example.com',
+      name: 'Mia',
+      avatarUrl: null,
+    });
   });
 
   it('resolves a key to its user and forwards an mcp identity', async () => {
-    const res = await gw.app.inject({ method: 'POST', url: '/api/v1/mcp/messages?sessionId=s1', headers: { 'x-mcp-api-key': key, 'content-type': 'application/json' }, payload: '{"jsonrpc":"2.0"}' });
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/mcp/messages?sessionId=s1',
+      headers: { 'x-mcp-api-key': key, 'content-type': 'application/json' },
+      payload: '{"jsonrpc":"2.0"}',
+    });
     expect(res.statusCode).toBe(200);
     const echoed = res.json().data;
     expect(echoed.service).toBe('mcp');
     expect(echoed.body).toBe('{"jsonrpc":"2.0"}');
     expect(echoed.headers['x-mcp-api-key']).toBeUndefined();
-    expect(await forwardedIdentity(gw, echoed.headers)).toMatchObject({ kind: 'mcp', userId: '3f2b1c8e-9a4d-4e7b-8c1d-2a3b4c5d6e7f', idpUid: 'idp-mcp' });
+    expect(await forwardedIdentity(gw, echoed.headers)).toMatchObject({
+      kind: 'mcp',
+      userId: '3f2b1c8e-9a4d-4e7b-8c1d-2a3b4c5d6e7f',
+      idpUid: 'idp-mcp',
+    });
     // The Streamable HTTP endpoint sits at /mcp itself.
-    expect((await gw.app.inject({ method: 'GET', url: '/api/v1/mcp', headers: { 'x-mcp-api-key': key } })).json().data.service).toBe('mcp');
+    expect(
+      (await gw.app.inject({ method: 'GET', url: '/api/v1/mcp', headers: { 'x-mcp-api-key': key } })).json().data
+        .service,
+    ).toBe('mcp');
   });
 
   it('refuses a missing or unknown key', async () => {

@@ -16,7 +16,9 @@ beforeAll(async () => {
       info: { title: 'workspace', version: '1.0.0' },
       tags: [{ name: 'workspaces' }],
       paths: {
-        '/api/v1/workspaces': { get: { tags: ['workspaces'], summary: 'List workspaces', responses: { 200: { description: 'ok' } } } },
+        '/api/v1/workspaces': {
+          get: { tags: ['workspaces'], summary: 'List workspaces', responses: { 200: { description: 'ok' } } },
+        },
         '/internal/users/resolve': { post: { responses: { 200: { description: 'ok' } } } },
       },
       components: { schemas: { Workspace: { type: 'object' } } },
@@ -27,7 +29,9 @@ beforeAll(async () => {
     return sendJson(res, 200, {
       openapi: '3.0.3',
       info: { title: 'document', version: '1.0.0' },
-      paths: { '/api/v1/documents/{id}': { get: { summary: 'Get a document', responses: { 200: { description: 'ok' } } } } },
+      paths: {
+        '/api/v1/documents/{id}': { get: { summary: 'Get a document', responses: { 200: { description: 'ok' } } } },
+      },
     });
   });
 });
@@ -49,7 +53,9 @@ describe('health', () => {
 
   it('reports DOWN with 503 when an expected service is not ready', async () => {
     let ready = false;
-    gw.fakes.document.on((req, res) => (req.url === '/health/ready' && !ready ? sendJson(res, 503, { status: 'DOWN' }) : false));
+    gw.fakes.document.on((req, res) =>
+      req.url === '/health/ready' && !ready ? sendJson(res, 503, { status: 'DOWN' }) : false,
+    );
     const res = await gw.app.inject({ method: 'GET', url: '/actuator/health' });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toEqual({ status: 'DOWN', services: { workspace: 'UP', document: 'DOWN' }, redis: 'UP' });

@@ -13,7 +13,13 @@ describe('firebase provider (keys from AUTH_JWKS_URL)', () => {
     google = await startIdp({ issuer: () => `https://securetoken.google.com/${projectId}`, audience: projectId });
     gw = await startTestGateway({
       idp: google,
-      env: { AUTH_PROVIDER: 'firebase', FIREBASE_PROJECT_ID: projectId, AUTH_ISSUER: '', AUTH_AUDIENCE: '', AUTH_JWKS_URL: google.jwksUrl },
+      env: {
+        AUTH_PROVIDER: 'firebase',
+        FIREBASE_PROJECT_ID: projectId,
+        AUTH_ISSUER: '',
+        AUTH_AUDIENCE: '',
+        AUTH_JWKS_URL: google.jwksUrl,
+      },
     });
   });
   afterAll(async () => {
@@ -27,8 +33,17 @@ describe('firebase provider (keys from AUTH_JWKS_URL)', () => {
   });
 
   it('accepts an ID token of the project and creates the local user from its claims', async () => {
-    const token = await google.mint({ sub: 'firebase-uid-1', email: 'fb@example.com', name: 'Fay', picture: 'https://img.example/fay.png' });
-    const res = await gw.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: { authorization: `Bearer ${token}` } });
+    const token = await google.mint({
+      sub: 'firebase-uid-1',
+      email: 'fb@example.com',
+      name: 'Fay',
+      picture: 'https://img.example/fay.png',
+    });
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: '/api/v1/users/me',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.statusCode).toBe(200);
     expect(await forwardedIdentity(gw, res.json().data.headers)).toMatchObject({
       kind: 'user',
@@ -46,7 +61,11 @@ describe('firebase provider (keys from AUTH_JWKS_URL)', () => {
     ['an expired token', { expiresIn: -3600 }],
   ])('refuses %s', async (_case, options) => {
     const token = await google.mint({ sub: 'firebase-uid-2', email: 'x@example.com' }, options);
-    const res = await gw.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: { authorization: `Bearer ${token}` } });
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: '/api/v1/users/me',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json().error.code).toBe('UNAUTHORIZED');
   });
@@ -58,7 +77,10 @@ describe('dev provider', () => {
 
   beforeAll(async () => {
     other = await startIdp();
-    gw = await startTestGateway({ idp: other, env: { AUTH_PROVIDER: 'dev', AUTH_ISSUER: '', AUTH_JWKS_URL: '', AUTH_AUDIENCE: '' } });
+    gw = await startTestGateway({
+      idp: other,
+      env: { AUTH_PROVIDER: 'dev', AUTH_ISSUER: '', AUTH_JWKS_URL: '', AUTH_AUDIENCE: '' },
+    });
   });
   afterAll(async () => {
     await gw?.close();
@@ -67,14 +89,30 @@ describe('dev provider', () => {
 
   it('accepts the tokens `npm run token` prints, signed with the key pair in the data folder', async () => {
     const token = await mintDevToken(gw.config.dataDir, 'Dev@Example.com', 'Dev Eloper');
-    const res = await gw.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: `Bearer ${token}` } });
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: '/api/v1/workspaces',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.statusCode).toBe(200);
-    expect(await forwardedIdentity(gw, res.json().data.headers)).toMatchObject({ kind: 'user', idpUid: 'dev|dev@example.com', email: 'dev@example.com', name: 'Dev Eloper' });
+    expect(await forwardedIdentity(gw, res.json().data.headers)).toMatchObject({
+      kind: 'user',
+      idpUid: 'dev|dev@example.com',
+      email: 'dev@example.com',
+      name: 'Dev Eloper',
+    });
   });
 
   it('refuses tokens signed by any other key', async () => {
-    const token = await other.mint({ sub: 'dev|dev@example.com', email: 'dev@example.com' }, { issuer: 'wiki-dev', audience: null });
-    const res = await gw.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: `Bearer ${token}` } });
+    const token = await other.mint(
+      { sub: 'dev|dev@example.com', email: 'dev@example.com' },
+      { issuer: 'wiki-dev', audience: null },
+    );
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: '/api/v1/workspaces',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.statusCode).toBe(401);
   });
 });
@@ -93,7 +131,11 @@ describe('outages on the sign-in path', () => {
     const { closedUrl } = await import('./helpers/upstreams.js');
     const gw = await startTestGateway({ idp, env: { AUTH_JWKS_URL: `${await closedUrl()}/jwks` } });
     try {
-      const res = await gw.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: `Bearer ${await idp.mint({ sub: 'idp-x' })}` } });
+      const res = await gw.app.inject({
+        method: 'GET',
+        url: '/api/v1/workspaces',
+        headers: { authorization: `Bearer ${await idp.mint({ sub: 'idp-x' })}` },
+      });
       expect(res.statusCode).toBe(503);
       expect(res.json().error.code).toBe('SERVICE_UNAVAILABLE');
     } finally {
@@ -105,9 +147,16 @@ describe('outages on the sign-in path', () => {
     const { closedUrl } = await import('./helpers/upstreams.js');
     const gw = await startTestGateway({ idp, without: ['workspace'], env: { WORKSPACE_URL: await closedUrl() } });
     try {
-      const res = await gw.app.inject({ method: 'GET', url: '/api/v1/documents', headers: { authorization: `Bearer ${await idp.mint({ sub: 'idp-y' })}` } });
+      const res = await gw.app.inject({
+        method: 'GET',
+        url: '/api/v1/documents',
+        headers: { authorization: `Bearer ${await idp.mint({ sub: 'idp-y' })}` },
+      });
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE', requestId: res.headers['x-request-id'] } });
+      expect(res.json()).toMatchObject({
+        success: false,
+        error: { code: 'SERVICE_UNAVAILABLE', requestId: res.headers['x-request-id'] },
+      });
       expect(gw.fakes.document.requests).toHaveLength(0);
     } finally {
       await gw.close();

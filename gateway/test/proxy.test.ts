@@ -44,7 +44,10 @@ describe('routing', () => {
     if (service === 'comment') {
       // Not running: a 503 envelope, not a 500 and not a hang.
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE', requestId: res.headers['x-request-id'] } });
+      expect(res.json()).toMatchObject({
+        success: false,
+        error: { code: 'SERVICE_UNAVAILABLE', requestId: res.headers['x-request-id'] },
+      });
       return;
     }
     expect(res.statusCode).toBe(200);
@@ -61,20 +64,34 @@ describe('routing', () => {
   });
 
   it('passes x-request-id upstream and back', async () => {
-    const res = await gw.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { ...auth(), 'x-request-id': 'trace-abc-123' } });
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: '/api/v1/workspaces',
+      headers: { ...auth(), 'x-request-id': 'trace-abc-123' },
+    });
     expect(res.headers['x-request-id']).toBe('trace-abc-123');
     expect(res.json().data.headers['x-request-id']).toBe('trace-abc-123');
   });
 
   it('forwards request bodies untouched, without the gateway parsing or limiting them', async () => {
     const notJson = '{"title": "half a document"';
-    const res = await gw.app.inject({ method: 'PUT', url: `/api/v1/documents/${doc}`, headers: { ...auth(), 'content-type': 'application/json' }, payload: notJson });
+    const res = await gw.app.inject({
+      method: 'PUT',
+      url: `/api/v1/documents/${doc}`,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: notJson,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.body).toBe(notJson);
 
     // Larger than the gateway's own 1 MiB JSON limit: documents take up to 3 MiB, the service decides.
     const big = JSON.stringify({ content: 'x'.repeat(2 * 1024 * 1024) });
-    const large = await gw.app.inject({ method: 'PUT', url: `/api/v1/documents/${doc}`, headers: { ...auth(), 'content-type': 'application/json' }, payload: big });
+    const large = await gw.app.inject({
+      method: 'PUT',
+      url: `/api/v1/documents/${doc}`,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: big,
+    });
     expect(large.statusCode).toBe(200);
     expect(large.json().data.body.length).toBe(big.length);
   });
@@ -84,10 +101,16 @@ describe('routing', () => {
     gw.fakes.export.on((req, res) => {
       if (!req.url?.startsWith(`/api/v1/documents/${doc}/export`)) return false;
       hits += 1;
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"export timed out"}}');
+      res
+        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' })
+        .end('{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"export timed out"}}');
       return true;
     });
-    const res = await gw.app.inject({ method: 'GET', url: `/api/v1/documents/${doc}/export?format=pdf`, headers: auth() });
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${doc}/export?format=pdf`,
+      headers: auth(),
+    });
     expect(res.statusCode).toBe(503);
     expect(res.json().error.message).toBe('export timed out');
     expect(hits).toBe(1);
@@ -96,14 +119,28 @@ describe('routing', () => {
   it('drops hop-by-hop headers in both directions', async () => {
     gw.fakes.document.on((req, res) => {
       if (req.url !== `/api/v1/documents/${doc}/hops`) return false;
-      res.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive, x-upstream-hop', 'x-upstream-hop': '1', 'keep-alive': 'timeout=5', 'proxy-authenticate': 'Basic', 'x-upstream-kept': 'yes' });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        connection: 'keep-alive, x-upstream-hop',
+        'x-upstream-hop': '1',
+        'keep-alive': 'timeout=5',
+        'proxy-authenticate': 'Basic',
+        'x-upstream-kept': 'yes',
+      });
       res.end(JSON.stringify({ data: { headers: req.headers } }));
       return true;
     });
     const res = await gw.app.inject({
       method: 'GET',
       url: `/api/v1/documents/${doc}/hops`,
-      headers: { ...auth(), connection: 'keep-alive, x-client-hop', 'x-client-hop': '1', te: 'trailers', 'proxy-authorization': 'Basic eDp5', 'x-client-kept': 'yes' },
+      headers: {
+        ...auth(),
+        connection: 'keep-alive, x-client-hop',
+        'x-client-hop': '1',
+        te: 'trailers',
+        'proxy-authorization': 'Basic eDp5',
+        'x-client-kept': 'yes',
+      },
     });
     expect(res.statusCode).toBe(200);
     const forwarded = res.json().data.headers;
@@ -115,7 +152,11 @@ describe('routing', () => {
   });
 
   it('forwards a body that comes without a content type', async () => {
-    const res = await fetch(`${base}/api/v1/documents/${doc}/move`, { method: 'POST', headers: auth(), body: new Uint8Array(Buffer.from('raw bytes')) });
+    const res = await fetch(`${base}/api/v1/documents/${doc}/move`, {
+      method: 'POST',
+      headers: auth(),
+      body: new Uint8Array(Buffer.from('raw bytes')),
+    });
     expect(res.status).toBe(200);
     const echoed = ((await res.json()) as { data: { body: string; headers: Record<string, string> } }).data;
     expect(echoed.body).toBe('raw bytes');
@@ -126,10 +167,13 @@ describe('routing', () => {
     const status = await new Promise<number>((resolve, reject) => {
       // Options, not a URL string: a URL would resolve the dot segments before sending.
       const { hostname, port } = new URL(base);
-      const req = httpRequest({ hostname, port, method: 'GET', path: '/api/v1/public/documents/../../workspaces' }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        { hostname, port, method: 'GET', path: '/api/v1/public/documents/../../workspaces' },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -153,7 +197,9 @@ describe('streaming', () => {
         received += (part as Buffer).length;
         firstBytesArrived();
       }
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { bytes: received, userId: identity.userId } }));
+      res
+        .writeHead(201, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: true, data: { bytes: received, userId: identity.userId } }));
       return true;
     });
 
@@ -196,12 +242,21 @@ describe('streaming', () => {
     // A plain request on its own socket, destroyed after the first event arrived.
     const { hostname, port } = new URL(base);
     await new Promise<void>((resolve, reject) => {
-      const req = httpRequest({ hostname, port, path: '/api/v1/notifications/stream?abort=1', headers: { ...auth(), accept: 'text/event-stream' }, agent: false }, (res) => {
-        res.once('data', () => {
-          req.destroy();
-          resolve();
-        });
-      });
+      const req = httpRequest(
+        {
+          hostname,
+          port,
+          path: '/api/v1/notifications/stream?abort=1',
+          headers: { ...auth(), accept: 'text/event-stream' },
+          agent: false,
+        },
+        (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -221,7 +276,9 @@ describe('streaming', () => {
       return true;
     });
 
-    const res = await fetch(`${base}/api/v1/notifications/stream`, { headers: { ...auth(), accept: 'text/event-stream' } });
+    const res = await fetch(`${base}/api/v1/notifications/stream`, {
+      headers: { ...auth(), accept: 'text/event-stream' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = res.body!.getReader();

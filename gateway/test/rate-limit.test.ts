@@ -13,7 +13,11 @@ beforeAll(async () => {
   idp = await startIdp();
   gw = await startTestGateway({
     idp,
-    env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_USER_PER_MIN: String(USER_LIMIT), RATE_LIMIT_PUBLIC_PER_MIN: String(PUBLIC_LIMIT) },
+    env: {
+      RATE_LIMIT_ENABLED: 'true',
+      RATE_LIMIT_USER_PER_MIN: String(USER_LIMIT),
+      RATE_LIMIT_PUBLIC_PER_MIN: String(PUBLIC_LIMIT),
+    },
   });
 });
 afterAll(async () => {
@@ -33,7 +37,10 @@ function call(url: string, options: { token?: string; ip: string; headers?: Reco
 
 function expectLimited(res: Awaited<ReturnType<typeof call>>) {
   expect(res.statusCode).toBe(429);
-  expect(res.json()).toMatchObject({ success: false, error: { code: 'RATE_LIMITED', requestId: res.headers['x-request-id'] } });
+  expect(res.json()).toMatchObject({
+    success: false,
+    error: { code: 'RATE_LIMITED', requestId: res.headers['x-request-id'] },
+  });
   const retryAfter = Number(res.headers['retry-after']);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
@@ -51,14 +58,20 @@ describe('rate limits', () => {
     }
     expectLimited(await call('/api/v1/workspaces', { token: first, ip }));
     // A fresh token of the same user is the same user: still limited, from anywhere.
-    expectLimited(await call('/api/v1/workspaces', { token: await idp.mint({ sub: 'idp-busy', email: 'busy@example.com' }), ip: freshIp() }));
+    expectLimited(
+      await call('/api/v1/workspaces', {
+        token: await idp.mint({ sub: 'idp-busy', email: 'busy@example.com' }),
+        ip: freshIp(),
+      }),
+    );
     // Another user from the same address is not.
     expect((await call('/api/v1/workspaces', { token: second, ip })).statusCode).toBe(200);
   });
 
   it('limits public routes per client IP', async () => {
     const ip = freshIp();
-    for (let i = 0; i < PUBLIC_LIMIT; i++) expect((await call('/api/v1/public/documents/abc', { ip })).statusCode).toBe(200);
+    for (let i = 0; i < PUBLIC_LIMIT; i++)
+      expect((await call('/api/v1/public/documents/abc', { ip })).statusCode).toBe(200);
     expectLimited(await call('/api/v1/invitations/tok/info', { ip }));
     expect((await call('/api/v1/public/documents/abc', { ip: freshIp() })).statusCode).toBe(200);
   });
@@ -78,7 +91,14 @@ describe('rate limits', () => {
   it('does not limit the internal API key or the health probes', async () => {
     const ip = freshIp();
     for (let i = 0; i < PUBLIC_LIMIT + 2; i++) {
-      expect((await call('/api/v1/internal/documents/d/collab-state', { ip, headers: { 'x-internal-api-key': gw.config.internalApiKey } })).statusCode).toBe(200);
+      expect(
+        (
+          await call('/api/v1/internal/documents/d/collab-state', {
+            ip,
+            headers: { 'x-internal-api-key': gw.config.internalApiKey },
+          })
+        ).statusCode,
+      ).toBe(200);
       expect((await call('/health/live', { ip })).statusCode).toBe(200);
     }
   });
@@ -88,7 +108,8 @@ describe('rate limits switched off or without Redis', () => {
   it('lets everything through when RATE_LIMIT_ENABLED=false', async () => {
     const off = await startTestGateway({ idp, env: { RATE_LIMIT_ENABLED: 'false', RATE_LIMIT_PUBLIC_PER_MIN: '1' } });
     try {
-      for (let i = 0; i < 3; i++) expect((await off.app.inject({ method: 'GET', url: '/api/v1/public/documents/abc' })).statusCode).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await off.app.inject({ method: 'GET', url: '/api/v1/public/documents/abc' })).statusCode).toBe(200);
     } finally {
       await off.close();
     }
@@ -106,7 +127,15 @@ describe('rate limits switched off or without Redis', () => {
       const token = await idp.mint({ sub: 'idp-no-redis', email: 'no-redis@example.com' });
       for (let i = 0; i < 3; i++) {
         expect((await down.app.inject({ method: 'GET', url: '/api/v1/public/documents/abc' })).statusCode).toBe(200);
-        expect((await down.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+        expect(
+          (
+            await down.app.inject({
+              method: 'GET',
+              url: '/api/v1/workspaces',
+              headers: { authorization: `Bearer ${token}` },
+            })
+          ).statusCode,
+        ).toBe(200);
       }
       // The gateway stays ready: without Redis it serves, only without rate limits.
       expect((await down.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);

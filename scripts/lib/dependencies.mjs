@@ -104,13 +104,16 @@ export async function checkDependencies(config, serviceNames) {
     seen.add(key);
     checks.push({ what, variable, url, run: () => check(target) });
   };
-  const pgVariable = (name) => (process.env[`${name.toUpperCase()}_DATABASE_URL`] ? `${name.toUpperCase()}_DATABASE_URL` : 'PG_URL');
+  const pgVariable = (name) =>
+    process.env[`${name.toUpperCase()}_DATABASE_URL`] ? `${name.toUpperCase()}_DATABASE_URL` : 'PG_URL';
   if (serviceNames.length === 0) add('PostgreSQL', 'PG_URL', config.pgUrl, 5432, checkPostgres);
   for (const name of serviceNames) {
     if (config.databaseUrls[name]) add('PostgreSQL', pgVariable(name), config.databaseUrls[name], 5432, checkPostgres);
   }
   add('NATS', 'NATS_URL', config.natsUrl, 4222, checkNats);
-  add('Redis', 'REDIS_URL', config.redisUrl, 6379, (target) => checkRedis(target, config.redisUrl.startsWith('rediss:')));
+  add('Redis', 'REDIS_URL', config.redisUrl, 6379, (target) =>
+    checkRedis(target, config.redisUrl.startsWith('rediss:')),
+  );
 
   const results = await Promise.all(
     checks.map(async (check) => {

@@ -7,8 +7,21 @@ const LEVELS = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO ', 40: 'WARN ', 50: 'ERROR'
 const LEVEL_COLORS = { 40: 33, 50: 31, 60: 31 };
 // Fields already shown, or noise on a terminal.
 const HIDDEN = new Set([
-  'level', 'time', 'pid', 'hostname', 'msg', 'service', 'req', 'res', 'method', 'url', 'statusCode',
-  'responseTime', 'reqId', 'requestId', 'err',
+  'level',
+  'time',
+  'pid',
+  'hostname',
+  'msg',
+  'service',
+  'req',
+  'res',
+  'method',
+  'url',
+  'statusCode',
+  'responseTime',
+  'reqId',
+  'requestId',
+  'err',
 ]);
 
 export function createLogPrinter({ names, pretty }) {
@@ -47,7 +60,7 @@ export function createLogPrinter({ names, pretty }) {
   return {
     /** Prints each line of `stream` with the name in front and hands the raw line to `remember`. */
     attach(name, stream, remember) {
-      const prefix = paint(colors.get(name) ?? 0, name.padEnd(width)) + ' | ';
+      const prefix = `${paint(colors.get(name) ?? 0, name.padEnd(width))} | `;
       const lines = createInterface({ input: stream, crlfDelay: Infinity });
       pending.push(new Promise((resolvePromise) => lines.once('close', resolvePromise)));
       lines.on('line', (line) => {

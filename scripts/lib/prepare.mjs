@@ -46,7 +46,8 @@ function mtime(path) {
  */
 export function installReason() {
   const lock = mtime(join(repoRoot, 'package-lock.json'));
-  const installed = mtime(join(repoRoot, 'node_modules', '.package-lock.json')) ?? mtime(join(repoRoot, 'node_modules'));
+  const installed =
+    mtime(join(repoRoot, 'node_modules', '.package-lock.json')) ?? mtime(join(repoRoot, 'node_modules'));
   if (installed === undefined) return 'node_modules is missing';
   if (!existsSync(join(repoRoot, 'node_modules', 'typescript'))) return 'node_modules has no typescript';
   if (lock !== undefined && lock > installed) return 'package-lock.json is newer than node_modules';

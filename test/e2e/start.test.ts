@@ -1,14 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { cleanupConfig, freePort, isolatedConfig, startJwks, type JwksServer } from '@wiki/testing';
 import type { Config } from '@wiki/config';
+import { cleanupConfig, freePort, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.slice(-3000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.slice(-3000)}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (pattern.test(output)) {
@@ -63,7 +66,11 @@ describe('npm start', () => {
       RATE_LIMIT_ENABLED: 'false',
       LOG_LEVEL: 'warn',
     };
-    child = spawn(process.execPath, ['scripts/start.mjs', '--no-build', '--json'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, ['scripts/start.mjs', '--no-build', '--json'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     await waitForOutput(child, /Wiki platform is up/, 90_000);
   }, 120_000);
 
@@ -80,15 +87,29 @@ describe('npm start', () => {
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
     const health = await fetch(`${gateway}/actuator/health`);
-    expect(await health.json()).toEqual({ status: 'UP', services: { workspace: 'UP', document: 'UP', comment: 'UP' }, redis: 'UP' });
+    expect(await health.json()).toEqual({
+      status: 'UP',
+      services: { workspace: 'UP', document: 'UP', comment: 'UP' },
+      redis: 'UP',
+    });
 
-    const workspaces = (await (await fetch(`${gateway}/api/v1/workspaces`, { headers: auth })).json()) as { data: unknown[] };
+    const workspaces = (await (await fetch(`${gateway}/api/v1/workspaces`, { headers: auth })).json()) as {
+      data: unknown[];
+    };
     expect(workspaces.data).toEqual([expect.objectContaining({ name: "Ada's workspace", isDefault: true })]);
 
-    const created = await fetch(`${gateway}/api/v1/workspaces`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'E2E' }) });
+    const created = await fetch(`${gateway}/api/v1/workspaces`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'E2E' }),
+    });
     expect(created.status).toBe(201);
     const workspaceId = ((await created.json()) as { data: { id: string } }).data.id;
-    const doc = await fetch(`${gateway}/api/v1/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ workspaceId, title: 'Hello' }) });
+    const doc = await fetch(`${gateway}/api/v1/documents`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ workspaceId, title: 'Hello' }),
+    });
     expect(doc.status).toBe(201);
 
     const anonymous = await fetch(`${gateway}/api/v1/workspaces`);

@@ -43,7 +43,8 @@ export class McpKeys {
     return this.inFlight.run(cacheKey, async () => {
       const result = await this.workspace.post<McpKeyOwner>('/internal/mcp-keys/resolve', { key }, requestId, log);
       if (result.status === 'refused') {
-        if (result.httpStatus !== 404) log.warn({ status: result.httpStatus }, 'workspace service refused an MCP key lookup');
+        if (result.httpStatus !== 404)
+          log.warn({ status: result.httpStatus }, 'workspace service refused an MCP key lookup');
         throw unauthorized('Invalid MCP API key');
       }
       this.cache.set(cacheKey, result.data, CACHE_MS);

@@ -55,7 +55,15 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
         const key = header(request, MCP_KEY_HEADER);
         if (!key) throw unauthorized('A valid X-Mcp-Api-Key is required');
         const owner = await mcpKeys.resolve(key, request.id, request.log);
-        return { kind: 'mcp', userId: owner.userId, email: owner.email, name: owner.name, avatarUrl: owner.avatarUrl ?? null, idpUid: owner.idpUid, roles: [] };
+        return {
+          kind: 'mcp',
+          userId: owner.userId,
+          email: owner.email,
+          name: owner.name,
+          avatarUrl: owner.avatarUrl ?? null,
+          idpUid: owner.idpUid,
+          roles: [],
+        };
       }
       case 'user': {
         const token = BEARER.exec(header(request, 'authorization') ?? '')?.[1];
@@ -94,7 +102,11 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
 
     // The collaboration server is trusted infrastructure: its internal calls are not limited.
     if (caller?.kind !== 'internal') {
-      await rateLimiter.check(caller?.userId ? { kind: 'user', id: caller.userId } : { kind: 'ip', id: request.ip }, reply, request.log);
+      await rateLimiter.check(
+        caller?.userId ? { kind: 'user', id: caller.userId } : { kind: 'ip', id: request.ip },
+        reply,
+        request.log,
+      );
     }
     if (refusal) {
       if (access === 'user') reply.header('www-authenticate', 'Bearer');

@@ -1,6 +1,6 @@
 import { serviceUnavailable, unauthorized } from '@wiki/http';
-import { errors, jwtVerify, type JWTPayload } from 'jose';
 import type { FastifyBaseLogger } from 'fastify';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { hashOf, TtlCache } from '../ttl-cache.js';
 import type { TokenProvider } from './providers/index.js';
 
@@ -30,7 +30,8 @@ export interface TokenVerifier {
   verify(token: string, log?: FastifyBaseLogger): Promise<VerifiedToken>;
 }
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined;
 
 function claimsOf(payload: JWTPayload, provider: TokenProvider): VerifiedToken {
   return {
@@ -45,7 +46,9 @@ function claimsOf(payload: JWTPayload, provider: TokenProvider): VerifiedToken {
 /** True when the failure is the provider's key set being unreachable, not the token being bad. */
 function isKeySetOutage(error: unknown): boolean {
   if (!(error instanceof errors.JOSEError)) return true; // fetch failed: DNS, refused, reset
-  return error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || error.code === 'ERR_JOSE_GENERIC';
+  return (
+    error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || error.code === 'ERR_JOSE_GENERIC'
+  );
 }
 
 export function createTokenVerifier(provider: TokenProvider): TokenVerifier {

@@ -1,4 +1,4 @@
-import { serviceTokenSource, IDENTITY_HEADER } from '@wiki/auth';
+import { IDENTITY_HEADER, serviceTokenSource } from '@wiki/auth';
 import { serviceUnavailable } from '@wiki/http';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -31,12 +31,21 @@ export class WorkspaceClient {
     this.serviceToken = serviceTokenSource(internalTokenSecret, 'gateway');
   }
 
-  async post<T>(path: string, body: unknown, requestId: string, log: FastifyBaseLogger): Promise<InternalCallResult<T>> {
+  async post<T>(
+    path: string,
+    body: unknown,
+    requestId: string,
+    log: FastifyBaseLogger,
+  ): Promise<InternalCallResult<T>> {
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl()}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: await this.serviceToken(), 'x-request-id': requestId },
+        headers: {
+          'content-type': 'application/json',
+          [IDENTITY_HEADER]: await this.serviceToken(),
+          'x-request-id': requestId,
+        },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });

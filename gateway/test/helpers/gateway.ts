@@ -12,7 +12,16 @@ import type { TestIdp } from './idp.js';
 import { type FakeService, readBody, sendJson, startFakeService } from './upstreams.js';
 
 /** The services the routing table sends traffic to; each gets a fake in these tests. */
-export const PROXIED: ServiceName[] = ['workspace', 'document', 'search', 'export', 'comment', 'attachment', 'notification', 'mcp'];
+export const PROXIED: ServiceName[] = [
+  'workspace',
+  'document',
+  'search',
+  'export',
+  'comment',
+  'attachment',
+  'notification',
+  'mcp',
+];
 
 export interface ResolvedUser {
   id: string;
@@ -83,20 +92,38 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   const workspace = fakes.workspace;
   workspace?.on(async (req, res) => {
     if (req.method !== 'POST' || !req.url?.startsWith('/internal/')) return false;
-    const caller = await verifyIdentityToken(config.internalTokenSecret, String(req.headers[IDENTITY_HEADER] ?? '')).catch(() => null);
+    const caller = await verifyIdentityToken(
+      config.internalTokenSecret,
+      String(req.headers[IDENTITY_HEADER] ?? ''),
+    ).catch(() => null);
     if (caller?.kind !== 'service' || caller.service !== 'gateway') return sendJson(res, 401, { success: false });
     const body = JSON.parse(await readBody(req)) as Record<string, any>;
     if (req.url === '/internal/users/resolve') {
       resolveCalls.push(body);
       const existing = users.get(body.idpUid);
-      const user: ResolvedUser = { id: existing?.id ?? randomUUID(), idpUid: body.idpUid, email: body.email, name: body.name, avatarUrl: body.avatarUrl ?? null };
+      const user: ResolvedUser = {
+        id: existing?.id ?? randomUUID(),
+        idpUid: body.idpUid,
+        email: body.email,
+        name: body.name,
+        avatarUrl: body.avatarUrl ?? null,
+      };
       users.set(body.idpUid, user);
       return sendJson(res, 200, { success: true, data: user });
     }
     if (req.url === '/internal/mcp-keys/resolve') {
       const owner = mcpKeys.get(body.key);
       if (!owner) return sendJson(res, 404, { success: false, error: { code: 'NOT_FOUND', message: 'unknown key' } });
-      return sendJson(res, 200, { success: true, data: { userId: owner.id, email: owner.email, name: owner.name, avatarUrl: owner.avatarUrl, idpUid: owner.idpUid } });
+      return sendJson(res, 200, {
+        success: true,
+        data: {
+          userId: owner.id,
+          email: owner.email,
+          name: owner.name,
+          avatarUrl: owner.avatarUrl,
+          idpUid: owner.idpUid,
+        },
+      });
     }
     return false;
   });

@@ -33,7 +33,9 @@ export interface TestIdp {
  * A local identity provider for the gateway tests: publishes an RS256 and an ES256 key at
  * `/jwks` and signs tokens with them.
  */
-export async function startIdp(options: { issuer?: (origin: string) => string; audience?: string } = {}): Promise<TestIdp> {
+export async function startIdp(
+  options: { issuer?: (origin: string) => string; audience?: string } = {},
+): Promise<TestIdp> {
   const rsa = await generateKeyPair('RS256', { extractable: true });
   const ec = await generateKeyPair('ES256', { extractable: true });
   const foreignRsa = await generateKeyPair('RS256', { extractable: true });

@@ -44,7 +44,10 @@ export async function startFakeService(name: string): Promise<FakeService> {
       if (req.url === '/health/ready') return void sendJson(res, 200, { status: 'UP', checks: {} });
       const body = await readBody(req);
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      sendJson(res, 200, { success: true, data: { service: name, method: req.method, url: req.url, headers: req.headers, body } });
+      sendJson(res, 200, {
+        success: true,
+        data: { service: name, method: req.method, url: req.url, headers: req.headers, body },
+      });
     } catch (error) {
       if (!res.headersSent) sendJson(res, 500, { error: (error as Error).message });
     }

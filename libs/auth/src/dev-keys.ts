@@ -32,7 +32,12 @@ export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeys> {
 }
 
 /** Signs a dev access token for `email` (the subject is derived from the email, so it is stable). */
-export async function mintDevToken(dataDir: string, email: string, name?: string, ttlSeconds = 12 * 3600): Promise<string> {
+export async function mintDevToken(
+  dataDir: string,
+  email: string,
+  name?: string,
+  ttlSeconds = 12 * 3600,
+): Promise<string> {
   const keys = await loadOrCreateDevKeys(dataDir);
   const key = await importJWK(keys.privateJwk, DEV_ALG);
   const normalized = email.trim().toLowerCase();

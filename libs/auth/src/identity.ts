@@ -36,7 +36,12 @@ function key(secret: string): Uint8Array {
 /** Signs the short-lived identity token (HS256 with INTERNAL_TOKEN_SECRET; it never leaves the cluster). */
 export async function mintIdentityToken(secret: string, identity: Identity, ttlSeconds = 60): Promise<string> {
   const { userId, ...claims } = identity;
-  const jwt = new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setExpirationTime(`${ttlSeconds}s`);
+  const jwt = new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSeconds}s`);
   if (userId) jwt.setSubject(userId);
   return jwt.sign(key(secret));
 }
@@ -47,7 +52,12 @@ export function mintServiceToken(secret: string, service: string, ttlSeconds = 6
 }
 
 export async function verifyIdentityToken(secret: string, token: string): Promise<Identity> {
-  const { payload } = await jwtVerify(token, key(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], clockTolerance: 5 });
+  const { payload } = await jwtVerify(token, key(secret), {
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    algorithms: ['HS256'],
+    clockTolerance: 5,
+  });
   const kind = payload.kind as CredentialKind;
   if (!['user', 'mcp', 'internal', 'service'].includes(kind)) throw new Error('identity token has an unknown kind');
   return {
@@ -69,7 +79,8 @@ export function serviceTokenSource(secret: string, service: string): () => Promi
   let cached: { token: string; until: number } | undefined;
   return async () => {
     const now = Date.now();
-    if (!cached || cached.until < now) cached = { token: await mintServiceToken(secret, service, 60), until: now + 30_000 };
+    if (!cached || cached.until < now)
+      cached = { token: await mintServiceToken(secret, service, 60), until: now + 30_000 };
     return cached.token;
   };
 }

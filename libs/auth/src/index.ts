@@ -1,5 +1,5 @@
 export * from './dev-keys.js';
 export * from './identity.js';
+export * from './membership.js';
 export * from './plugin.js';
 export * from './roles.js';
-export * from './membership.js';

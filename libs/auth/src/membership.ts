@@ -44,7 +44,11 @@ export interface MembershipOptions {
 const access = z.object({ known: z.boolean(), role: z.string().nullable(), closed: z.boolean() });
 const stored = z.object({ role: z.string().nullable() });
 const remote = z.object({
-  data: z.object({ role: z.string(), memberId: z.string().nullable().optional(), workspaceArchived: z.boolean().optional() }),
+  data: z.object({
+    role: z.string(),
+    memberId: z.string().nullable().optional(),
+    workspaceArchived: z.boolean().optional(),
+  }),
 });
 
 /**
@@ -75,7 +79,10 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
    */
   async function readThrough(workspaceId: string, userId: string): Promise<Role | null> {
     const url = `${config.urls.workspace}/internal/workspaces/${workspaceId}/members/${userId}`;
-    const res = await fetch(url, { headers: { 'x-wiki-identity': await serviceToken() }, signal: AbortSignal.timeout(5000) });
+    const res = await fetch(url, {
+      headers: { 'x-wiki-identity': await serviceToken() },
+      signal: AbortSignal.timeout(5000),
+    });
     if (res.status === 404) return null;
     if (!res.ok) throw new Error(`membership lookup answered ${res.status}`);
     const { data } = remote.parse(await res.json());
@@ -106,14 +113,25 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
       FROM (SELECT 1) AS one
       LEFT JOIN membership_projection m ON m.workspace_id = ${workspaceId} AND m.user_id = ${userId}
       LEFT JOIN workspace_access_projection w ON w.workspace_id = ${workspaceId}`);
-    const role = found.closed ? null : found.known ? (found.role as Role | null) : await readThrough(workspaceId, userId);
+    const role = found.closed
+      ? null
+      : found.known
+        ? (found.role as Role | null)
+        : await readThrough(workspaceId, userId);
     if (cache.size > 50_000) cache.clear();
     cache.set(key, { role, until: now + cacheMs });
     return role;
   }
 
   /** Writes a member's row unless the row holds a more recent event; `role` null records a removal. */
-  async function setMember(tx: DatabaseTransactionConnection, event: EventEnvelope, workspaceId: string, userId: string, memberId: string | null, role: Role | null) {
+  async function setMember(
+    tx: DatabaseTransactionConnection,
+    event: EventEnvelope,
+    workspaceId: string,
+    userId: string,
+    memberId: string | null,
+    role: Role | null,
+  ) {
     await tx.query(sql.unsafe`
       INSERT INTO membership_projection AS m (workspace_id, user_id, member_id, role, event_at, updated_at)
       VALUES (${workspaceId}, ${userId}, ${memberId}, ${role}, ${event.occurredAt}, now())
@@ -124,7 +142,13 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
   }
 
   /** Same rule for the workspace's state; a deletion is final. */
-  async function setWorkspace(tx: DatabaseTransactionConnection, event: EventEnvelope, workspaceId: string, archived: boolean, deleted: boolean) {
+  async function setWorkspace(
+    tx: DatabaseTransactionConnection,
+    event: EventEnvelope,
+    workspaceId: string,
+    archived: boolean,
+    deleted: boolean,
+  ) {
     await tx.query(sql.unsafe`
       INSERT INTO workspace_access_projection AS w (workspace_id, is_archived, is_deleted, event_at)
       VALUES (${workspaceId}, ${archived}, ${deleted}, ${event.occurredAt})
@@ -135,7 +159,14 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
   }
 
   async function apply(event: EventEnvelope, tx: DatabaseTransactionConnection): Promise<void> {
-    const data = event.data as { workspaceId?: string; userId?: string; memberId?: string; role?: string; id?: string; isArchived?: boolean };
+    const data = event.data as {
+      workspaceId?: string;
+      userId?: string;
+      memberId?: string;
+      role?: string;
+      id?: string;
+      isArchived?: boolean;
+    };
     switch (event.type) {
       case 'member.added':
       case 'member.role_changed':
@@ -177,7 +208,11 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
       const common = { bus, pool, handle: apply, logger };
       const members = await startConsumer({ ...common, name: `${options.service}-membership`, types: ['member.*'] });
       // The name predates archived workspaces; it is kept so that running consumers carry on.
-      const purge = await startConsumer({ ...common, name: `${options.service}-membership-purge`, types: ['workspace.created', 'workspace.updated', 'workspace.deleted'] });
+      const purge = await startConsumer({
+        ...common,
+        name: `${options.service}-membership-purge`,
+        types: ['workspace.created', 'workspace.updated', 'workspace.deleted'],
+      });
       return { stop: async () => void (await Promise.all([members.stop(), purge.stop()])) };
     },
   };

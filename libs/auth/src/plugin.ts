@@ -1,7 +1,7 @@
-import { unauthorized, forbidden } from '@wiki/http';
+import { forbidden, unauthorized } from '@wiki/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { IDENTITY_HEADER, type CredentialKind, type Identity, verifyIdentityToken } from './identity.js';
+import { type CredentialKind, IDENTITY_HEADER, type Identity, verifyIdentityToken } from './identity.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,7 +48,7 @@ export const identity = fp(identityPlugin, { name: 'wiki-identity', fastify: '5.
 /** The signed-in user (a `user` or `mcp` credential) or a 401. */
 export function requireUser(request: FastifyRequest): Identity & { userId: string } {
   const id = request.identity;
-  if (!id || !id.userId || (id.kind !== 'user' && id.kind !== 'mcp')) throw unauthorized();
+  if (!id?.userId || (id.kind !== 'user' && id.kind !== 'mcp')) throw unauthorized();
   return id as Identity & { userId: string };
 }
 

@@ -1,4 +1,13 @@
-import { identity, IDENTITY_HEADER, mintIdentityToken, mintServiceToken, requireActor, requireKind, requireUser, verifyIdentityToken } from '@wiki/auth';
+import {
+  IDENTITY_HEADER,
+  identity,
+  mintIdentityToken,
+  mintServiceToken,
+  requireActor,
+  requireKind,
+  requireUser,
+  verifyIdentityToken,
+} from '@wiki/auth';
 import { createApp } from '@wiki/http';
 import { SignJWT } from 'jose';
 
@@ -32,7 +41,12 @@ describe('identity token', () => {
     await expect(verifyIdentityToken('another-secret-that-is-long-enough', token)).rejects.toThrow();
     const expired = await mintIdentityToken(secret, { kind: 'service', service: 'x' }, -60);
     await expect(verifyIdentityToken(secret, expired)).rejects.toThrow();
-    const foreign = await new SignJWT({ kind: 'user' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('someone').setAudience('wiki-services').setExpirationTime('1m').sign(new TextEncoder().encode(secret));
+    const foreign = await new SignJWT({ kind: 'user' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('someone')
+      .setAudience('wiki-services')
+      .setExpirationTime('1m')
+      .sign(new TextEncoder().encode(secret));
     await expect(verifyIdentityToken(secret, foreign)).rejects.toThrow();
   });
 });
@@ -58,7 +72,12 @@ describe('identity plugin', () => {
     await app.close();
     const completed = lines.filter((l) => l.msg === 'request completed');
     expect(completed).toHaveLength(2);
-    expect(completed[0]).toMatchObject({ userId: 'u-log', requestId: signedIn.headers['x-request-id'], statusCode: 200, url: '/me' });
+    expect(completed[0]).toMatchObject({
+      userId: 'u-log',
+      requestId: signedIn.headers['x-request-id'],
+      statusCode: 200,
+      url: '/me',
+    });
     expect(completed[1]).not.toHaveProperty('userId');
     expect(completed[1]).toMatchObject({ statusCode: 401 });
   });
@@ -67,8 +86,22 @@ describe('identity plugin', () => {
     const app = await createApp({ service: 'test', logLevel: 'silent' });
     await app.register(identity, { secret });
     app.get('/actor', async (request) => requireActor(request));
-    const user = await mintIdentityToken(secret, { kind: 'user', userId: 'u-9', name: 'Ada', email: 'ada@example.com', avatarUrl: null, idpUid: 'idp|ada', roles: ['wiki-admin'] });
-    expect((await app.inject({ url: '/actor', headers: { [IDENTITY_HEADER]: user } })).json()).toEqual({ userId: 'u-9', name: 'Ada', email: 'ada@example.com', avatarUrl: null, idpUid: 'idp|ada' });
+    const user = await mintIdentityToken(secret, {
+      kind: 'user',
+      userId: 'u-9',
+      name: 'Ada',
+      email: 'ada@example.com',
+      avatarUrl: null,
+      idpUid: 'idp|ada',
+      roles: ['wiki-admin'],
+    });
+    expect((await app.inject({ url: '/actor', headers: { [IDENTITY_HEADER]: user } })).json()).toEqual({
+      userId: 'u-9',
+      name: 'Ada',
+      email: 'ada@example.com',
+      avatarUrl: null,
+      idpUid: 'idp|ada',
+    });
     const service = await mintServiceToken(secret, 'document');
     expect((await app.inject({ url: '/actor', headers: { [IDENTITY_HEADER]: service } })).statusCode).toBe(401);
     await app.close();

@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMembershipAccess, membershipMigrations, type MembershipAccess, verifyIdentityToken } from '@wiki/auth';
+import { createMembershipAccess, type MembershipAccess, membershipMigrations, verifyIdentityToken } from '@wiki/auth';
 import { databaseUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
-import { connectEventBus, createEnvelope, type EventBus, eventsMigrations, publishInTx, startOutboxRelay } from '@wiki/events';
+import {
+  connectEventBus,
+  createEnvelope,
+  type EventBus,
+  eventsMigrations,
+  publishInTx,
+  startOutboxRelay,
+} from '@wiki/events';
 import { cleanupConfig, eventually, isolatedConfig, uniqueName } from '@wiki/testing';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
@@ -38,10 +45,20 @@ async function startMembershipPeer(secret: string, members: Map<string, string>,
     }
     if (gate.hold) await gate.hold;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ success: true, data: { workspaceId, userId, memberId: null, role, workspaceArchived: archived.has(workspaceId) } }));
+    res.end(
+      JSON.stringify({
+        success: true,
+        data: { workspaceId, userId, memberId: null, role, workspaceArchived: archived.has(workspaceId) },
+      }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, gate, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    gate,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 describe('membership projection', () => {
@@ -61,12 +78,21 @@ describe('membership projection', () => {
     pool = await createDatabasePool(url);
     peer = await startMembershipPeer(config.internalTokenSecret, members, archived);
     config.urls.workspace = peer.url;
-    bus = await connectEventBus({ natsUrl: config.natsUrl, stream: config.eventsStream, prefix: config.eventsPrefix, name: 'test', logger: silent });
+    bus = await connectEventBus({
+      natsUrl: config.natsUrl,
+      stream: config.eventsStream,
+      prefix: config.eventsPrefix,
+      name: 'test',
+      logger: silent,
+    });
     await bus.ensureStream();
     const relay = startOutboxRelay({ pool, bus, logger: silent });
     access = createMembershipAccess({ pool, config, service: 'test', logger: silent, cacheMs: 0 });
     const projection = await access.startProjection(bus);
-    stops.push(() => projection.stop(), () => relay.stop());
+    stops.push(
+      () => projection.stop(),
+      () => relay.stop(),
+    );
   });
 
   afterAll(async () => {
@@ -79,15 +105,24 @@ describe('membership projection', () => {
   });
 
   const publish = (type: string, data: Record<string, unknown>) =>
-    pool.transaction((tx) => publishInTx(tx, { type, workspaceId: (data.workspaceId as string) ?? (data.id as string), data }));
+    pool.transaction((tx) =>
+      publishInTx(tx, { type, workspaceId: (data.workspaceId as string) ?? (data.id as string), data }),
+    );
   /** Publishes an event that happened at `occurredAt`, as a late retry of an older event arrives. */
   const publishAt = async (occurredAt: Date, type: string, data: Record<string, unknown>) => {
-    const envelope = { ...createEnvelope({ type, workspaceId: (data.workspaceId ?? data.id) as string, data }), occurredAt: occurredAt.toISOString() };
-    await pool.query(sql.unsafe`INSERT INTO event_outbox (id, type, envelope) VALUES (${envelope.id}, ${type}, ${JSON.stringify(envelope)}::jsonb)`);
+    const envelope = {
+      ...createEnvelope({ type, workspaceId: (data.workspaceId ?? data.id) as string, data }),
+      occurredAt: occurredAt.toISOString(),
+    };
+    await pool.query(
+      sql.unsafe`INSERT INTO event_outbox (id, type, envelope) VALUES (${envelope.id}, ${type}, ${JSON.stringify(envelope)}::jsonb)`,
+    );
     return envelope.id;
   };
   const applied = (eventId: string) =>
-    eventually(async () => expect(await pool.exists(sql.unsafe`SELECT 1 FROM event_consumed WHERE event_id = ${eventId}`)).toBe(true));
+    eventually(async () =>
+      expect(await pool.exists(sql.unsafe`SELECT 1 FROM event_consumed WHERE event_id = ${eventId}`)).toBe(true),
+    );
   const projected = (workspaceId: string, userId: string) =>
     pool.maybeOneFirst(sql.type(z.object({ role: z.string().nullable() }))`
       SELECT role FROM membership_projection WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`);
@@ -119,15 +154,38 @@ describe('membership projection', () => {
   it('keeps the most recent of member events that arrive out of order', async () => {
     const carol = randomUUID();
     const t0 = Date.now();
-    await applied(await publishAt(new Date(t0), 'member.added', { workspaceId: ws, userId: carol, memberId: null, role: 'EDITOR' }));
-    await applied(await publishAt(new Date(t0 + 2000), 'member.removed', { workspaceId: ws, userId: carol, memberId: null, role: 'EDITOR' }));
+    await applied(
+      await publishAt(new Date(t0), 'member.added', { workspaceId: ws, userId: carol, memberId: null, role: 'EDITOR' }),
+    );
+    await applied(
+      await publishAt(new Date(t0 + 2000), 'member.removed', {
+        workspaceId: ws,
+        userId: carol,
+        memberId: null,
+        role: 'EDITOR',
+      }),
+    );
     // A retry of an older event, delivered after the removal, does not bring carol back...
-    await applied(await publishAt(new Date(t0 + 1000), 'member.role_changed', { workspaceId: ws, userId: carol, memberId: null, role: 'ADMIN' }));
+    await applied(
+      await publishAt(new Date(t0 + 1000), 'member.role_changed', {
+        workspaceId: ws,
+        userId: carol,
+        memberId: null,
+        role: 'ADMIN',
+      }),
+    );
     expect(await access.roleOf(ws, carol)).toBeNull();
     // ...and a removed member is not asked for again (the peer would not know carol anyway).
     expect(peer.calls.filter((c) => c.endsWith(carol))).toEqual([]);
     // A newer event does.
-    await applied(await publishAt(new Date(t0 + 3000), 'member.added', { workspaceId: ws, userId: carol, memberId: null, role: 'VIEWER' }));
+    await applied(
+      await publishAt(new Date(t0 + 3000), 'member.added', {
+        workspaceId: ws,
+        userId: carol,
+        memberId: null,
+        role: 'VIEWER',
+      }),
+    );
     expect(await access.roleOf(ws, carol)).toBe('VIEWER');
   });
 
@@ -140,7 +198,9 @@ describe('membership projection', () => {
     await eventually(async () => expect(peer.calls.some((c) => c.endsWith(dave))).toBe(true));
     // The workspace service answered "EDITOR" just before the member was removed; the event
     // gets here before the answer does.
-    await applied(await publishAt(new Date(), 'member.removed', { workspaceId: ws, userId: dave, memberId: null, role: 'EDITOR' }));
+    await applied(
+      await publishAt(new Date(), 'member.removed', { workspaceId: ws, userId: dave, memberId: null, role: 'EDITOR' }),
+    );
     peer.gate.hold = null;
     release();
     expect(await lookup).toBeNull();
@@ -155,7 +215,15 @@ describe('membership projection', () => {
     await eventually(async () => expect(await access.roleOf(shelved, ada)).toBeNull());
     await expect(access.requireRole(shelved, ada, 'VIEWER')).rejects.toMatchObject({ statusCode: 404 });
     // An older update that still said "not archived", delivered late, changes nothing.
-    await applied(await publishAt(new Date(Date.now() - 60_000), 'workspace.updated', { id: shelved, name: 'Shelved', icon: null, isArchived: false, ownerId: ada }));
+    await applied(
+      await publishAt(new Date(Date.now() - 60_000), 'workspace.updated', {
+        id: shelved,
+        name: 'Shelved',
+        icon: null,
+        isArchived: false,
+        ownerId: ada,
+      }),
+    );
     expect(await access.roleOf(shelved, ada)).toBeNull();
     await publish('workspace.updated', { id: shelved, name: 'Shelved', icon: null, isArchived: false, ownerId: ada });
     await eventually(async () => expect(await access.roleOf(shelved, ada)).toBe('OWNER'));
@@ -166,8 +234,10 @@ describe('membership projection', () => {
     members.set(`${attic}:${bob}`, 'EDITOR');
     archived.add(attic);
     expect(await access.roleOf(attic, bob)).toBeNull();
-    expect(await pool.oneFirst(sql.type(z.object({ is_archived: z.boolean() }))`
-      SELECT is_archived FROM workspace_access_projection WHERE workspace_id = ${attic}`)).toBe(true);
+    expect(
+      await pool.oneFirst(sql.type(z.object({ is_archived: z.boolean() }))`
+      SELECT is_archived FROM workspace_access_projection WHERE workspace_id = ${attic}`),
+    ).toBe(true);
     // Restored: the workspace service says so, and its event opens the workspace here.
     archived.delete(attic);
     await publish('workspace.updated', { id: attic, name: 'Attic', icon: null, isArchived: false, ownerId: bob });
@@ -180,8 +250,23 @@ describe('membership projection', () => {
     await eventually(async () => expect(await access.roleOf(gone, bob)).toBe('EDITOR'));
     await publish('workspace.deleted', { id: gone, name: 'Gone', icon: null, isArchived: false, ownerId: bob });
     await eventually(async () => expect(await access.roleOf(gone, bob)).toBeNull());
-    await applied(await publishAt(new Date(Date.now() + 60_000), 'workspace.updated', { id: gone, name: 'Gone', icon: null, isArchived: false, ownerId: bob }));
-    await applied(await publishAt(new Date(Date.now() + 60_000), 'member.added', { workspaceId: gone, userId: bob, memberId: null, role: 'ADMIN' }));
+    await applied(
+      await publishAt(new Date(Date.now() + 60_000), 'workspace.updated', {
+        id: gone,
+        name: 'Gone',
+        icon: null,
+        isArchived: false,
+        ownerId: bob,
+      }),
+    );
+    await applied(
+      await publishAt(new Date(Date.now() + 60_000), 'member.added', {
+        workspaceId: gone,
+        userId: bob,
+        memberId: null,
+        role: 'ADMIN',
+      }),
+    );
     expect(await access.roleOf(gone, bob)).toBeNull();
   });
 

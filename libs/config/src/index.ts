@@ -162,9 +162,17 @@ function serviceList(env: Env, varName: string, fallback: ServiceName[]): Servic
   const raw = str(env, varName)?.trim();
   if (raw === undefined || raw === '') return [...fallback];
   if (raw === 'all') return SERVICE_NAMES.filter((s) => s !== 'collab');
-  const names = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = names.find((n) => !(SERVICE_NAMES as readonly string[]).includes(n));
-  if (unknown) throw new ConfigError(varName, `names an unknown service "${unknown}" (known: ${SERVICE_NAMES.join(', ')})`);
+  if (unknown)
+    throw new ConfigError(varName, `names an unknown service "${unknown}" (known: ${SERVICE_NAMES.join(', ')})`);
   return names as ServiceName[];
 }
 
@@ -173,7 +181,8 @@ function trustProxy(env: Env): boolean | number | string {
   if (raw === undefined || raw === 'false') return false;
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
-  if (!/^[0-9a-fA-F.:/, ]+$/.test(raw)) throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count or addresses, got "${raw}"`);
+  if (!/^[0-9a-fA-F.:/, ]+$/.test(raw))
+    throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count or addresses, got "${raw}"`);
   return raw;
 }
 
@@ -267,7 +276,13 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrls,
     natsUrl: url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']),
     eventsStream: name(env, 'EVENTS_STREAM', 'WIKI', /^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or - (max 64)'),
-    eventsPrefix: name(env, 'EVENTS_PREFIX', 'wiki', /^[a-z0-9_-]{1,64}$/, 'lowercase letters, digits, _ or - (max 64)'),
+    eventsPrefix: name(
+      env,
+      'EVENTS_PREFIX',
+      'wiki',
+      /^[a-z0-9_-]{1,64}$/,
+      'lowercase letters, digits, _ or - (max 64)',
+    ),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     auth: {
       provider,

@@ -62,7 +62,12 @@ describe('createBatcher', () => {
 
   it('caps a batch by weight, and still sends an item heavier than the cap, alone', async () => {
     const r = recording((s: string) => s.length);
-    const batcher = createBatcher(r.runBatch, { maxItems: 100, maxWeight: 10, weightOf: (s) => s.length, concurrency: 1 });
+    const batcher = createBatcher(r.runBatch, {
+      maxItems: 100,
+      maxWeight: 10,
+      weightOf: (s) => s.length,
+      concurrency: 1,
+    });
     const items = ['aaaa', 'bbbb', 'cccc', 'd'.repeat(20), 'e', 'f', 'gggggggg'];
     expect(await Promise.all(items.map((s) => batcher.submit(s)))).toEqual(items.map((s) => s.length));
     expect(r.batches).toEqual([['aaaa', 'bbbb'], ['cccc'], ['d'.repeat(20)], ['e', 'f', 'gggggggg']]);
@@ -95,7 +100,12 @@ describe('createBatcher', () => {
     const serial = createBatcher(one.runBatch, { maxItems: 2, concurrency: 1 });
     expect(await Promise.all(items.map((i) => serial.submit(i)))).toEqual(items);
     expect(one.maxInFlight()).toBe(1);
-    expect(one.batches).toEqual([[0, 1], [2, 3], [4, 5], [6, 7]]);
+    expect(one.batches).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 7],
+    ]);
   });
 
   it('when a batch of several fails, runs its items again alone: only the bad item rejects', async () => {

@@ -51,14 +51,15 @@ export function createBatcher<I, O>(runBatch: (items: I[]) => Promise<O[]>, opti
   /** runBatch with its answer checked; a synchronous throw becomes a rejection. */
   async function results(items: I[]): Promise<O[]> {
     const answered = await runBatch(items);
-    if (answered.length !== items.length) throw new Error(`batch of ${items.length} answered ${answered.length} results`);
+    if (answered.length !== items.length)
+      throw new Error(`batch of ${items.length} answered ${answered.length} results`);
     return answered;
   }
 
   async function run(batch: Array<Pending<I, O>>): Promise<void> {
     try {
       const answered = await results(batch.map((p) => p.item));
-      batch.forEach((p, i) => p.resolve(answered[i]));
+      for (const [i, p] of batch.entries()) p.resolve(answered[i]);
     } catch (error) {
       if (batch.length === 1) return batch[0].reject(error);
       for (const p of batch) {

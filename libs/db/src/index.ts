@@ -1,7 +1,7 @@
+export type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
 export { sql } from 'slonik';
-export type { DatabasePool, DatabaseTransactionConnection, CommonQueryMethods } from 'slonik';
 export { z } from 'zod';
 export * from './admin.js';
+export * from './batcher.js';
 export * from './migrate.js';
 export * from './pool.js';
-export * from './batcher.js';

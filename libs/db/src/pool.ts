@@ -15,7 +15,7 @@ export interface DatabaseOptions {
 /** Validates rows of `sql.type(schema)` queries against their zod schema (slonik leaves that to us). */
 const validateRows: Interceptor = {
   name: 'validate-rows',
-  transformRowAsync: async (ctx, query, row, fields) => {
+  transformRowAsync: async (ctx, query, row, _fields) => {
     if (!ctx.resultParser) return row;
     const result = await ctx.resultParser.safeParseAsync(row);
     if (!result.success) throw new SchemaValidationError(query, row as never, result.error.issues as never);
@@ -24,10 +24,13 @@ const validateRows: Interceptor = {
 };
 
 /** Timestamps leave the database as ISO 8601 strings, the form the API speaks. */
-const isoTimestamp = (value: string) => new Date(Date.parse(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))).toISOString();
+const isoTimestamp = (value: string) =>
+  new Date(Date.parse(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))).toISOString();
 
 export async function createDatabasePool(connectionUri: string, options: DatabaseOptions = {}): Promise<DatabasePool> {
-  const parsers = createTypeParserPreset().filter((p) => !['timestamptz', 'timestamp', 'date', 'int8', 'numeric'].includes(p.name));
+  const parsers = createTypeParserPreset().filter(
+    (p) => !['timestamptz', 'timestamp', 'date', 'int8', 'numeric'].includes(p.name),
+  );
   return createPool(connectionUri, {
     maximumPoolSize: options.maximumPoolSize ?? 10,
     statementTimeout: options.statementTimeoutMs ?? 30_000,

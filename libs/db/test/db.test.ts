@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { databaseUrl } from '@wiki/config';
+import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { uniqueName } from '@wiki/testing';
 
 const server = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -24,10 +24,16 @@ describe('database helpers', () => {
   });
 
   it('applies migrations once, also when replicas migrate at the same time', async () => {
-    const runs = await Promise.all([migrate(url, [migrations]), migrate(url, [migrations]), migrate(url, [migrations])]);
+    const runs = await Promise.all([
+      migrate(url, [migrations]),
+      migrate(url, [migrations]),
+      migrate(url, [migrations]),
+    ]);
     expect(runs.flat()).toEqual(['0001_things']);
     expect(await migrate(url, [migrations])).toEqual([]);
-    const applied = await pool.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM pgmigrations`);
+    const applied = await pool.oneFirst(
+      sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM pgmigrations`,
+    );
     expect(applied).toBe(1);
   });
 

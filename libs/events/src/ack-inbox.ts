@@ -39,12 +39,19 @@ export function createAckInbox(nc: NatsConnection, timeoutMs: number): AckInbox 
     if (!entry) return; // timed out already
     waiting.delete(token);
     if (msg.data.length === 0 && msg.headers?.code === 503) {
-      entry.reject(new Error('JetStream did not answer the publish (no stream for this subject, or JetStream is down)'));
+      entry.reject(
+        new Error('JetStream did not answer the publish (no stream for this subject, or JetStream is down)'),
+      );
       return;
     }
     try {
       const ack = msg.json<PubAckBody>();
-      if (ack.error) entry.reject(new Error(`JetStream refused the publish: ${ack.error.description ?? 'unknown error'} (${ack.error.err_code ?? ack.error.code})`));
+      if (ack.error)
+        entry.reject(
+          new Error(
+            `JetStream refused the publish: ${ack.error.description ?? 'unknown error'} (${ack.error.err_code ?? ack.error.code})`,
+          ),
+        );
       else if (!ack.stream) entry.reject(new Error('JetStream answered the publish without a stream'));
       else entry.resolve({ duplicate: ack.duplicate === true });
     } catch (error) {
@@ -52,16 +59,21 @@ export function createAckInbox(nc: NatsConnection, timeoutMs: number): AckInbox 
     }
   }
 
-  const subscription: Subscription = nc.subscribe(`${prefix}*`, { callback: (error, msg) => (error ? undefined : settle(msg)) });
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    // Deadlines grow in insertion order, which is the Map's order: stop at the first one not due.
-    for (const [token, entry] of waiting) {
-      if (entry.deadline > now) break;
-      waiting.delete(token);
-      entry.reject(new Error(`JetStream did not acknowledge the publish within ${timeoutMs} ms`));
-    }
-  }, Math.min(500, timeoutMs));
+  const subscription: Subscription = nc.subscribe(`${prefix}*`, {
+    callback: (error, msg) => (error ? undefined : settle(msg)),
+  });
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      // Deadlines grow in insertion order, which is the Map's order: stop at the first one not due.
+      for (const [token, entry] of waiting) {
+        if (entry.deadline > now) break;
+        waiting.delete(token);
+        entry.reject(new Error(`JetStream did not acknowledge the publish within ${timeoutMs} ms`));
+      }
+    },
+    Math.min(500, timeoutMs),
+  );
   sweep.unref();
 
   return {

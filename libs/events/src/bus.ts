@@ -1,14 +1,14 @@
 import {
-  jetstream,
   JetStreamApiCodes,
   JetStreamApiError,
-  jetstreamManager,
-  StorageType,
   type JetStreamClient,
   type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+  StorageType,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
 import { createAckInbox } from './ack-inbox.js';
 import type { EventEnvelope } from './envelope.js';
 import type { Logger } from './logger.js';
@@ -114,7 +114,8 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
   });
 
   const subject = (type: string) => subjectFor(prefix, type);
-  const publishSerialized = (type: string, id: string, envelopeJson: string) => acks.publish(subject(type), envelopeJson, id);
+  const publishSerialized = (type: string, id: string, envelopeJson: string) =>
+    acks.publish(subject(type), envelopeJson, id);
 
   return {
     stream,
@@ -129,15 +130,22 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
         const info = await jsm.streams.info(stream);
         const c = info.config;
         const same =
-          c.subjects?.length === 1 && c.subjects[0] === wanted.subjects![0] && c.storage === wanted.storage &&
-          c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window;
+          c.subjects?.length === 1 &&
+          c.subjects[0] === wanted.subjects?.[0] &&
+          c.storage === wanted.storage &&
+          c.max_age === wanted.max_age &&
+          c.duplicate_window === wanted.duplicate_window;
         if (same) return;
         if (c.storage !== wanted.storage) {
           // Storage type cannot change in place; the operator has to move the data deliberately.
           logger.warn({ stream, storage: c.storage }, 'event stream exists with another storage type; leaving it');
           return;
         }
-        await jsm.streams.update(stream, { subjects: wanted.subjects, max_age: wanted.max_age, duplicate_window: wanted.duplicate_window });
+        await jsm.streams.update(stream, {
+          subjects: wanted.subjects,
+          max_age: wanted.max_age,
+          duplicate_window: wanted.duplicate_window,
+        });
         logger.info({ stream }, 'event stream configuration updated');
       } catch (error) {
         if (!isNotFound(error)) throw error;

@@ -1,10 +1,10 @@
 import {
   AckPolicy,
+  type ConsumerConfig,
+  type ConsumerMessages,
   DeliverPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
-  type ConsumerConfig,
-  type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
 import { headers, nanos } from '@nats-io/transport-node';
@@ -63,7 +63,11 @@ export function defaultBackoffMs(attempt: number): number {
 const CONSUMER_NAME = /^[A-Za-z0-9_-]+$/;
 const RESTART_DELAY_MS = 1000;
 
-async function ensureDurable(bus: EventBus, config: Partial<ConsumerConfig> & { durable_name: string }, logger: Logger): Promise<void> {
+async function ensureDurable(
+  bus: EventBus,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+  logger: Logger,
+): Promise<void> {
   const name = config.durable_name;
   let existing: ConsumerConfig | null = null;
   try {
@@ -79,7 +83,10 @@ async function ensureDurable(bus: EventBus, config: Partial<ConsumerConfig> & { 
   if (existing.filter_subject !== config.filter_subject) {
     // NATS 2.9 cannot change a durable's filter. Recreate it from the start of the stream: events
     // it had applied are skipped by the consumed-events table, the others are applied now.
-    logger.warn({ consumer: name, from: existing.filter_subject, to: config.filter_subject }, 'event consumer filter changed; recreating it');
+    logger.warn(
+      { consumer: name, from: existing.filter_subject, to: config.filter_subject },
+      'event consumer filter changed; recreating it',
+    );
     await bus.jsm.consumers.delete(bus.stream, name);
     await bus.jsm.consumers.add(bus.stream, config);
     return;
@@ -138,12 +145,22 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
       await bus.js.publish(dlqSubject(bus.prefix, name), m.data, { headers: h, msgID: `dlq-${name}-${m.seq}` });
     } catch (publishError) {
       // Keep the event rather than lose it: it comes back and is dead-lettered on a later delivery.
-      logger.warn({ ...log, eventId: envelope?.id, error: errorText(publishError) }, 'dead-lettering failed; will retry');
+      logger.warn(
+        { ...log, eventId: envelope?.id, error: errorText(publishError) },
+        'dead-lettering failed; will retry',
+      );
       m.nak(backoffMs(m.info.deliveryCount));
       return;
     }
     logger.error(
-      { ...log, eventId: envelope?.id, type: envelope?.type, deliveries: m.info.deliveryCount, error: errorText(error), dlq: dlqSubject(bus.prefix, name) },
+      {
+        ...log,
+        eventId: envelope?.id,
+        type: envelope?.type,
+        deliveries: m.info.deliveryCount,
+        error: errorText(error),
+        dlq: dlqSubject(bus.prefix, name),
+      },
       'event dead-lettered',
     );
     m.term();
@@ -159,7 +176,10 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
       const fresh = new Set(
         await tx.anyFirst(sql.type(z.object({ event_id: z.string() }))`
           INSERT INTO event_consumed (consumer, event_id)
-          SELECT ${name}, id FROM unnest(${sql.array(envelopes.map((e) => e.id), 'uuid')}) AS id
+          SELECT ${name}, id FROM unnest(${sql.array(
+            envelopes.map((e) => e.id),
+            'uuid',
+          )}) AS id
           ON CONFLICT DO NOTHING
           RETURNING event_id
         `),
@@ -175,9 +195,12 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
 
   /** Extends the server's ack deadline of messages while they are being handled. */
   function keepAlive(batch: readonly JsMsg[]): () => void {
-    const timer = setInterval(() => {
-      for (const m of batch) m.working();
-    }, Math.max(ackWaitMs / 3, 100));
+    const timer = setInterval(
+      () => {
+        for (const m of batch) m.working();
+      },
+      Math.max(ackWaitMs / 3, 100),
+    );
     return () => clearInterval(timer);
   }
 
@@ -195,7 +218,10 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
         await deadLetter(m, envelope, error);
       } else {
         const delay = backoffMs(attempt);
-        logger.warn({ ...log, eventId: envelope.id, type: envelope.type, attempt, retryInMs: delay, error: errorText(error) }, 'event handler failed; will retry');
+        logger.warn(
+          { ...log, eventId: envelope.id, type: envelope.type, attempt, retryInMs: delay, error: errorText(error) },
+          'event handler failed; will retry',
+        );
         m.nak(delay);
       }
     } finally {
@@ -229,7 +255,10 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
         for (const { m } of ready) m.ack();
         return;
       } catch (error) {
-        logger.debug({ ...log, events: ready.length, error: errorText(error) }, 'event batch failed; applying its events one by one');
+        logger.debug(
+          { ...log, events: ready.length, error: errorText(error) },
+          'event batch failed; applying its events one by one',
+        );
       }
       for (const { m, envelope } of ready) await processOne(m, envelope);
     } finally {
@@ -258,7 +287,12 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
   }
   function startWorker(): void {
     worker = drainQueue()
-      .catch((error: unknown) => logger.error({ ...log, error: errorText(error) }, 'event consumer batch crashed; its events come back after ack_wait'))
+      .catch((error: unknown) =>
+        logger.error(
+          { ...log, error: errorText(error) },
+          'event consumer batch crashed; its events come back after ack_wait',
+        ),
+      )
       .finally(() => {
         worker = null;
         // A message queued between the drain's last look and this moment must not wait for the next one.

@@ -22,8 +22,10 @@ const TYPE_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;
 
 /** Throws when `type` cannot be an event type (it becomes a NATS subject, and `dlq.` is reserved). */
 export function assertEventType(type: string): void {
-  if (!TYPE_PATTERN.test(type)) throw new Error(`Invalid event type "${type}": expected dot-separated lower-case tokens like "document.created"`);
-  if (type.startsWith('dlq.')) throw new Error(`Invalid event type "${type}": the "dlq." namespace is reserved for dead letters`);
+  if (!TYPE_PATTERN.test(type))
+    throw new Error(`Invalid event type "${type}": expected dot-separated lower-case tokens like "document.created"`);
+  if (type.startsWith('dlq.'))
+    throw new Error(`Invalid event type "${type}": the "dlq." namespace is reserved for dead letters`);
 }
 
 export function createEnvelope<T>(event: NewEvent<T>): EventEnvelope<T> {
@@ -52,7 +54,8 @@ export function parseEnvelope(body: string): EventEnvelope {
   if (typeof e.data !== 'object' || e.data === null) throw new Error('envelope.data is not an object');
   // Projections order events by it (a retried event arrives after later ones): a consumer must be
   // able to trust it is a time, written the one way.
-  const occurredAt = e.occurredAt === undefined ? new Date(0) : new Date(typeof e.occurredAt === 'string' ? e.occurredAt : Number.NaN);
+  const occurredAt =
+    e.occurredAt === undefined ? new Date(0) : new Date(typeof e.occurredAt === 'string' ? e.occurredAt : Number.NaN);
   if (Number.isNaN(occurredAt.getTime())) throw new Error('envelope.occurredAt is not a timestamp');
   return {
     id: e.id,

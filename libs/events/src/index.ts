@@ -1,3 +1,17 @@
+export {
+  connectEventBus,
+  type EventBus,
+  type EventBusOptions,
+  STREAM_DUPLICATE_WINDOW_MS,
+  STREAM_MAX_AGE_MS,
+} from './bus.js';
+export {
+  type ConsumerOptions,
+  DLQ_HEADERS,
+  defaultBackoffMs,
+  type RunningConsumer,
+  startConsumer,
+} from './consumer.js';
 export type { EventEnvelope, NewEvent } from './envelope.js';
 export { assertEventType, createEnvelope, parseEnvelope } from './envelope.js';
 export type { Logger } from './logger.js';
@@ -6,12 +20,19 @@ export {
   countPending,
   DEFAULT_CONSUMED_RETENTION_MS,
   DEFAULT_SENT_RETENTION_MS,
-  publishInTx,
-  pruneEvents,
   type PruneOptions,
+  pruneEvents,
+  publishInTx,
 } from './outbox.js';
-export { connectEventBus, STREAM_DUPLICATE_WINDOW_MS, STREAM_MAX_AGE_MS, type EventBus, type EventBusOptions } from './bus.js';
-export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './relay.js';
-export { defaultBackoffMs, DLQ_HEADERS, startConsumer, type ConsumerOptions, type RunningConsumer } from './consumer.js';
+export { type OutboxRelay, type OutboxRelayOptions, startOutboxRelay } from './relay.js';
+export {
+  dlqSubject,
+  filterSubjectFor,
+  isDlqSubject,
+  matchesAnyType,
+  matchesType,
+  subjectFor,
+  typeOfSubject,
+  wantsSubject,
+} from './subjects.js';
 export { isConnectionError } from './transient.js';
-export { dlqSubject, filterSubjectFor, isDlqSubject, matchesAnyType, matchesType, subjectFor, typeOfSubject, wantsSubject } from './subjects.js';

@@ -38,7 +38,9 @@ export async function markSent(tx: CommonQueryMethods, ids: readonly string[]): 
 }
 
 export async function countPending(db: CommonQueryMethods): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM event_outbox WHERE sent_at IS NULL`);
+  return db.oneFirst(
+    sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM event_outbox WHERE sent_at IS NULL`,
+  );
 }
 
 export interface PruneOptions {
@@ -55,7 +57,10 @@ export const DEFAULT_SENT_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_CONSUMED_RETENTION_MS = 8 * 24 * 60 * 60 * 1000;
 
 /** Deletes sent outbox rows and consumed-event records past their retention. */
-export async function pruneEvents(db: DatabasePool | CommonQueryMethods, options: PruneOptions = {}): Promise<{ outbox: number; consumed: number }> {
+export async function pruneEvents(
+  db: DatabasePool | CommonQueryMethods,
+  options: PruneOptions = {},
+): Promise<{ outbox: number; consumed: number }> {
   const sentMs = options.sentOlderThanMs ?? DEFAULT_SENT_RETENTION_MS;
   const consumedMs = options.consumedOlderThanMs ?? DEFAULT_CONSUMED_RETENTION_MS;
   const outbox = await db.query(sql.unsafe`

@@ -1,7 +1,7 @@
 import { type DatabasePool, sql, z } from '@wiki/db';
 import type { EventBus } from './bus.js';
 import { errorText, type Logger } from './logger.js';
-import { claimPending, markSent, pruneEvents, type PruneOptions } from './outbox.js';
+import { claimPending, markSent, type PruneOptions, pruneEvents } from './outbox.js';
 import { coalescedKick } from './relay-kick.js';
 
 export interface OutboxRelayOptions {
@@ -56,7 +56,9 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       const rows = await claimPending(tx, batchSize);
       // All of the batch is sent before any acknowledgement is awaited: one connection keeps
       // them in order on the wire and in the stream, without a round trip per event.
-      const outcomes = await Promise.allSettled(rows.map((row) => bus.publishSerialized(row.type, row.id, row.envelope)));
+      const outcomes = await Promise.allSettled(
+        rows.map((row) => bus.publishSerialized(row.type, row.id, row.envelope)),
+      );
       const sent: string[] = [];
       let error: unknown;
       for (const [i, outcome] of outcomes.entries()) {
@@ -83,7 +85,10 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         const batch = await publishBatch();
         published += batch.published;
         if (batch.error) {
-          logger.warn({ err: batch.error, error: errorText(batch.error) }, 'outbox relay: publish failed; events stay pending');
+          logger.warn(
+            { err: batch.error, error: errorText(batch.error) },
+            'outbox relay: publish failed; events stay pending',
+          );
           return { published, failed: true };
         }
         if (!batch.full) break;

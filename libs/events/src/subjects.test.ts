@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { assertEventType, parseEnvelope } from './envelope.js';
-import { dlqSubject, filterSubjectFor, isDlqSubject, matchesAnyType, matchesType, subjectFor, typeOfSubject, wantsSubject } from './subjects.js';
+import {
+  dlqSubject,
+  filterSubjectFor,
+  isDlqSubject,
+  matchesAnyType,
+  matchesType,
+  subjectFor,
+  typeOfSubject,
+  wantsSubject,
+} from './subjects.js';
 
 describe('event subjects', () => {
   it('puts the type under the prefix', () => {
@@ -64,10 +73,31 @@ describe('event subjects', () => {
 
   it('parses envelopes and rejects malformed ones', () => {
     const id = '7d2c7f3e-8f0a-4a57-9d1b-2f4f4b0a9c11';
-    const env = parseEnvelope(JSON.stringify({ id, type: 'a.b', version: 1, occurredAt: '2026-11-23T10:00:00+01:00', actorId: null, workspaceId: 'w', data: { k: 1 } }));
-    expect(env).toMatchObject({ id, type: 'a.b', workspaceId: 'w', actorId: null, data: { k: 1 }, occurredAt: '2026-11-23T09:00:00.000Z' });
-    expect(() => parseEnvelope(JSON.stringify({ id, type: 'a.b', version: 1, occurredAt: 'yesterday', data: {} }))).toThrow(/occurredAt/);
-    expect(() => parseEnvelope(JSON.stringify({ id, type: 'a.b', version: 1, occurredAt: 17, data: {} }))).toThrow(/occurredAt/);
+    const env = parseEnvelope(
+      JSON.stringify({
+        id,
+        type: 'a.b',
+        version: 1,
+        occurredAt: '2026-11-23T10:00:00+01:00',
+        actorId: null,
+        workspaceId: 'w',
+        data: { k: 1 },
+      }),
+    );
+    expect(env).toMatchObject({
+      id,
+      type: 'a.b',
+      workspaceId: 'w',
+      actorId: null,
+      data: { k: 1 },
+      occurredAt: '2026-11-23T09:00:00.000Z',
+    });
+    expect(() =>
+      parseEnvelope(JSON.stringify({ id, type: 'a.b', version: 1, occurredAt: 'yesterday', data: {} })),
+    ).toThrow(/occurredAt/);
+    expect(() => parseEnvelope(JSON.stringify({ id, type: 'a.b', version: 1, occurredAt: 17, data: {} }))).toThrow(
+      /occurredAt/,
+    );
     expect(() => parseEnvelope('not json')).toThrow();
     expect(() => parseEnvelope(JSON.stringify({ id: 'nope', type: 'a.b', version: 1, data: {} }))).toThrow(/uuid/);
     expect(() => parseEnvelope(JSON.stringify({ id, type: 'a.b', version: 2, data: {} }))).toThrow(/version/);

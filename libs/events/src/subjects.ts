@@ -56,7 +56,13 @@ export function filterSubjectFor(prefix: string, patterns: readonly string[]): s
   // → `<prefix>.document.>`), so the consumer is not sent every event of the system.
   const split = patterns.map((p) => p.split('.'));
   const common: string[] = [];
-  for (let i = 0; split.every((tokens) => i < tokens.length - 1 && tokens[i] === split[0][i] && tokens[i] !== '*' && tokens[i] !== '>'); i++) {
+  for (
+    let i = 0;
+    split.every(
+      (tokens) => i < tokens.length - 1 && tokens[i] === split[0][i] && tokens[i] !== '*' && tokens[i] !== '>',
+    );
+    i++
+  ) {
     common.push(split[0][i]);
   }
   return common.length ? `${prefix}.${common.join('.')}.>` : `${prefix}.>`;

@@ -1,25 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from '@wiki/db';
+import { migrate, sql, z } from '@wiki/db';
+import { eventually } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectEventBus,
   countPending,
   createEnvelope,
-  dlqSubject,
   DLQ_HEADERS,
+  dlqSubject,
   type EventBus,
   type EventEnvelope,
   eventsMigrations,
   type OutboxRelay,
-  publishInTx,
   pruneEvents,
+  publishInTx,
   type RunningConsumer,
   startConsumer,
   startOutboxRelay,
 } from '../src/index.js';
-import { eventually } from '@wiki/testing';
 import { createTestDatabase, NATS_URL, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
-import { migrate, z } from '@wiki/db';
 
 const logger = recordingLogger();
 const suffix = randomSuffix();
@@ -85,7 +84,9 @@ describe('events through the outbox', () => {
 
   it('publishes a committed event once, consumes it once, and publishes nothing for a rolled-back one', async () => {
     const h = recordingHandler('one');
-    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'one', types: ['one.happened'], handle: h.handle, logger }));
+    consumers.push(
+      await startConsumer({ bus, pool: db.pool, name: 'one', types: ['one.happened'], handle: h.handle, logger }),
+    );
 
     const committed = await commitEvent('one.happened', { n: 1 });
     let rolledBack: EventEnvelope | undefined;
@@ -98,7 +99,13 @@ describe('events through the outbox', () => {
     relay.kick();
 
     await eventually(async () => expect(await db.effects('one', committed.id)).toBe(1));
-    expect(committed).toMatchObject({ type: 'one.happened', version: 1, actorId: null, workspaceId: null, data: { n: 1 } });
+    expect(committed).toMatchObject({
+      type: 'one.happened',
+      version: 1,
+      actorId: null,
+      workspaceId: null,
+      data: { n: 1 },
+    });
 
     // Flushing again sends nothing: the row is marked sent, and the stream holds it once.
     expect(await relay.flush()).toBe(0);
@@ -115,7 +122,16 @@ describe('events through the outbox', () => {
 
   it('keeps outbox order with two relays sharing the table, each event published once', async () => {
     const h = recordingHandler('order');
-    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'order', types: ['order.a', 'order.b'], handle: h.handle, logger }));
+    consumers.push(
+      await startConsumer({
+        bus,
+        pool: db.pool,
+        name: 'order',
+        types: ['order.a', 'order.b'],
+        handle: h.handle,
+        logger,
+      }),
+    );
     const second = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 20, batchSize: 3 });
     try {
       const ids: string[] = [];
@@ -138,17 +154,29 @@ describe('events through the outbox', () => {
   it('applies an event once when the first attempt fails after its database work', async () => {
     const h = recordingHandler('retry', (_event, call) => call === 1);
     consumers.push(
-      await startConsumer({ bus, pool: db.pool, name: 'retry', types: ['retry.*'], handle: h.handle, logger, backoffMs: () => 10 }),
+      await startConsumer({
+        bus,
+        pool: db.pool,
+        name: 'retry',
+        types: ['retry.*'],
+        handle: h.handle,
+        logger,
+        backoffMs: () => 10,
+      }),
     );
     const event = await commitEvent('retry.happened');
     await eventually(() => expect(h.calls(event.id)).toBe(2));
     await eventually(async () => expect(await db.effects('retry', event.id)).toBe(1)); // first attempt's row rolled back
-    expect(logger.entries.some((e) => e.level === 'warn' && (e.obj as { eventId?: string }).eventId === event.id)).toBe(true);
+    expect(logger.entries.some((e) => e.level === 'warn' && (e.obj as { eventId?: string }).eventId === event.id)).toBe(
+      true,
+    );
   });
 
   it('does not run the handler again for an event id it has applied, whatever the message id', async () => {
     const h = recordingHandler('dedupe');
-    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'dedupe', types: ['dedupe.happened'], handle: h.handle, logger }));
+    consumers.push(
+      await startConsumer({ bus, pool: db.pool, name: 'dedupe', types: ['dedupe.happened'], handle: h.handle, logger }),
+    );
     const event = await commitEvent('dedupe.happened');
     await eventually(() => expect(h.calls(event.id)).toBe(1));
 
@@ -171,13 +199,25 @@ describe('events through the outbox', () => {
       if (event.data.slow) await new Promise((r) => setTimeout(r, 2200)); // more than twice ack_wait
       await h.handle(event, tx);
     };
-    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'slow', types: ['slow.happened'], handle: slow, logger, ackWaitMs: 1000 }));
+    consumers.push(
+      await startConsumer({
+        bus,
+        pool: db.pool,
+        name: 'slow',
+        types: ['slow.happened'],
+        handle: slow,
+        logger,
+        ackWaitMs: 1000,
+      }),
+    );
     const event = await commitEvent('slow.happened', { slow: true });
     await eventually(async () => expect(await db.effects('slow', event.id)).toBe(1));
     const sentinel = await commitEvent('slow.happened');
     await eventually(() => expect(h.calls(sentinel.id)).toBe(1), { timeoutMs: 20_000 });
     // A redelivery during the first run would have reached the consumer and been skipped as applied.
-    const skipped = logger.entries.filter((e) => e.msg === 'event already applied; skipped' && (e.obj as { consumer?: string }).consumer === 'slow');
+    const skipped = logger.entries.filter(
+      (e) => e.msg === 'event already applied; skipped' && (e.obj as { consumer?: string }).consumer === 'slow',
+    );
     expect(skipped).toEqual([]);
     expect(h.calls(event.id)).toBe(1);
   });
@@ -187,7 +227,16 @@ describe('events through the outbox', () => {
     await bus.nc.flush();
     const h = recordingHandler('poison', (event) => event.type === 'poison.bad');
     consumers.push(
-      await startConsumer({ bus, pool: db.pool, name: 'poison', types: ['poison.*'], handle: h.handle, logger, maxDeliver: 3, backoffMs: () => 10 }),
+      await startConsumer({
+        bus,
+        pool: db.pool,
+        name: 'poison',
+        types: ['poison.*'],
+        handle: h.handle,
+        logger,
+        maxDeliver: 3,
+        backoffMs: () => 10,
+      }),
     );
     const bad = await commitEvent('poison.bad', { oops: true });
 
@@ -208,7 +257,10 @@ describe('events through the outbox', () => {
     expect(h.calls(bad.id)).toBe(3);
     // The log line follows the stream's acknowledgement of the dead letter, which may trail our copy.
     await eventually(() =>
-      expect(logger.entries.find((e) => e.level === 'error' && e.msg === 'event dead-lettered')?.obj).toMatchObject({ consumer: 'poison', eventId: bad.id }),
+      expect(logger.entries.find((e) => e.level === 'error' && e.msg === 'event dead-lettered')?.obj).toMatchObject({
+        consumer: 'poison',
+        eventId: bad.id,
+      }),
     );
 
     // Terminated: nothing outstanding on the server, and later events flow past it.
@@ -230,7 +282,10 @@ describe('events through the outbox', () => {
       await quiet.pool.query(sql.unsafe`INSERT INTO event_consumed (consumer, event_id) VALUES ('c', ${sent.id})`);
 
       expect(await pruneEvents(quiet.pool)).toEqual({ outbox: 0, consumed: 0 }); // nothing old enough yet
-      expect(await pruneEvents(quiet.pool, { sentOlderThanMs: 0, consumedOlderThanMs: 0 })).toEqual({ outbox: 1, consumed: 1 });
+      expect(await pruneEvents(quiet.pool, { sentOlderThanMs: 0, consumedOlderThanMs: 0 })).toEqual({
+        outbox: 1,
+        consumed: 1,
+      });
       const left = await quiet.pool.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM event_outbox`);
       expect(left).toEqual([pending.id]);
     } finally {
@@ -244,7 +299,11 @@ describe('events applied in batches', () => {
   const txid = (tx: Tx) => tx.oneFirst(sql.type(z.object({ x: z.string() }))`SELECT txid_current()::text AS x`);
 
   /** Commits `n` events of `type` in ONE transaction; `data(i)` is each one's data. */
-  async function commitBurst(type: string, n: number, data: (i: number) => Record<string, unknown> = (i) => ({ i })): Promise<EventEnvelope[]> {
+  async function commitBurst(
+    type: string,
+    n: number,
+    data: (i: number) => Record<string, unknown> = (i) => ({ i }),
+  ): Promise<EventEnvelope[]> {
     const events = await db.pool.transaction(async (tx) => {
       const out: EventEnvelope[] = [];
       for (let i = 0; i < n; i++) out.push(await publishInTx(tx, { type, data: data(i) }));
@@ -255,7 +314,11 @@ describe('events applied in batches', () => {
   }
 
   const batchFailures = (consumer: string) =>
-    logger.entries.filter((e) => e.msg === 'event batch failed; applying its events one by one' && (e.obj as { consumer?: string }).consumer === consumer);
+    logger.entries.filter(
+      (e) =>
+        e.msg === 'event batch failed; applying its events one by one' &&
+        (e.obj as { consumer?: string }).consumer === consumer,
+    );
 
   it('applies a burst once each, in order, in fewer transactions than events', async () => {
     const committedIn = new Map<string, string[]>(); // event id -> the database transactions its handler ran in
@@ -265,7 +328,9 @@ describe('events applied in batches', () => {
       await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES ('burst', ${event.id})`);
       order.push(event.id);
     };
-    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'burst', types: ['burst.happened'], handle, logger }));
+    consumers.push(
+      await startConsumer({ bus, pool: db.pool, name: 'burst', types: ['burst.happened'], handle, logger }),
+    );
 
     const events = await commitBurst('burst.happened', 50);
     await eventually(() => expect(order.length).toBe(events.length));
@@ -290,7 +355,8 @@ describe('events applied in batches', () => {
     };
     let batchCalls = 0;
     const handleBatch = async (events: EventEnvelope[], tx: Tx) => {
-      for (const event of events) await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES ('batched', ${event.id})`);
+      for (const event of events)
+        await tx.query(sql.unsafe`INSERT INTO effects (consumer, event_id) VALUES ('batched', ${event.id})`);
       batchCalls++;
       calls.push(events.map((e) => e.id));
     };
@@ -298,7 +364,18 @@ describe('events applied in batches', () => {
     const events = await commitBurst('batched.happened', 30);
     await relay.flush();
     await eventually(async () => expect(await messagesOn(`${prefix}.batched.happened`)).toBe(events.length));
-    consumers.push(await startConsumer({ bus, pool: db.pool, name: 'batched', types: ['batched.happened'], handle, handleBatch, logger, backoffMs: () => 10 }));
+    consumers.push(
+      await startConsumer({
+        bus,
+        pool: db.pool,
+        name: 'batched',
+        types: ['batched.happened'],
+        handle,
+        handleBatch,
+        logger,
+        backoffMs: () => 10,
+      }),
+    );
 
     await eventually(() => expect(calls.flat().length).toBe(events.length));
     expect(calls.flat()).toEqual(events.map((e) => e.id));
@@ -324,12 +401,25 @@ describe('events applied in batches', () => {
     await relay.flush();
     await eventually(async () => expect(await messagesOn(`${prefix}.burstpoison.happened`)).toBe(events.length));
     consumers.push(
-      await startConsumer({ bus, pool: db.pool, name: 'burstpoison', types: ['burstpoison.*'], handle, logger, maxDeliver: 3, backoffMs: () => 10 }),
+      await startConsumer({
+        bus,
+        pool: db.pool,
+        name: 'burstpoison',
+        types: ['burstpoison.*'],
+        handle,
+        logger,
+        maxDeliver: 3,
+        backoffMs: () => 10,
+      }),
     );
 
     let deadLetter: { data: EventEnvelope; deliveries?: string; error?: string } | undefined;
     for await (const m of dlq) {
-      deadLetter = { data: m.json<EventEnvelope>(), deliveries: m.headers?.get(DLQ_HEADERS.deliveries), error: m.headers?.get(DLQ_HEADERS.error) };
+      deadLetter = {
+        data: m.json<EventEnvelope>(),
+        deliveries: m.headers?.get(DLQ_HEADERS.deliveries),
+        error: m.headers?.get(DLQ_HEADERS.error),
+      };
     }
     expect(deadLetter).toEqual({ data: poison, deliveries: '3', error: 'poison refused' });
     // The batch with the poison failed and its events went one by one.
@@ -339,7 +429,11 @@ describe('events applied in batches', () => {
     for (const event of events) expect(await db.effects('burstpoison', event.id)).toBe(event === poison ? 0 : 1);
     expect(attempts.get(poison.id)).toBeGreaterThanOrEqual(3);
     await eventually(() =>
-      expect(logger.entries.find((e) => e.msg === 'event dead-lettered' && (e.obj as { consumer?: string }).consumer === 'burstpoison')?.obj).toMatchObject({
+      expect(
+        logger.entries.find(
+          (e) => e.msg === 'event dead-lettered' && (e.obj as { consumer?: string }).consumer === 'burstpoison',
+        )?.obj,
+      ).toMatchObject({
         eventId: poison.id,
       }),
     );
@@ -366,7 +460,8 @@ describe('events applied in batches', () => {
       seen.push(events.map((e) => e.id));
       for (const event of events) await apply(event, tx);
     };
-    const start = () => startConsumer({ bus, pool: db.pool, name, types: ['freshonly.happened'], handle: apply, handleBatch, logger });
+    const start = () =>
+      startConsumer({ bus, pool: db.pool, name, types: ['freshonly.happened'], handle: apply, handleBatch, logger });
 
     // Two events applied while the consumer runs.
     const first = await start();
@@ -378,7 +473,10 @@ describe('events applied in batches', () => {
 
     // While it is stopped: the applied events again under new message ids, and new events, one of them twice.
     const republish = (event: EventEnvelope) => bus.js.publish(subject, JSON.stringify(event), { msgID: randomUUID() });
-    const [b, c] = [createEnvelope({ type: 'freshonly.happened', data: { n: 'b' } }), createEnvelope({ type: 'freshonly.happened', data: { n: 'c' } })];
+    const [b, c] = [
+      createEnvelope({ type: 'freshonly.happened', data: { n: 'b' } }),
+      createEnvelope({ type: 'freshonly.happened', data: { n: 'c' } }),
+    ];
     for (const event of [applied[0], b, applied[1], b, c]) expect((await republish(event)).duplicate).toBe(false);
     expect(await messagesOn(subject)).toBe(7);
 
@@ -400,13 +498,21 @@ describe('events applied in batches', () => {
 describe('publishing to the stream', () => {
   it('answers a first publish as new and a repeat of the same event id as a duplicate', async () => {
     const envelope = createEnvelope({ type: 'publish.checked', data: { n: 1 }, actorId: null, workspaceId: null });
-    expect(await bus.publishSerialized(envelope.type, envelope.id, JSON.stringify(envelope))).toEqual({ duplicate: false });
+    expect(await bus.publishSerialized(envelope.type, envelope.id, JSON.stringify(envelope))).toEqual({
+      duplicate: false,
+    });
     expect(await bus.publish(envelope)).toEqual({ duplicate: true });
     expect(await messagesOn(`${prefix}.publish.checked`)).toBe(1);
   });
 
   it('rejects, with a message saying why, a publish that no stream takes', async () => {
-    const orphan = await connectEventBus({ natsUrl: NATS_URL, stream: `NO_STREAM_${suffix}`, prefix: `no_stream_${suffix}`, name: 'events-test-orphan', logger });
+    const orphan = await connectEventBus({
+      natsUrl: NATS_URL,
+      stream: `NO_STREAM_${suffix}`,
+      prefix: `no_stream_${suffix}`,
+      name: 'events-test-orphan',
+      logger,
+    });
     try {
       const envelope = createEnvelope({ type: 'nobody.listens', data: {}, actorId: null, workspaceId: null });
       await expect(orphan.publish(envelope)).rejects.toThrow(/did not answer the publish/);
@@ -417,7 +523,14 @@ describe('publishing to the stream', () => {
 
   it('fails a publish nobody acknowledges in time, and one still pending when the bus closes', async () => {
     const quietPrefix = `quiet_${suffix}`;
-    const quiet = await connectEventBus({ natsUrl: NATS_URL, stream: `QUIET_${suffix}`, prefix: quietPrefix, name: 'events-test-quiet', logger, publishTimeoutMs: 300 });
+    const quiet = await connectEventBus({
+      natsUrl: NATS_URL,
+      stream: `QUIET_${suffix}`,
+      prefix: quietPrefix,
+      name: 'events-test-quiet',
+      logger,
+      publishTimeoutMs: 300,
+    });
     try {
       // A listener that never answers: the server sees interest, so no "no responders" either.
       quiet.nc.subscribe(`${quietPrefix}.>`);

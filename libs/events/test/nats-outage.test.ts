@@ -4,6 +4,7 @@ import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from '@wiki/db';
+import { eventually } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectEventBus,
@@ -16,7 +17,6 @@ import {
   startConsumer,
   startOutboxRelay,
 } from '../src/index.js';
-import { eventually } from '@wiki/testing';
 import { createTestDatabase, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
@@ -49,7 +49,9 @@ class PrivateNats {
   }
 
   async start() {
-    this.process = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
+    this.process = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
+      stdio: 'ignore',
+    });
     await eventually(async () => expect(await accepts(this.port)).toBe(true));
   }
 
@@ -83,7 +85,14 @@ beforeAll(async () => {
   await nats.start();
   db = await createTestDatabase();
   const suffix = randomSuffix();
-  bus = await connectEventBus({ natsUrl: nats.url, stream: `OUTAGE_${suffix}`, prefix: `outage_${suffix}`, name: 'outage-test', logger, reconnectTimeWaitMs: 100 });
+  bus = await connectEventBus({
+    natsUrl: nats.url,
+    stream: `OUTAGE_${suffix}`,
+    prefix: `outage_${suffix}`,
+    name: 'outage-test',
+    logger,
+    reconnectTimeWaitMs: 100,
+  });
   await bus.ensureStream();
   relay = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 50 });
   consumer = await startConsumer({

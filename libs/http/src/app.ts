@@ -8,7 +8,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
-import { AppError, errorBody, type ErrorDetail } from './errors.js';
+import { AppError, type ErrorDetail, errorBody } from './errors.js';
 import { useRequestValidation } from './validation.js';
 
 export interface CreateAppOptions {
@@ -90,7 +90,12 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     try {
       done(null, JSON.parse(text));
     } catch {
-      done(new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]), undefined);
+      done(
+        new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', [
+          { field: 'body', message: 'is not valid JSON' },
+        ]),
+        undefined,
+      );
     }
   });
 
@@ -103,7 +108,9 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   });
 
   app.setNotFoundHandler((request, reply) => {
-    return reply.status(404).send(errorBody('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`, request.id));
+    return reply
+      .status(404)
+      .send(errorBody('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`, request.id));
   });
 
   if (options.openapi) {
@@ -166,10 +173,16 @@ interface MappedError {
 }
 
 function mapError(error: FastifyError & { details?: ErrorDetail[] }): MappedError {
-  if (error instanceof AppError) return { status: error.statusCode, code: error.code, message: error.message, details: error.details };
+  if (error instanceof AppError)
+    return { status: error.statusCode, code: error.code, message: error.message, details: error.details };
   if (error.validation) {
     const details = error.validation.map((v) => validationDetail(v as unknown as AjvError, error.validationContext));
-    return { status: 400, code: 'VALIDATION_ERROR', message: details.map((d) => `${d.field} ${d.message}`).join('; '), details };
+    return {
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: details.map((d) => `${d.field} ${d.message}`).join('; '),
+      details,
+    };
   }
   const pgCode = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code;
   const name = error.name ?? '';

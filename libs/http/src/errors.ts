@@ -44,7 +44,8 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: ErrorDetail[]) => new AppError('VALIDATION_ERROR', message, details);
+export const badRequest = (message: string, details?: ErrorDetail[]) =>
+  new AppError('VALIDATION_ERROR', message, details);
 export const invalidField = (field: string, message: string) =>
   new AppError('VALIDATION_ERROR', `${field} ${message}`, [{ field, message }]);
 export const unauthorized = (message = 'Authentication required') => new AppError('UNAUTHORIZED', message);
@@ -60,5 +61,8 @@ export interface ErrorBody {
 }
 
 export function errorBody(code: ErrorCode, message: string, requestId?: string, details?: ErrorDetail[]): ErrorBody {
-  return { success: false, error: { code, message, ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) } };
+  return {
+    success: false,
+    error: { code, message, ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) },
+  };
 }

@@ -25,7 +25,11 @@ export function envelope(data: JsonSchema): JsonSchema {
 export const listOf = (item: JsonSchema): JsonSchema => envelope({ type: 'array', items: item });
 
 /** `ApiResponse<Void>`: `{ success: true }`. */
-export const voidEnvelope: JsonSchema = { type: 'object', properties: { success: { type: 'boolean' } }, required: ['success'] };
+export const voidEnvelope: JsonSchema = {
+  type: 'object',
+  properties: { success: { type: 'boolean' } },
+  required: ['success'],
+};
 
 export const errorEnvelope: JsonSchema = {
   type: 'object',

@@ -1,4 +1,4 @@
-import { createApp, conflict, envelope, idParams, notBlank, object, registerHealth, success, uuid } from '@wiki/http';
+import { conflict, createApp, envelope, idParams, notBlank, object, registerHealth, success, uuid } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 
 async function build(): Promise<FastifyInstance> {
@@ -8,7 +8,14 @@ async function build(): Promise<FastifyInstance> {
     {
       schema: {
         params: idParams('id'),
-        body: object({ name: notBlank(10), size: { type: 'integer', minimum: 1 }, color: { type: 'string', enum: ['red', 'blue'] } }, ['name']),
+        body: object(
+          {
+            name: notBlank(10),
+            size: { type: 'integer', minimum: 1 },
+            color: { type: 'string', enum: ['red', 'blue'] },
+          },
+          ['name'],
+        ),
         response: { 200: envelope(object({ id: uuid, name: { type: 'string' } })) },
       },
     },
@@ -85,7 +92,12 @@ describe('createApp', () => {
   });
 
   it('answers malformed JSON with 400', async () => {
-    const res = await app.inject({ method: 'POST', url: `/things/${id}`, payload: '{"name":', headers: { 'content-type': 'application/json' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/things/${id}`,
+      payload: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe('VALIDATION_ERROR');
   });
@@ -94,7 +106,11 @@ describe('createApp', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as { port: number };
     const body = JSON.stringify({ name: 'a', pad: 'x'.repeat(200_000) });
-    const res = await fetch(`http://127.0.0.1:${port}/things/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await fetch(`http://127.0.0.1:${port}/things/${id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
     // The connection survived: the next request on the same client works.
@@ -102,10 +118,19 @@ describe('createApp', () => {
   });
 
   it('answers an oversized body with 413 and an unknown content type with 415', async () => {
-    const big = await app.inject({ method: 'POST', url: `/things/${id}`, payload: { name: 'a', pad: 'x'.repeat(2000) } });
+    const big = await app.inject({
+      method: 'POST',
+      url: `/things/${id}`,
+      payload: { name: 'a', pad: 'x'.repeat(2000) },
+    });
     expect(big.statusCode).toBe(413);
     expect(big.json().error.code).toBe('PAYLOAD_TOO_LARGE');
-    const xml = await app.inject({ method: 'POST', url: `/things/${id}`, payload: '<a/>', headers: { 'content-type': 'application/xml' } });
+    const xml = await app.inject({
+      method: 'POST',
+      url: `/things/${id}`,
+      payload: '<a/>',
+      headers: { 'content-type': 'application/xml' },
+    });
     expect(xml.statusCode).toBe(415);
     expect(xml.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
@@ -119,7 +144,10 @@ describe('createApp', () => {
   });
 
   it('maps app errors and unique violations to 409', async () => {
-    expect((await app.inject({ method: 'GET', url: '/conflict' })).json().error).toMatchObject({ code: 'CONFLICT', message: 'Already there' });
+    expect((await app.inject({ method: 'GET', url: '/conflict' })).json().error).toMatchObject({
+      code: 'CONFLICT',
+      message: 'Already there',
+    });
     const unique = await app.inject({ method: 'GET', url: '/unique' });
     expect(unique.statusCode).toBe(409);
     expect(unique.json().error.code).toBe('CONFLICT');
@@ -128,7 +156,10 @@ describe('createApp', () => {
   it('answers unknown routes with the 404 envelope', async () => {
     const res = await app.inject({ method: 'GET', url: '/nowhere?x=1' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND', message: 'Route GET /nowhere not found' } });
+    expect(res.json()).toMatchObject({
+      success: false,
+      error: { code: 'NOT_FOUND', message: 'Route GET /nowhere not found' },
+    });
   });
 
   it('keeps a well-formed client request id and replaces a malformed one', async () => {
@@ -139,7 +170,10 @@ describe('createApp', () => {
   });
 
   it('reports readiness per dependency', async () => {
-    expect((await app.inject({ method: 'GET', url: '/health/ready' })).json()).toEqual({ status: 'UP', checks: { database: 'UP' } });
+    expect((await app.inject({ method: 'GET', url: '/health/ready' })).json()).toEqual({
+      status: 'UP',
+      checks: { database: 'UP' },
+    });
     (app as unknown as { setHealthy(v: boolean): void }).setHealthy(false);
     const down = await app.inject({ method: 'GET', url: '/health/ready' });
     expect(down.statusCode).toBe(503);

@@ -1,8 +1,15 @@
-import type { Config } from '@wiki/config';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Config } from '@wiki/config';
 
 export interface EventRecorder {
-  events: Array<{ subject: string; type: string; id: string; workspaceId: string | null; data: any; actorId: string | null }>;
+  events: Array<{
+    subject: string;
+    type: string;
+    id: string;
+    workspaceId: string | null;
+    data: any;
+    actorId: string | null;
+  }>;
   ofType(type: string): EventRecorder['events'];
   close(): Promise<void>;
 }
@@ -15,7 +22,13 @@ export async function recordEvents(config: Config): Promise<EventRecorder> {
   (async () => {
     for await (const msg of sub) {
       try {
-        const envelope = msg.json<{ id: string; type: string; workspaceId: string | null; actorId: string | null; data: unknown }>();
+        const envelope = msg.json<{
+          id: string;
+          type: string;
+          workspaceId: string | null;
+          actorId: string | null;
+          data: unknown;
+        }>();
         events.push({ subject: msg.subject, ...envelope });
       } catch {
         // not an envelope (e.g. a JetStream advisory): ignore

@@ -7,7 +7,10 @@ export function uniqueName(prefix = 'wt'): string {
 }
 
 /** Retries `check` until it stops throwing: for effects that travel through events. */
-export async function eventually<T>(check: () => Promise<T> | T, { timeoutMs = 15_000, intervalMs = 25 } = {}): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  { timeoutMs = 15_000, intervalMs = 25 } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { type Config, loadConfig, type ServiceName } from '@wiki/config';
-import { dropDatabasesWithPrefix } from '@wiki/db';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { type Config, loadConfig, type ServiceName } from '@wiki/config';
+import { dropDatabasesWithPrefix } from '@wiki/db';
 import type { FastifyInstance } from 'fastify';
 import { type JwksServer, startJwks } from './jwks.js';
 import { uniqueName } from './names.js';
@@ -63,7 +63,10 @@ const INHERITED = ['PG_URL', 'NATS_URL', 'REDIS_URL', 'CHROMIUM_PATH'];
  * Makes a configuration private to one test file: its own database prefix, event stream,
  * subject prefix, secrets and data folder, with the gateway in `oidc` mode against `jwks`.
  */
-export function isolatedConfig(jwks: Pick<JwksServer, 'issuer' | 'jwksUrl' | 'audience'>, env: Record<string, string> = {}): Config {
+export function isolatedConfig(
+  jwks: Pick<JwksServer, 'issuer' | 'jwksUrl' | 'audience'>,
+  env: Record<string, string> = {},
+): Config {
   const name = uniqueName();
   const base: Record<string, string> = {};
   for (const key of INHERITED) if (process.env[key]) base[key] = process.env[key]!;

@@ -3,9 +3,9 @@ import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import { createApp, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import { documentServiceClient, type DocumentServiceClient } from './clients/document-service.js';
+import { type DocumentServiceClient, documentServiceClient } from './clients/document-service.js';
 import { internalGet } from './clients/internal-fetch.js';
-import { workspaceServiceClient, type WorkspaceServiceClient } from './clients/workspace-service.js';
+import { type WorkspaceServiceClient, workspaceServiceClient } from './clients/workspace-service.js';
 import type { CommentContext } from './commands/context.js';
 import { documentDirectory } from './projections/documents.js';
 import { userDirectory } from './projections/users.js';
@@ -49,7 +49,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     pool: deps.pool,
     access,
     documents: documentDirectory(deps.pool, deps.documentService ?? documentServiceClient(config.urls.document, get)),
-    users: userDirectory(deps.pool, deps.workspaceService ?? workspaceServiceClient(config.urls.workspace, get), app.log),
+    users: userDirectory(
+      deps.pool,
+      deps.workspaceService ?? workspaceServiceClient(config.urls.workspace, get),
+      app.log,
+    ),
     eventsCommitted: deps.eventsCommitted ?? (() => {}),
     logger: app.log,
   };

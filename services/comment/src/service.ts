@@ -2,14 +2,24 @@ import { fileURLToPath } from 'node:url';
 import { membershipMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, ensureDatabase, migrate } from '@wiki/db';
-import { connectEventBus, type EventBus, eventsMigrations, type OutboxRelay, type RunningConsumer, startOutboxRelay } from '@wiki/events';
+import {
+  connectEventBus,
+  type EventBus,
+  eventsMigrations,
+  type OutboxRelay,
+  type RunningConsumer,
+  startOutboxRelay,
+} from '@wiki/events';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { startDocumentProjection } from './events/document-projection.js';
 import { startUserProjection } from './events/user-projection.js';
 
 /** The service's own migrations (src/ and dist/ both sit beside migrations/). */
-export const commentMigrations = { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' };
+export const commentMigrations = {
+  dir: fileURLToPath(new URL('../migrations', import.meta.url)),
+  table: 'pgmigrations',
+};
 
 export interface RunningCommentService {
   app: FastifyInstance;
@@ -47,7 +57,13 @@ export async function startService(config: Config, opts: { logLevel?: string } =
       checks: { nats: async () => (bus ? bus.health() : Promise.reject(new Error('not connected yet'))) },
     });
     const logger = app.log;
-    bus = await connectEventBus({ natsUrl: config.natsUrl, stream: config.eventsStream, prefix: config.eventsPrefix, name: 'comment', logger });
+    bus = await connectEventBus({
+      natsUrl: config.natsUrl,
+      stream: config.eventsStream,
+      prefix: config.eventsPrefix,
+      name: 'comment',
+      logger,
+    });
     await bus.ensureStream();
     relay = startOutboxRelay({ pool, bus, logger });
     consumers.push(await app.commentMembership.startProjection(bus));

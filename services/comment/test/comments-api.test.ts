@@ -38,8 +38,16 @@ afterAll(() => stack?.stop());
 
 const threadsPath = (docId = documentId) => `/api/v1/comments/documents/${docId}/threads`;
 
-async function createThread(as: SignedInUser, content = 'First!', over: Record<string, unknown> = {}, docId = documentId) {
-  return stack.request('POST', threadsPath(docId), { token: as.token, body: { anchor: anchor(over), comment: { content } } });
+async function createThread(
+  as: SignedInUser,
+  content = 'First!',
+  over: Record<string, unknown> = {},
+  docId = documentId,
+) {
+  return stack.request('POST', threadsPath(docId), {
+    token: as.token,
+    body: { anchor: anchor(over), comment: { content } },
+  });
 }
 
 async function newThread(as: SignedInUser = carl, content = 'First!', docId = documentId) {
@@ -63,7 +71,12 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 
 describe('POST /comments/documents/{documentId}/threads', () => {
   it('creates an open thread with its first comment and every field of the spec', async () => {
-    const res = await createThread(carl, 'Is this right?', { blockId: 'b-42', startOffset: 3, endOffset: 9, selectedText: 'lo wor' });
+    const res = await createThread(carl, 'Is this right?', {
+      blockId: 'b-42',
+      startOffset: 3,
+      endOffset: 9,
+      selectedText: 'lo wor',
+    });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
     const thread = res.body.data;
@@ -164,7 +177,9 @@ describe('POST /comments/documents/{documentId}/threads', () => {
       }
       const reversed = await post({ anchor: anchor({ startOffset: 6, endOffset: 5 }), comment });
       expect(reversed.body.error.details).toEqual([{ field: 'anchor.endOffset', message: expect.any(String) }]);
-      expect((await post({ anchor: anchor({ startOffset: 4, endOffset: 4, selectedText: '' }), comment })).status).toBe(201);
+      expect((await post({ anchor: anchor({ startOffset: 4, endOffset: 4, selectedText: '' }), comment })).status).toBe(
+        201,
+      );
     });
 
     it('takes selectedText up to 2,000 characters', async () => {
@@ -185,8 +200,19 @@ describe('POST /comments/documents/{documentId}/threads', () => {
     });
 
     it('refuses a malformed document id and malformed JSON', async () => {
-      expectError(await stack.request('POST', threadsPath('not-a-uuid'), { token: carl.token, body: { anchor: anchor(), comment } }), 400, 'VALIDATION_ERROR');
-      expectError(await stack.request('POST', threadsPath(), { token: carl.token, body: '{"anchor":' }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await stack.request('POST', threadsPath('not-a-uuid'), {
+          token: carl.token,
+          body: { anchor: anchor(), comment },
+        }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expectError(
+        await stack.request('POST', threadsPath(), { token: carl.token, body: '{"anchor":' }),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
   });
 });
@@ -204,7 +230,9 @@ describe('GET /comments/documents/{documentId}/threads', () => {
     third = await newThread(alice, 'three', docId);
     expect((await reply(eve, first.id, 'reply A')).status).toBe(201);
     expect((await reply(alice, first.id, 'reply B')).status).toBe(201);
-    expect((await stack.request('PUT', `/api/v1/comments/threads/${second.id}/resolve`, { token: carl.token })).status).toBe(200);
+    expect(
+      (await stack.request('PUT', `/api/v1/comments/threads/${second.id}/resolve`, { token: carl.token })).status,
+    ).toBe(200);
   });
 
   it('lists every thread oldest first, comments oldest first, to every member', async () => {
@@ -221,11 +249,18 @@ describe('GET /comments/documents/{documentId}/threads', () => {
   });
 
   it('filters by status all, open or resolved', async () => {
-    expect((await list(vera, '?status=all', docId)).body.data.map((t: any) => t.id)).toEqual([first.id, second.id, third.id]);
+    expect((await list(vera, '?status=all', docId)).body.data.map((t: any) => t.id)).toEqual([
+      first.id,
+      second.id,
+      third.id,
+    ]);
     expect((await list(vera, '?status=open', docId)).body.data.map((t: any) => t.id)).toEqual([first.id, third.id]);
     const resolved = (await list(vera, '?status=resolved', docId)).body.data;
     expect(resolved.map((t: any) => t.id)).toEqual([second.id]);
-    expect(resolved[0]).toMatchObject({ status: 'resolved', resolvedBy: { id: carl.id, name: 'Carl Commenter', avatarUrl: null } });
+    expect(resolved[0]).toMatchObject({
+      status: 'resolved',
+      resolvedBy: { id: carl.id, name: 'Carl Commenter', avatarUrl: null },
+    });
   });
 
   it('refuses any other status with 400', async () => {
@@ -282,7 +317,11 @@ describe('POST /comments/threads/{threadId}/comments', () => {
       expect(res.status, JSON.stringify(content)).toBe(400);
       expect(res.body.error.details[0].field).toBe('content');
     }
-    expectError(await stack.request('POST', `/api/v1/comments/threads/${thread.id}/comments`, { token: carl.token, body: {} }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await stack.request('POST', `/api/v1/comments/threads/${thread.id}/comments`, { token: carl.token, body: {} }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expectError(await reply(carl, 'nope', 'hi'), 400, 'VALIDATION_ERROR');
   });
 
@@ -297,14 +336,22 @@ describe('POST /comments/threads/{threadId}/comments', () => {
 });
 
 describe('PUT /comments/{commentId}', () => {
-  const edit = (as: SignedInUser, id: string, content: unknown) => stack.request('PUT', `/api/v1/comments/${id}`, { token: as.token, body: { content } });
+  const edit = (as: SignedInUser, id: string, content: unknown) =>
+    stack.request('PUT', `/api/v1/comments/${id}`, { token: as.token, body: { content } });
 
   it('lets the author edit, which sets isEdited', async () => {
     const thread = await newThread(carl, 'typo');
     const commentId = thread.comments[0].id;
     const res = await edit(carl, commentId, 'fixed');
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: commentId, threadId: thread.id, userId: carl.id, userName: 'Carl Commenter', content: 'fixed', isEdited: true });
+    expect(res.body.data).toMatchObject({
+      id: commentId,
+      threadId: thread.id,
+      userId: carl.id,
+      userName: 'Carl Commenter',
+      content: 'fixed',
+      isEdited: true,
+    });
     expect(Date.parse(res.body.data.updatedAt)).toBeGreaterThanOrEqual(Date.parse(res.body.data.createdAt));
     const listed = (await list(vera)).body.data.find((t: any) => t.id === thread.id);
     expect(listed.comments[0]).toMatchObject({ content: 'fixed', isEdited: true });
@@ -313,7 +360,8 @@ describe('PUT /comments/{commentId}', () => {
   it('refuses everyone but the author (403), non-members 404, unknown comments 404', async () => {
     const thread = await newThread(carl, 'mine');
     const commentId = thread.comments[0].id;
-    for (const user of [alice, adam, eve, cleo, vera]) expectError(await edit(user, commentId, 'hijack'), 403, 'FORBIDDEN');
+    for (const user of [alice, adam, eve, cleo, vera])
+      expectError(await edit(user, commentId, 'hijack'), 403, 'FORBIDDEN');
     expectError(await edit(sam, commentId, 'hijack'), 404, 'NOT_FOUND');
     expectError(await edit(carl, randomUUID(), 'x'), 404, 'NOT_FOUND');
     const listed = (await list(vera)).body.data.find((t: any) => t.id === thread.id);
@@ -331,7 +379,8 @@ describe('PUT /comments/{commentId}', () => {
 });
 
 describe('DELETE /comments/{commentId}', () => {
-  const remove = (as: SignedInUser, id: string) => stack.request('DELETE', `/api/v1/comments/${id}`, { token: as.token });
+  const remove = (as: SignedInUser, id: string) =>
+    stack.request('DELETE', `/api/v1/comments/${id}`, { token: as.token });
 
   it('lets the author delete their comment (200, ApiResponse<Void>)', async () => {
     const thread = await newThread(carl);
@@ -360,7 +409,11 @@ describe('DELETE /comments/{commentId}', () => {
     const thread = await newThread(carl);
     expect((await remove(carl, thread.comments[0].id)).status).toBe(200);
     expect((await list(vera)).body.data.map((t: any) => t.id)).not.toContain(thread.id);
-    expectError(await stack.request('PUT', `/api/v1/comments/threads/${thread.id}/resolve`, { token: carl.token }), 404, 'NOT_FOUND');
+    expectError(
+      await stack.request('PUT', `/api/v1/comments/threads/${thread.id}/resolve`, { token: carl.token }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('keeps the thread while other comments remain, even when its first comment goes', async () => {
@@ -418,8 +471,10 @@ describe('PUT /comments/threads/{threadId}/resolve and /reopen', () => {
 });
 
 describe('DELETE /comments/threads/{threadId}', () => {
-  const remove = (as: SignedInUser, id: string) => stack.request('DELETE', `/api/v1/comments/threads/${id}`, { token: as.token });
-  const edit = (as: SignedInUser, id: string) => stack.request('PUT', `/api/v1/comments/${id}`, { token: as.token, body: { content: 'x' } });
+  const remove = (as: SignedInUser, id: string) =>
+    stack.request('DELETE', `/api/v1/comments/threads/${id}`, { token: as.token });
+  const edit = (as: SignedInUser, id: string) =>
+    stack.request('PUT', `/api/v1/comments/${id}`, { token: as.token, body: { content: 'x' } });
 
   it('lets the creator delete the thread and all its comments', async () => {
     const thread = await newThread(carl);
@@ -452,8 +507,12 @@ describe('DELETE /comments/threads/{threadId}', () => {
 
 describe('service surface', () => {
   it('describes all eight endpoints in its OpenAPI document and answers health checks', async () => {
-    const spec = (await (await fetch(`${stack.serviceUrls.comment}/openapi.json`)).json()) as { paths: Record<string, object> };
-    const operations = Object.entries(spec.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const spec = (await (await fetch(`${stack.serviceUrls.comment}/openapi.json`)).json()) as {
+      paths: Record<string, object>;
+    };
+    const operations = Object.entries(spec.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(operations.sort()).toEqual(
       [
         'GET /api/v1/comments/documents/{documentId}/threads',

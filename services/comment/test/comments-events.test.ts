@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
-import { eventually, type EventRecorder, recordEvents, type SignedInUser } from '@wiki/testing';
+import { type EventRecorder, eventually, recordEvents, type SignedInUser } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anchor, type CommentStack, join, mention, publishEvent, startCommentStack, workspaceWith } from './helpers.js';
 
@@ -40,13 +40,19 @@ afterAll(async () => {
 });
 
 async function newThread(as: SignedInUser, content: string, docId = documentId) {
-  const res = await stack.request('POST', `/api/v1/comments/documents/${docId}/threads`, { token: as.token, body: { anchor: anchor(), comment: { content } } });
+  const res = await stack.request('POST', `/api/v1/comments/documents/${docId}/threads`, {
+    token: as.token,
+    body: { anchor: anchor(), comment: { content } },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data;
 }
 
 async function reply(as: SignedInUser, threadId: string, content: string) {
-  const res = await stack.request('POST', `/api/v1/comments/threads/${threadId}/comments`, { token: as.token, body: { content } });
+  const res = await stack.request('POST', `/api/v1/comments/threads/${threadId}/comments`, {
+    token: as.token,
+    body: { content },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data;
 }
@@ -54,13 +60,19 @@ async function reply(as: SignedInUser, threadId: string, content: string) {
 /** The one event of `type` about `key` (threadId or commentId) once it has arrived. */
 function eventAbout(type: string, key: { threadId?: string; commentId?: string }) {
   return eventually(() => {
-    const found = rec.ofType(type).filter((e) => (!key.threadId || e.data.threadId === key.threadId) && (!key.commentId || e.data.commentId === key.commentId));
+    const found = rec
+      .ofType(type)
+      .filter(
+        (e) =>
+          (!key.threadId || e.data.threadId === key.threadId) && (!key.commentId || e.data.commentId === key.commentId),
+      );
     expect(found).toHaveLength(1);
     return found[0];
   });
 }
 
-const listThreads = (as: SignedInUser, docId = documentId) => stack.request('GET', `/api/v1/comments/documents/${docId}/threads`, { token: as.token });
+const listThreads = (as: SignedInUser, docId = documentId) =>
+  stack.request('GET', `/api/v1/comments/documents/${docId}/threads`, { token: as.token });
 
 describe('events and mentions', () => {
   it('announces a new thread and its first comment, with the mentioned members', async () => {
@@ -100,27 +112,52 @@ describe('events and mentions', () => {
     const first = await reply(cleo, thread.id, `Over to ${mention(alice)} (and ${mention(sam)})`);
     const second = await reply(alice, thread.id, `Thanks ${mention(cleo)}, ${mention(alice)}`);
     const third = await reply(cleo, thread.id, 'Again');
-    expect((await eventAbout('comment.added', { commentId: first.id })).data).toMatchObject({ authorId: cleo.id, mentions: [alice.id], participants: [carl.id, cleo.id] });
-    expect((await eventAbout('comment.added', { commentId: second.id })).data).toMatchObject({ authorId: alice.id, mentions: [cleo.id], participants: [carl.id, cleo.id, alice.id] });
-    expect((await eventAbout('comment.added', { commentId: third.id })).data).toMatchObject({ mentions: [], participants: [carl.id, cleo.id, alice.id] });
+    expect((await eventAbout('comment.added', { commentId: first.id })).data).toMatchObject({
+      authorId: cleo.id,
+      mentions: [alice.id],
+      participants: [carl.id, cleo.id],
+    });
+    expect((await eventAbout('comment.added', { commentId: second.id })).data).toMatchObject({
+      authorId: alice.id,
+      mentions: [cleo.id],
+      participants: [carl.id, cleo.id, alice.id],
+    });
+    expect((await eventAbout('comment.added', { commentId: third.id })).data).toMatchObject({
+      mentions: [],
+      participants: [carl.id, cleo.id, alice.id],
+    });
   });
 
   it('mentions a user who joined a moment ago (membership read-through)', async () => {
     const newcomer = await stack.signIn(`new-${randomUUID().slice(0, 8)}@example.com`, 'Nina Newcomer');
     await join(stack, workspaceId, alice, newcomer, 'VIEWER');
     const thread = await newThread(carl, `Welcome ${mention(newcomer)}`);
-    expect((await eventAbout('comment.added', { commentId: thread.comments[0].id })).data.mentions).toEqual([newcomer.id]);
+    expect((await eventAbout('comment.added', { commentId: thread.comments[0].id })).data.mentions).toEqual([
+      newcomer.id,
+    ]);
   });
 
   it('carries all mentions and the newly added ones on comment.edited', async () => {
     const thread = await newThread(carl, `Ask ${mention(cleo)}`);
     const commentId = thread.comments[0].id;
-    const res = await stack.request('PUT', `/api/v1/comments/${commentId}`, { token: carl.token, body: { content: `Ask ${mention(cleo)} or ${mention(vera)} or ${mention(sam)}` } });
+    const res = await stack.request('PUT', `/api/v1/comments/${commentId}`, {
+      token: carl.token,
+      body: { content: `Ask ${mention(cleo)} or ${mention(vera)} or ${mention(sam)}` },
+    });
     expect(res.status).toBe(200);
     const edited = await eventAbout('comment.edited', { commentId });
     expect(edited).toMatchObject({
       actorId: carl.id,
-      data: { commentId, threadId: thread.id, documentId, workspaceId, authorId: carl.id, mentions: [cleo.id, vera.id], newMentions: [vera.id], participants: [carl.id] },
+      data: {
+        commentId,
+        threadId: thread.id,
+        documentId,
+        workspaceId,
+        authorId: carl.id,
+        mentions: [cleo.id, vera.id],
+        newMentions: [vera.id],
+        participants: [carl.id],
+      },
     });
   });
 
@@ -129,16 +166,32 @@ describe('events and mentions', () => {
     const r = await reply(cleo, thread.id, 'Reply');
     await stack.request('PUT', `/api/v1/comments/threads/${thread.id}/resolve`, { token: cleo.token });
     const resolved = await eventAbout('comment.thread_resolved', { threadId: thread.id });
-    expect(resolved).toMatchObject({ actorId: cleo.id, data: { threadId: thread.id, documentId, workspaceId, status: 'resolved', participants: [carl.id, cleo.id] } });
+    expect(resolved).toMatchObject({
+      actorId: cleo.id,
+      data: { threadId: thread.id, documentId, workspaceId, status: 'resolved', participants: [carl.id, cleo.id] },
+    });
 
     await stack.request('PUT', `/api/v1/comments/threads/${thread.id}/reopen`, { token: alice.token });
-    expect((await eventAbout('comment.thread_reopened', { threadId: thread.id })).data).toMatchObject({ status: 'open', participants: [carl.id, cleo.id] });
+    expect((await eventAbout('comment.thread_reopened', { threadId: thread.id })).data).toMatchObject({
+      status: 'open',
+      participants: [carl.id, cleo.id],
+    });
 
     await stack.request('DELETE', `/api/v1/comments/${r.id}`, { token: cleo.token });
-    expect((await eventAbout('comment.deleted', { commentId: r.id })).data).toMatchObject({ threadId: thread.id, authorId: cleo.id, mentions: [], participants: [carl.id] });
+    expect((await eventAbout('comment.deleted', { commentId: r.id })).data).toMatchObject({
+      threadId: thread.id,
+      authorId: cleo.id,
+      mentions: [],
+      participants: [carl.id],
+    });
 
     await stack.request('DELETE', `/api/v1/comments/threads/${thread.id}`, { token: carl.token });
-    expect((await eventAbout('comment.thread_deleted', { threadId: thread.id })).data).toMatchObject({ documentId, workspaceId, status: 'open', participants: [carl.id] });
+    expect((await eventAbout('comment.thread_deleted', { threadId: thread.id })).data).toMatchObject({
+      documentId,
+      workspaceId,
+      status: 'open',
+      participants: [carl.id],
+    });
   });
 
   it('announces the thread deletion that deleting its last comment causes', async () => {
@@ -151,9 +204,14 @@ describe('events and mentions', () => {
 
   it('writes no event for a refused request', async () => {
     const thread = await newThread(carl, 'Mine');
-    const refused = await stack.request('PUT', `/api/v1/comments/${thread.comments[0].id}`, { token: cleo.token, body: { content: 'x' } });
+    const refused = await stack.request('PUT', `/api/v1/comments/${thread.comments[0].id}`, {
+      token: cleo.token,
+      body: { content: 'x' },
+    });
     expect(refused.status).toBe(403);
-    const pending = await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM event_outbox WHERE type = 'comment.edited' AND envelope->'data'->>'commentId' = ${thread.comments[0].id}`);
+    const pending = await db.oneFirst(
+      sql.unsafe`SELECT count(*)::int FROM event_outbox WHERE type = 'comment.edited' AND envelope->'data'->>'commentId' = ${thread.comments[0].id}`,
+    );
     expect(pending).toBe(0);
   });
 });
@@ -161,9 +219,15 @@ describe('events and mentions', () => {
 describe('document projection', () => {
   it('knows documents from document.created without asking the document service', async () => {
     const id = randomUUID(); // the fake document service has never heard of it
-    await publishEvent(stack.config, { type: 'document.created', workspaceId, data: { id, workspaceId, parentId: null, title: 'From an event' } });
+    await publishEvent(stack.config, {
+      type: 'document.created',
+      workspaceId,
+      data: { id, workspaceId, parentId: null, title: 'From an event' },
+    });
     // Wait for the projection itself: a request made before the event is applied would (rightly) ask.
-    await eventually(async () => expect(await db.exists(sql.unsafe`SELECT 1 FROM document_projection WHERE id = ${id}`)).toBe(true));
+    await eventually(async () =>
+      expect(await db.exists(sql.unsafe`SELECT 1 FROM document_projection WHERE id = ${id}`)).toBe(true),
+    );
     expect((await listThreads(vera, id)).status).toBe(200);
     await newThread(carl, 'On an evented document', id);
     expect(stack.docs.lookups).not.toContain(id);
@@ -182,12 +246,27 @@ describe('document projection', () => {
 
     stack.docs.remove(parent);
     stack.docs.remove(child);
-    await publishEvent(stack.config, { type: 'document.deleted', workspaceId, data: { id: parent, ids: [parent, child], workspaceId } });
+    await publishEvent(stack.config, {
+      type: 'document.deleted',
+      workspaceId,
+      data: { id: parent, ids: [parent, child], workspaceId },
+    });
     await eventually(async () => expect((await listThreads(alice, parent)).status).toBe(404));
     expect((await listThreads(alice, child)).status).toBe(404);
-    expect((await stack.request('PUT', `/api/v1/comments/threads/${c.id}/resolve`, { token: alice.token })).status).toBe(404);
-    expect((await stack.request('POST', `/api/v1/comments/threads/${p.id}/comments`, { token: alice.token, body: { content: 'x' } })).status).toBe(404);
-    const left = await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM comments WHERE thread_id = ANY(${sql.array([p.id, c.id], 'uuid')})`);
+    expect(
+      (await stack.request('PUT', `/api/v1/comments/threads/${c.id}/resolve`, { token: alice.token })).status,
+    ).toBe(404);
+    expect(
+      (
+        await stack.request('POST', `/api/v1/comments/threads/${p.id}/comments`, {
+          token: alice.token,
+          body: { content: 'x' },
+        })
+      ).status,
+    ).toBe(404);
+    const left = await db.oneFirst(
+      sql.unsafe`SELECT count(*)::int FROM comments WHERE thread_id = ANY(${sql.array([p.id, c.id], 'uuid')})`,
+    );
     expect(left).toBe(0);
     // Other documents keep theirs.
     expect((await listThreads(alice, kept)).body.data.map((t: any) => t.id)).toEqual([k.id]);
@@ -207,7 +286,9 @@ describe('document projection', () => {
     const other = await workspaceWith(stack, sam);
     const doc = stack.docs.add({ workspaceId: other });
     const thread = await newThread(sam, 'soon gone', doc);
-    expect((await stack.request('DELETE', `/api/v1/workspaces/${other}`, { token: sam.token })).status).toBeLessThan(300);
+    expect((await stack.request('DELETE', `/api/v1/workspaces/${other}`, { token: sam.token })).status).toBeLessThan(
+      300,
+    );
     await eventually(async () => {
       const n = await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM comment_threads WHERE id = ${thread.id}`);
       expect(n).toBe(0);
@@ -221,12 +302,25 @@ describe('user projection', () => {
     const thread = await newThread(cleo, 'Renamed soon');
     await publishEvent(stack.config, {
       type: 'user.upserted',
-      data: { id: cleo.id, idpUid: `idp|${cleo.email}`, email: cleo.email, name: 'Cleo Renamed', avatarUrl: 'https://img.example.com/cleo.png' },
+      data: {
+        id: cleo.id,
+        idpUid: `idp|${cleo.email}`,
+        email: cleo.email,
+        name: 'Cleo Renamed',
+        avatarUrl: 'https://img.example.com/cleo.png',
+      },
     });
     await eventually(async () => {
       const listed = (await listThreads(vera)).body.data.find((t: any) => t.id === thread.id);
-      expect(listed.comments[0]).toMatchObject({ userName: 'Cleo Renamed', userAvatar: 'https://img.example.com/cleo.png' });
-      expect(listed.createdBy).toEqual({ id: cleo.id, name: 'Cleo Renamed', avatarUrl: 'https://img.example.com/cleo.png' });
+      expect(listed.comments[0]).toMatchObject({
+        userName: 'Cleo Renamed',
+        userAvatar: 'https://img.example.com/cleo.png',
+      });
+      expect(listed.createdBy).toEqual({
+        id: cleo.id,
+        name: 'Cleo Renamed',
+        avatarUrl: 'https://img.example.com/cleo.png',
+      });
     });
   });
 

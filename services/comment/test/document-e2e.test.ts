@@ -1,5 +1,5 @@
-import { eventually, type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
 import { startService as startGateway } from '@wiki/gateway';
+import { eventually, type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService as startDocument } from '../../document/src/service.js';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
@@ -15,7 +15,11 @@ let workspaceId: string;
 beforeAll(async () => {
   stack = await startStack({
     gateway: startGateway,
-    services: { workspace: startWorkspace as StartPart, document: startDocument as StartPart, comment: startComment as StartPart },
+    services: {
+      workspace: startWorkspace as StartPart,
+      document: startDocument as StartPart,
+      comment: startComment as StartPart,
+    },
   });
   alice = await stack.signIn('alice@example.com', 'Alice Owner');
   carl = await stack.signIn('carl@example.com', 'Carl Commenter');
@@ -24,13 +28,19 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 async function createDocument(title: string, parentId: string | null = null): Promise<string> {
-  const res = await stack.request('POST', '/api/v1/documents', { token: alice.token, body: { workspaceId, title, parentId } });
+  const res = await stack.request('POST', '/api/v1/documents', {
+    token: alice.token,
+    body: { workspaceId, title, parentId },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.id;
 }
 
 async function newThread(documentId: string, content = 'A thought'): Promise<any> {
-  const res = await stack.request('POST', `/api/v1/comments/documents/${documentId}/threads`, { token: carl.token, body: { anchor: anchor(), comment: { content } } });
+  const res = await stack.request('POST', `/api/v1/comments/documents/${documentId}/threads`, {
+    token: carl.token,
+    body: { anchor: anchor(), comment: { content } },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data;
 }
@@ -41,9 +51,12 @@ async function openCommentCount(documentId: string): Promise<number> {
   return res.body.data.openCommentCount;
 }
 
-const expectCount = (documentId: string, n: number) => eventually(async () => expect(await openCommentCount(documentId)).toBe(n));
-const put = (threadId: string, action: 'resolve' | 'reopen') => stack.request('PUT', `/api/v1/comments/threads/${threadId}/${action}`, { token: carl.token });
-const threadsOf = (documentId: string) => stack.request('GET', `/api/v1/comments/documents/${documentId}/threads`, { token: alice.token });
+const expectCount = (documentId: string, n: number) =>
+  eventually(async () => expect(await openCommentCount(documentId)).toBe(n));
+const put = (threadId: string, action: 'resolve' | 'reopen') =>
+  stack.request('PUT', `/api/v1/comments/threads/${threadId}/${action}`, { token: carl.token });
+const threadsOf = (documentId: string) =>
+  stack.request('GET', `/api/v1/comments/documents/${documentId}/threads`, { token: alice.token });
 
 describe('with the document service', () => {
   it('comments on a document created a moment ago (read-through)', async () => {
@@ -65,7 +78,9 @@ describe('with the document service', () => {
     expect((await stack.request('DELETE', `/api/v1/comments/threads/${a.id}`, { token: carl.token })).status).toBe(200);
     await expectCount(documentId, 1);
     // Deleting the last comment of a thread deletes the thread, which counts too.
-    expect((await stack.request('DELETE', `/api/v1/comments/${b.comments[0].id}`, { token: carl.token })).status).toBe(200);
+    expect((await stack.request('DELETE', `/api/v1/comments/${b.comments[0].id}`, { token: carl.token })).status).toBe(
+      200,
+    );
     await expectCount(documentId, 0);
   });
 
@@ -75,7 +90,14 @@ describe('with the document service', () => {
     expect((await stack.request('DELETE', `/api/v1/documents/${documentId}`, { token: alice.token })).status).toBe(200);
     await eventually(async () => expect((await threadsOf(documentId)).status).toBe(404));
     expect((await put(thread.id, 'resolve')).status).toBe(404);
-    expect((await stack.request('POST', `/api/v1/comments/documents/${documentId}/threads`, { token: carl.token, body: { anchor: anchor(), comment: { content: 'x' } } })).status).toBe(404);
+    expect(
+      (
+        await stack.request('POST', `/api/v1/comments/documents/${documentId}/threads`, {
+          token: carl.token,
+          body: { anchor: anchor(), comment: { content: 'x' } },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('deletes the threads of every document a cascade removes', async () => {
@@ -83,8 +105,11 @@ describe('with the document service', () => {
     const child = await createDocument('Child', parent);
     const grandchild = await createDocument('Grandchild', child);
     const threads = [await newThread(parent), await newThread(child), await newThread(grandchild)];
-    expect((await stack.request('DELETE', `/api/v1/documents/${parent}/cascade`, { token: alice.token })).status).toBe(200);
-    for (const id of [parent, child, grandchild]) await eventually(async () => expect((await threadsOf(id)).status).toBe(404));
+    expect((await stack.request('DELETE', `/api/v1/documents/${parent}/cascade`, { token: alice.token })).status).toBe(
+      200,
+    );
+    for (const id of [parent, child, grandchild])
+      await eventually(async () => expect((await threadsOf(id)).status).toBe(404));
     for (const t of threads) expect((await put(t.id, 'resolve')).status).toBe(404);
   });
 

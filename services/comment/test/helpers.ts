@@ -1,11 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { IDENTITY_HEADER, type Role, verifyIdentityToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { connectEventBus, createEnvelope, type EventEnvelope } from '@wiki/events';
-import { type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
 import { startService as startGateway } from '@wiki/gateway';
+import { type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
 import { startService as startComment } from '../src/service.js';
 
@@ -97,8 +97,15 @@ export async function startCommentStack(): Promise<CommentStack> {
 }
 
 /** Creates a workspace owned by `owner` and lets each of the others join with the given role. */
-export async function workspaceWith(stack: Stack, owner: SignedInUser, members: Array<[SignedInUser, Exclude<Role, 'OWNER'>]> = []): Promise<string> {
-  const created = await stack.request('POST', '/api/v1/workspaces', { token: owner.token, body: { name: `Team ${randomUUID().slice(0, 8)}` } });
+export async function workspaceWith(
+  stack: Stack,
+  owner: SignedInUser,
+  members: Array<[SignedInUser, Exclude<Role, 'OWNER'>]> = [],
+): Promise<string> {
+  const created = await stack.request('POST', '/api/v1/workspaces', {
+    token: owner.token,
+    body: { name: `Team ${randomUUID().slice(0, 8)}` },
+  });
   if (created.status !== 201) throw new Error(`workspace: ${created.status} ${JSON.stringify(created.body)}`);
   const workspaceId: string = created.body.data.id;
   for (const [user, role] of members) await join(stack, workspaceId, owner, user, role);
@@ -106,20 +113,44 @@ export async function workspaceWith(stack: Stack, owner: SignedInUser, members: 
 }
 
 /** Invites `user` with `role` (as `inviter`) and accepts as `user`. */
-export async function join(stack: Stack, workspaceId: string, inviter: SignedInUser, user: SignedInUser, role: Exclude<Role, 'OWNER'>): Promise<void> {
-  const inv = await stack.request('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, { token: inviter.token, body: { email: user.email, role } });
+export async function join(
+  stack: Stack,
+  workspaceId: string,
+  inviter: SignedInUser,
+  user: SignedInUser,
+  role: Exclude<Role, 'OWNER'>,
+): Promise<void> {
+  const inv = await stack.request('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, {
+    token: inviter.token,
+    body: { email: user.email, role },
+  });
   if (inv.status !== 201) throw new Error(`invite ${user.email}: ${inv.status} ${JSON.stringify(inv.body)}`);
   const token = String(inv.body.data.inviteLink).split('/').pop();
   const accepted = await stack.request('POST', `/api/v1/invitations/${token}/accept`, { token: user.token });
-  if (accepted.status !== 200) throw new Error(`accept ${user.email}: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  if (accepted.status !== 200)
+    throw new Error(`accept ${user.email}: ${accepted.status} ${JSON.stringify(accepted.body)}`);
 }
 
 /** Publishes an event on the stack's stream the way another service's outbox relay would. */
-export async function publishEvent(config: Config, event: { type: string; workspaceId?: string | null; actorId?: string | null; data: Record<string, unknown> }): Promise<EventEnvelope> {
+export async function publishEvent(
+  config: Config,
+  event: { type: string; workspaceId?: string | null; actorId?: string | null; data: Record<string, unknown> },
+): Promise<EventEnvelope> {
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const bus = await connectEventBus({ natsUrl: config.natsUrl, stream: config.eventsStream, prefix: config.eventsPrefix, name: 'comment-test', logger: silent });
+  const bus = await connectEventBus({
+    natsUrl: config.natsUrl,
+    stream: config.eventsStream,
+    prefix: config.eventsPrefix,
+    name: 'comment-test',
+    logger: silent,
+  });
   try {
-    const envelope = createEnvelope({ type: event.type, workspaceId: event.workspaceId ?? null, actorId: event.actorId ?? null, data: event.data });
+    const envelope = createEnvelope({
+      type: event.type,
+      workspaceId: event.workspaceId ?? null,
+      actorId: event.actorId ?? null,
+      data: event.data,
+    });
     await bus.publish(envelope);
     return envelope;
   } finally {
@@ -131,4 +162,10 @@ export function mention(user: { id: string; name: string }): string {
   return `@[${user.name}](${user.id})`;
 }
 
-export const anchor = (over: Record<string, unknown> = {}) => ({ blockId: 'block-1', startOffset: 0, endOffset: 5, selectedText: 'Hello', ...over });
+export const anchor = (over: Record<string, unknown> = {}) => ({
+  blockId: 'block-1',
+  startOffset: 0,
+  endOffset: 5,
+  selectedText: 'Hello',
+  ...over,
+});

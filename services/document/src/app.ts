@@ -43,7 +43,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     service: 'document',
     logLevel: deps.logLevel ?? config.logLevel,
     bodyLimit: DOCUMENT_BODY_LIMIT,
-    openapi: { title: 'Document service', description: 'Documents, tree, publishing and the internal collaboration API' },
+    openapi: {
+      title: 'Document service',
+      description: 'Documents, tree, publishing and the internal collaboration API',
+    },
   });
   await app.register(identity, { secret: config.internalTokenSecret });
 

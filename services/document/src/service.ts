@@ -37,13 +37,20 @@ export async function startService(config: Config, opts: { logLevel?: string } =
   const logger = app.log;
   const stoppers: Array<() => Promise<void>> = [];
   const stop = async () => {
-    for (const s of stoppers.reverse()) await s().catch((error) => logger.warn({ err: error }, 'stopping a part failed'));
+    for (const s of stoppers.reverse())
+      await s().catch((error) => logger.warn({ err: error }, 'stopping a part failed'));
   };
   stoppers.push(() => pool.end());
   stoppers.push(() => app.close());
 
   try {
-    const connected = await connectEventBus({ natsUrl: config.natsUrl, stream: config.eventsStream, prefix: config.eventsPrefix, name: 'document', logger });
+    const connected = await connectEventBus({
+      natsUrl: config.natsUrl,
+      stream: config.eventsStream,
+      prefix: config.eventsPrefix,
+      name: 'document',
+      logger,
+    });
     bus = connected;
     stoppers.push(() => connected.close());
     await connected.ensureStream();

@@ -1,6 +1,6 @@
 import type { DatabasePool } from '@wiki/db';
-import type { Actor } from './context.js';
 import type { WorkspaceUsersClient } from './clients/workspace-users.js';
+import type { Actor } from './context.js';
 import { cacheUser, findUser, rememberUser, type UserRow } from './db/users.js';
 
 /** `{ id, name, avatarUrl }` as DocumentResponse shows a user. */
@@ -21,7 +21,11 @@ export interface UserDirectory {
 
 const MAX_REMEMBERED = 50_000;
 
-export function createUserDirectory(pool: DatabasePool, client: WorkspaceUsersClient, log: { warn(obj: object, msg?: string): void }): UserDirectory {
+export function createUserDirectory(
+  pool: DatabasePool,
+  client: WorkspaceUsersClient,
+  log: { warn(obj: object, msg?: string): void },
+): UserDirectory {
   const remembered = new Set<string>();
 
   async function resolve(idOrIdpUid: string): Promise<UserRow | null> {
@@ -37,7 +41,13 @@ export function createUserDirectory(pool: DatabasePool, client: WorkspaceUsersCl
     resolve,
     async remember(actor) {
       if (remembered.has(actor.userId)) return;
-      await rememberUser(pool, { id: actor.userId, idpUid: actor.idpUid, email: actor.email, name: actor.name, avatarUrl: actor.avatarUrl });
+      await rememberUser(pool, {
+        id: actor.userId,
+        idpUid: actor.idpUid,
+        email: actor.email,
+        name: actor.name,
+        avatarUrl: actor.avatarUrl,
+      });
       if (remembered.size >= MAX_REMEMBERED) remembered.clear();
       remembered.add(actor.userId);
     },

@@ -45,8 +45,16 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
         expect(res.status).toBe(200);
         expect(res.body).toEqual({ success: true, data: { canEdit: true, role: 'EDITOR', workspaceId: ws } });
       }
-      expect((await permission(doc.id, `idp|${owner.email}`)).body.data).toEqual({ canEdit: true, role: 'OWNER', workspaceId: ws });
-      expect((await permission(doc.id, viewer.id)).body.data).toEqual({ canEdit: false, role: 'VIEWER', workspaceId: ws });
+      expect((await permission(doc.id, `idp|${owner.email}`)).body.data).toEqual({
+        canEdit: true,
+        role: 'OWNER',
+        workspaceId: ws,
+      });
+      expect((await permission(doc.id, viewer.id)).body.data).toEqual({
+        canEdit: false,
+        role: 'VIEWER',
+        workspaceId: ws,
+      });
     });
 
     it('refuses non-members and unknown users with 403, unknown documents with 404', async () => {
@@ -60,7 +68,11 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
     it('says canEdit false on an archived document', async () => {
       const archived = await t.create(owner, { workspaceId: ws, title: 'Old' });
       await t.call('PUT', `/api/v1/documents/${archived.id}`, owner, { isArchived: true });
-      expect((await permission(archived.id, editor.id)).body.data).toEqual({ canEdit: false, role: 'EDITOR', workspaceId: ws });
+      expect((await permission(archived.id, editor.id)).body.data).toEqual({
+        canEdit: false,
+        role: 'EDITOR',
+        workspaceId: ws,
+      });
     });
   });
 
@@ -90,13 +102,20 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       // A second save replaces it.
       const next = randomBytes(17);
       await t.internal('POST', `${base(fresh.id)}/collab-state`, { body: form({ collabState: next }) });
-      expect(Buffer.from(await (await t.internal('GET', `${base(fresh.id)}/collab-state`)).arrayBuffer()).equals(next)).toBe(true);
+      expect(
+        Buffer.from(await (await t.internal('GET', `${base(fresh.id)}/collab-state`)).arrayBuffer()).equals(next),
+      ).toBe(true);
     });
 
     it('replaces the content with jsonContent, sends plainText to search, and sets lastEditedBy from idpUid', async () => {
       const blocks = [para('edited together live')];
       const saved = await t.internal('POST', `${base(doc.id)}/collab-state`, {
-        body: form({ collabState: randomBytes(64), jsonContent: JSON.stringify(blocks), plainText: 'edited together live', idpUid: `idp|${editor.email}` }),
+        body: form({
+          collabState: randomBytes(64),
+          jsonContent: JSON.stringify(blocks),
+          plainText: 'edited together live',
+          idpUid: `idp|${editor.email}`,
+        }),
       });
       expect(saved.status).toBe(200);
       const read = (await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data;
@@ -109,10 +128,16 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
         createdBy: owner.id,
       });
       const updated = (await t.outbox('document.updated')).filter((e) => e.data.id === doc.id).at(-1)!;
-      expect(updated).toMatchObject({ actorId: editor.id, workspaceId: ws, data: { plainText: 'edited together live', title: 'Shared' } });
+      expect(updated).toMatchObject({
+        actorId: editor.id,
+        workspaceId: ws,
+        data: { plainText: 'edited together live', title: 'Shared' },
+      });
 
       // plainText alone goes to search (and becomes the stored plain text) without touching the content.
-      await t.internal('POST', `${base(doc.id)}/collab-state`, { body: form({ collabState: randomBytes(8), plainText: 'only for search index' }) });
+      await t.internal('POST', `${base(doc.id)}/collab-state`, {
+        body: form({ collabState: randomBytes(8), plainText: 'only for search index' }),
+      });
       const after = (await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data;
       expect(after.content).toBe(JSON.stringify(blocks));
       expect(after.excerpt).toBe('only for search index');
@@ -125,25 +150,52 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       const missing = await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ plainText: 'x' }) });
       expect(missing.status).toBe(400);
       expect(((await missing.json()) as any).error.details).toEqual([{ field: 'collabState', message: 'is required' }]);
-      expect((await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: 'not a file' }) })).status).toBe(400);
-      expect((await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: randomBytes(4), jsonContent: '{"no":1}' }) })).status).toBe(400);
-      const json = await t.internal('POST', `${base(target.id)}/collab-state`, { body: JSON.stringify({ collabState: 'x' }), headers: { 'content-type': 'application/json' } });
+      expect(
+        (await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: 'not a file' }) }))
+          .status,
+      ).toBe(400);
+      expect(
+        (
+          await t.internal('POST', `${base(target.id)}/collab-state`, {
+            body: form({ collabState: randomBytes(4), jsonContent: '{"no":1}' }),
+          })
+        ).status,
+      ).toBe(400);
+      const json = await t.internal('POST', `${base(target.id)}/collab-state`, {
+        body: JSON.stringify({ collabState: 'x' }),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(json.status).toBe(415);
 
       const atLimit = randomBytes(10 * 1024 * 1024);
-      expect((await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: atLimit }) })).status).toBe(200);
-      const tooBig = await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: randomBytes(10 * 1024 * 1024 + 1) }) });
+      expect(
+        (await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ collabState: atLimit }) })).status,
+      ).toBe(200);
+      const tooBig = await t.internal('POST', `${base(target.id)}/collab-state`, {
+        body: form({ collabState: randomBytes(10 * 1024 * 1024 + 1) }),
+      });
       expect(tooBig.status).toBe(413);
       expect(((await tooBig.json()) as any).error.code).toBe('PAYLOAD_TOO_LARGE');
       // The refused save stored nothing: the last good state is still there.
-      expect(Buffer.from(await (await t.internal('GET', `${base(target.id)}/collab-state`)).arrayBuffer()).equals(atLimit)).toBe(true);
-      expect((await t.internal('POST', `${base('00000000-0000-4000-8000-000000000000')}/collab-state`, { body: form({ collabState: randomBytes(4) }) })).status).toBe(404);
-      expect((await t.internal('GET', `${base('00000000-0000-4000-8000-000000000000')}/collab-state`)).status).toBe(404);
+      expect(
+        Buffer.from(await (await t.internal('GET', `${base(target.id)}/collab-state`)).arrayBuffer()).equals(atLimit),
+      ).toBe(true);
+      expect(
+        (
+          await t.internal('POST', `${base('00000000-0000-4000-8000-000000000000')}/collab-state`, {
+            body: form({ collabState: randomBytes(4) }),
+          })
+        ).status,
+      ).toBe(404);
+      expect((await t.internal('GET', `${base('00000000-0000-4000-8000-000000000000')}/collab-state`)).status).toBe(
+        404,
+      );
     });
   });
 
   describe('save edge cases', () => {
-    const save = (id: string, fields: Record<string, string | Uint8Array>) => t.internal('POST', `${base(id)}/collab-state`, { body: form(fields) });
+    const save = (id: string, fields: Record<string, string | Uint8Array>) =>
+      t.internal('POST', `${base(id)}/collab-state`, { body: form(fields) });
     const stateOf = async (id: string) => {
       const res = await t.internal('GET', `${base(id)}/collab-state`);
       return res.status === 204 ? null : Buffer.from(await res.arrayBuffer());
@@ -156,9 +208,17 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       await t.call('PUT', `/api/v1/documents/${target.id}`, owner, { isArchived: true });
       const before = (await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data;
       const eventsBefore = (await t.outbox()).length;
-      const res = await save(target.id, { collabState: randomBytes(32), jsonContent: JSON.stringify([para('thawed')]), plainText: 'thawed', idpUid: `idp|${editor.email}` });
+      const res = await save(target.id, {
+        collabState: randomBytes(32),
+        jsonContent: JSON.stringify([para('thawed')]),
+        plainText: 'thawed',
+        idpUid: `idp|${editor.email}`,
+      });
       expect(res.status).toBe(409);
-      expect(((await res.json()) as any).error).toMatchObject({ code: 'CONFLICT', message: 'This document is archived; restore it before editing it' });
+      expect(((await res.json()) as any).error).toMatchObject({
+        code: 'CONFLICT',
+        message: 'This document is archived; restore it before editing it',
+      });
       expect((await save(target.id, { collabState: randomBytes(8) })).status).toBe(409);
       expect((await stateOf(target.id))!.equals(first)).toBe(true);
       expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toEqual(before);
@@ -174,10 +234,18 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
         const res = await save(target.id, { collabState: randomBytes(8), jsonContent });
         expect(res.status, JSON.stringify(jsonContent)).toBe(200);
       }
-      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toMatchObject({ content: JSON.stringify([para('precious words')]), wordCount: 2 });
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toMatchObject({
+        content: JSON.stringify([para('precious words')]),
+        wordCount: 2,
+      });
       // With plainText beside it, plainText is what applies.
-      expect((await save(target.id, { collabState: randomBytes(8), jsonContent: '', plainText: 'search me' })).status).toBe(200);
-      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toMatchObject({ content: JSON.stringify([para('precious words')]), excerpt: 'search me' });
+      expect(
+        (await save(target.id, { collabState: randomBytes(8), jsonContent: '', plainText: 'search me' })).status,
+      ).toBe(200);
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toMatchObject({
+        content: JSON.stringify([para('precious words')]),
+        excerpt: 'search me',
+      });
     });
 
     it('refuses a text field sent as a file part with 400 naming it', async () => {
@@ -197,7 +265,9 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
         }
       }
       expect((await stateOf(target.id))!.equals(state)).toBe(true);
-      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data.content).toBe(JSON.stringify([para('unchanged')]));
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data.content).toBe(
+        JSON.stringify([para('unchanged')]),
+      );
     });
 
     it('saves state and content when the workspace service cannot be asked about idpUid, keeping lastEditedBy', async () => {
@@ -215,21 +285,39 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       const blocks = [para('saved during the outage')];
       let res: Response;
       try {
-        res = await save(target.id, { collabState: state, jsonContent: JSON.stringify(blocks), idpUid: 'idp|never-seen@example.com' });
+        res = await save(target.id, {
+          collabState: state,
+          jsonContent: JSON.stringify(blocks),
+          idpUid: 'idp|never-seen@example.com',
+        });
       } finally {
         t.stack.config.urls.workspace = workspaceUrl;
       }
       expect(res.status).toBe(200);
       expect((await stateOf(target.id))!.equals(state)).toBe(true);
       const read = (await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data;
-      expect(read).toMatchObject({ content: JSON.stringify(blocks), excerpt: 'saved during the outage', lastEditedBy: owner.id });
+      expect(read).toMatchObject({
+        content: JSON.stringify(blocks),
+        excerpt: 'saved during the outage',
+        lastEditedBy: owner.id,
+      });
       const updated = (await t.outbox('document.updated')).filter((e) => e.data.id === target.id).at(-1)!;
       expect(updated.data.changed).toEqual(['content']);
       expect(updated.actorId).toBeNull();
 
       // With the workspace service back, an unknown uid is still skipped and a known one recorded.
-      expect((await save(target.id, { collabState: randomBytes(8), idpUid: 'idp|never-seen@example.com' })).status).toBe(200);
-      expect((await save(target.id, { collabState: randomBytes(8), jsonContent: JSON.stringify(blocks), idpUid: `idp|${editor.email}` })).status).toBe(200);
+      expect(
+        (await save(target.id, { collabState: randomBytes(8), idpUid: 'idp|never-seen@example.com' })).status,
+      ).toBe(200);
+      expect(
+        (
+          await save(target.id, {
+            collabState: randomBytes(8),
+            jsonContent: JSON.stringify(blocks),
+            idpUid: `idp|${editor.email}`,
+          })
+        ).status,
+      ).toBe(200);
       expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data.lastEditedBy).toBe(editor.id);
     });
   });
@@ -239,16 +327,24 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       const path = `${base(doc.id)}/collab-state`;
       const noKey = await fetch(`${t.stack.gatewayUrl}${path}`);
       expect(noKey.status).toBe(401);
-      const wrongKey = await fetch(`${t.stack.gatewayUrl}${path}`, { headers: { 'x-internal-api-key': 'wrong-key-of-some-length' } });
+      const wrongKey = await fetch(`${t.stack.gatewayUrl}${path}`, {
+        headers: { 'x-internal-api-key': 'wrong-key-of-some-length' },
+      });
       expect(wrongKey.status).toBe(401);
-      const userToken = await fetch(`${t.stack.gatewayUrl}${path}`, { headers: { authorization: `Bearer ${owner.token}` } });
+      const userToken = await fetch(`${t.stack.gatewayUrl}${path}`, {
+        headers: { authorization: `Bearer ${owner.token}` },
+      });
       expect(userToken.status).toBe(401);
       // The internal key does not open user routes.
       const keyOnUserRoute = await t.internal('GET', `/api/v1/documents/${doc.id}`);
       expect(keyOnUserRoute.status).toBe(401);
 
       // Straight to the service: a user identity is refused, no identity is 401.
-      const userIdentity = await mintIdentityToken(t.stack.config.internalTokenSecret, { kind: 'user', userId: owner.id }, 60);
+      const userIdentity = await mintIdentityToken(
+        t.stack.config.internalTokenSecret,
+        { kind: 'user', userId: owner.id },
+        60,
+      );
       expect((await t.direct('GET', `${path}`, userIdentity)).status).toBe(403);
       expect((await t.direct('GET', `${path}`, await t.serviceToken())).status).toBe(403);
       expect((await t.direct('GET', `${path}`, null)).status).toBe(401);
@@ -259,9 +355,19 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
     it('answers a service identity with the document summary, and nobody else', async () => {
       const res = await t.direct('GET', `/internal/documents/${doc.id}`, await t.serviceToken('comment'));
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, data: { id: doc.id, workspaceId: ws, parentId: null, title: 'Shared', isArchived: false, isPublished: false } });
-      expect((await t.direct('GET', '/internal/documents/00000000-0000-4000-8000-000000000000', await t.serviceToken())).status).toBe(404);
-      const userIdentity = await mintIdentityToken(t.stack.config.internalTokenSecret, { kind: 'user', userId: owner.id }, 60);
+      expect(res.body).toEqual({
+        success: true,
+        data: { id: doc.id, workspaceId: ws, parentId: null, title: 'Shared', isArchived: false, isPublished: false },
+      });
+      expect(
+        (await t.direct('GET', '/internal/documents/00000000-0000-4000-8000-000000000000', await t.serviceToken()))
+          .status,
+      ).toBe(404);
+      const userIdentity = await mintIdentityToken(
+        t.stack.config.internalTokenSecret,
+        { kind: 'user', userId: owner.id },
+        60,
+      );
       expect((await t.direct('GET', `/internal/documents/${doc.id}`, userIdentity)).status).toBe(403);
       expect((await t.direct('GET', `/internal/documents/${doc.id}`, null)).status).toBe(401);
       // The gateway does not route it.

@@ -1,9 +1,28 @@
 import { type DocStack, ISO_RE, para, startDocStack, type TestUser, UUID_RE } from './helpers.js';
 
 const DOCUMENT_KEYS = [
-  'childCount', 'content', 'coverImageUrl', 'createdAt', 'createdBy', 'createdByUser', 'excerpt', 'hasChildren', 'icon', 'id',
-  'isArchived', 'isPublished', 'isTemplate', 'lastEditedBy', 'lastEditedByUser', 'openCommentCount', 'ownerId', 'parentId',
-  'title', 'updatedAt', 'wordCount', 'workspaceId',
+  'childCount',
+  'content',
+  'coverImageUrl',
+  'createdAt',
+  'createdBy',
+  'createdByUser',
+  'excerpt',
+  'hasChildren',
+  'icon',
+  'id',
+  'isArchived',
+  'isPublished',
+  'isTemplate',
+  'lastEditedBy',
+  'lastEditedByUser',
+  'openCommentCount',
+  'ownerId',
+  'parentId',
+  'title',
+  'updatedAt',
+  'wordCount',
+  'workspaceId',
 ];
 const LIST_KEYS = ['childCount', 'hasChildren', 'icon', 'id', 'parentId', 'title', 'updatedAt', 'workspaceId'];
 
@@ -33,8 +52,17 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
 
   describe('create and read', () => {
     it('returns every field of DocumentResponse with 201, content as a string', async () => {
-      const blocks = [{ type: 'heading', props: { level: 1 }, content: [{ type: 'text', text: 'Plan', styles: {} }] }, para('Ship it this week.')];
-      const res = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'Roadmap', content: blocks, icon: '🗺️', coverImageUrl: 'https://img.test/c.png' });
+      const blocks = [
+        { type: 'heading', props: { level: 1 }, content: [{ type: 'text', text: 'Plan', styles: {} }] },
+        para('Ship it this week.'),
+      ];
+      const res = await t.call('POST', '/api/v1/documents', editor, {
+        workspaceId: ws,
+        title: 'Roadmap',
+        content: blocks,
+        icon: '🗺️',
+        coverImageUrl: 'https://img.test/c.png',
+      });
       expect(res.status).toBe(201);
       const doc = res.body.data;
       expect(res.body.success).toBe(true);
@@ -71,7 +99,11 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
 
     it('accepts content as a string holding the array, and returns the same string form', async () => {
       const blocks = [para('one two'), para('three')];
-      const fromString = await t.create(editor, { workspaceId: ws, title: 'S', content: JSON.stringify(blocks, null, 2) });
+      const fromString = await t.create(editor, {
+        workspaceId: ws,
+        title: 'S',
+        content: JSON.stringify(blocks, null, 2),
+      });
       const fromArray = await t.create(editor, { workspaceId: ws, title: 'A', content: blocks });
       expect(typeof fromString.content).toBe('string');
       expect(fromString.content).toBe(fromArray.content);
@@ -81,15 +113,40 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
 
     it('defaults: title "Untitled", empty content, no icon or cover', async () => {
       const doc = await t.create(editor, { workspaceId: ws });
-      expect(doc).toMatchObject({ title: 'Untitled', content: '[]', excerpt: '', wordCount: 0, icon: null, coverImageUrl: null });
+      expect(doc).toMatchObject({
+        title: 'Untitled',
+        content: '[]',
+        excerpt: '',
+        wordCount: 0,
+        icon: null,
+        coverImageUrl: null,
+      });
     });
 
     it('derives plain text from every block type: excerpt (200 chars) and word count', async () => {
       const text = (t: string) => ({ type: 'text', text: t, styles: {} });
       const blocks = [
-        { type: 'table', content: { type: 'tableContent', rows: [{ cells: [[text('Name')], { type: 'tableCell', content: [text('Role')] }] }] } },
-        { type: 'checkListItem', props: { checked: false }, content: [text('todo')], children: [{ type: 'quote', content: [text('nested quote')] }] },
-        { type: 'paragraph', content: [{ type: 'link', href: 'https://x.test', content: [text('a link')] }, text(' '), { type: 'mention', props: { user: 'Ada' } }] },
+        {
+          type: 'table',
+          content: {
+            type: 'tableContent',
+            rows: [{ cells: [[text('Name')], { type: 'tableCell', content: [text('Role')] }] }],
+          },
+        },
+        {
+          type: 'checkListItem',
+          props: { checked: false },
+          content: [text('todo')],
+          children: [{ type: 'quote', content: [text('nested quote')] }],
+        },
+        {
+          type: 'paragraph',
+          content: [
+            { type: 'link', href: 'https://x.test', content: [text('a link')] },
+            text(' '),
+            { type: 'mention', props: { user: 'Ada' } },
+          ],
+        },
         { type: 'image', props: { url: 'https://img.test/a.png', caption: 'a caption' } },
         { type: 'codeBlock', props: { language: 'ts' }, content: [text('let x')] },
         { type: 'paragraph', content: [text('w '.repeat(200))] },
@@ -116,16 +173,24 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       expect(read).toMatchObject({ hasChildren: true, childCount: 3 });
       const roots = (await t.call('GET', `/api/v1/documents?workspaceId=${ws}`, viewer)).body.data;
       expect(roots.every((d: any) => d.parentId === null)).toBe(true);
-      expect(roots.find((d: any) => d.id === parent.id)).toMatchObject({ hasChildren: true, childCount: 3, workspaceId: ws, title: 'Parent' });
+      expect(roots.find((d: any) => d.id === parent.id)).toMatchObject({
+        hasChildren: true,
+        childCount: 3,
+        workspaceId: ws,
+        title: 'Parent',
+      });
       expect(roots.find((d: any) => d.id === a.id)).toBeUndefined();
       // "null" and empty parentId also mean the roots.
-      expect((await t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=null`, viewer)).body.data).toEqual(roots);
+      expect((await t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=null`, viewer)).body.data).toEqual(
+        roots,
+      );
     });
 
     it('answers a list under a parentId that is no document of the workspace with 404, like /children', async () => {
       const parent = await t.create(editor, { workspaceId: ws, title: 'Listed parent' });
       const child = await t.create(editor, { workspaceId: ws, title: 'Listed child', parentId: parent.id });
-      const list = (parentId: string) => t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=${parentId}`, viewer);
+      const list = (parentId: string) =>
+        t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=${parentId}`, viewer);
       expect((await list(parent.id)).body.data.map((d: any) => d.id)).toEqual([child.id]);
       // An existing document without children: an empty list.
       const empty = await list(child.id);
@@ -141,7 +206,10 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       }
       // An archived parent: an empty list, as /children answers.
       await t.call('PUT', `/api/v1/documents/${parent.id}`, editor, { isArchived: true });
-      for (const path of [`/api/v1/documents?workspaceId=${ws}&parentId=${parent.id}`, `/api/v1/documents/${parent.id}/children`]) {
+      for (const path of [
+        `/api/v1/documents?workspaceId=${ws}&parentId=${parent.id}`,
+        `/api/v1/documents/${parent.id}/children`,
+      ]) {
         const res = await t.call('GET', path, viewer);
         expect(res.status, path).toBe(200);
         expect(res.body.data).toEqual([]);
@@ -159,7 +227,9 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
         { id: mid.id, title: 'Mid' },
         { id: leaf.id, title: 'Leaf' },
       ]);
-      expect((await t.call('GET', `/api/v1/documents/${root.id}/ancestors`, viewer)).body.data).toEqual([{ id: root.id, title: 'Root' }]);
+      expect((await t.call('GET', `/api/v1/documents/${root.id}/ancestors`, viewer)).body.data).toEqual([
+        { id: root.id, title: 'Root' },
+      ]);
 
       const tree = await t.call('GET', `/api/v1/documents/tree?workspaceId=${ws}`, viewer);
       expect(tree.status).toBe(200);
@@ -171,13 +241,36 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
         workspaceId: ws,
         icon: null,
         updatedAt: root.updatedAt,
-        children: [{ id: mid.id, title: 'Mid', parentId: root.id, workspaceId: ws, icon: null, updatedAt: mid.updatedAt, children: [
-          { id: leaf.id, title: 'Leaf', parentId: mid.id, workspaceId: ws, icon: '🍃', updatedAt: leaf.updatedAt, children: [] },
-        ] }],
+        children: [
+          {
+            id: mid.id,
+            title: 'Mid',
+            parentId: root.id,
+            workspaceId: ws,
+            icon: null,
+            updatedAt: mid.updatedAt,
+            children: [
+              {
+                id: leaf.id,
+                title: 'Leaf',
+                parentId: mid.id,
+                workspaceId: ws,
+                icon: '🍃',
+                updatedAt: leaf.updatedAt,
+                children: [],
+              },
+            ],
+          },
+        ],
       });
       // The tree holds exactly the workspace's documents, each once.
       const ids: string[] = [];
-      const walk = (nodes: any[]) => nodes.forEach((n) => (ids.push(n.id), walk(n.children)));
+      const walk = (nodes: any[]) => {
+        for (const n of nodes) {
+          ids.push(n.id);
+          walk(n.children);
+        }
+      };
       walk(tree.body.data);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids).toContain(leaf.id);
@@ -186,8 +279,17 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
 
   describe('update', () => {
     it('changes only the given fields and records the last editor', async () => {
-      const doc = await t.create(owner, { workspaceId: ws, title: 'Before', icon: '📄', coverImageUrl: 'https://img.test/1.png', content: [para('old text')] });
-      const res = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: 'After', content: JSON.stringify([para('brand new words here')]) });
+      const doc = await t.create(owner, {
+        workspaceId: ws,
+        title: 'Before',
+        icon: '📄',
+        coverImageUrl: 'https://img.test/1.png',
+        content: [para('old text')],
+      });
+      const res = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, {
+        title: 'After',
+        content: JSON.stringify([para('brand new words here')]),
+      });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({
         title: 'After',
@@ -222,7 +324,12 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('keeps an archived document read-only until restored: edits are 409, a restore may carry edits', async () => {
-      const doc = await t.create(owner, { workspaceId: ws, title: 'Shelved', icon: '📦', content: [para('kept as is')] });
+      const doc = await t.create(owner, {
+        workspaceId: ws,
+        title: 'Shelved',
+        icon: '📦',
+        content: [para('kept as is')],
+      });
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: true })).status).toBe(200);
       const before = (await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data;
       const eventsBefore = (await t.outbox()).length;
@@ -236,11 +343,17 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       ]) {
         const res = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, body);
         expect(res.status, JSON.stringify(body)).toBe(409);
-        expect(res.body.error).toMatchObject({ code: 'CONFLICT', message: 'This document is archived; restore it before editing it' });
+        expect(res.body.error).toMatchObject({
+          code: 'CONFLICT',
+          message: 'This document is archived; restore it before editing it',
+        });
       }
       const publish = await t.call('POST', `/api/v1/documents/${doc.id}/publish`, editor);
       expect(publish.status).toBe(409);
-      expect(publish.body.error).toMatchObject({ code: 'CONFLICT', message: 'This document is archived; restore it before publishing it' });
+      expect(publish.body.error).toMatchObject({
+        code: 'CONFLICT',
+        message: 'This document is archived; restore it before publishing it',
+      });
       // Archiving again, an empty body and unpublishing change nothing and are fine.
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: true })).status).toBe(200);
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, {})).status).toBe(200);
@@ -249,10 +362,23 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       expect(await t.outbox()).toHaveLength(eventsBefore);
 
       // Restoring with edits in the same request: restored first, then changed.
-      const back = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: false, title: 'Back', content: [para('fresh words')] });
+      const back = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, {
+        isArchived: false,
+        title: 'Back',
+        content: [para('fresh words')],
+      });
       expect(back.status).toBe(200);
-      expect(back.body.data).toMatchObject({ isArchived: false, title: 'Back', excerpt: 'fresh words', icon: '📦', lastEditedBy: editor.id });
-      const types = (await t.outbox()).slice(eventsBefore).filter((e) => e.data.id === doc.id).map((e) => e.type);
+      expect(back.body.data).toMatchObject({
+        isArchived: false,
+        title: 'Back',
+        excerpt: 'fresh words',
+        icon: '📦',
+        lastEditedBy: editor.id,
+      });
+      const types = (await t.outbox())
+        .slice(eventsBefore)
+        .filter((e) => e.data.id === doc.id)
+        .map((e) => e.type);
       expect(types).toEqual(['document.restored', 'document.updated']);
       expect((await t.call('POST', `/api/v1/documents/${doc.id}/publish`, editor)).status).toBe(200);
     });
@@ -267,8 +393,14 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
         expect(archive.status).toBe(200);
         expect([200, 409]).toContain(edit.status);
         const types = (await t.outbox()).filter((e) => e.data.id === doc.id).map((e) => e.type);
-        expect(types).toEqual(edit.status === 200 ? ['document.created', 'document.updated', 'document.archived'] : ['document.created', 'document.archived']);
-        expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data.title).toBe(edit.status === 200 ? `edited ${round}` : `race ${round}`);
+        expect(types).toEqual(
+          edit.status === 200
+            ? ['document.created', 'document.updated', 'document.archived']
+            : ['document.created', 'document.archived'],
+        );
+        expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data.title).toBe(
+          edit.status === 200 ? `edited ${round}` : `race ${round}`,
+        );
       }
     });
 
@@ -279,50 +411,89 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       for (const d of [alone, top]) await t.call('PUT', `/api/v1/documents/${d.id}`, editor, { isArchived: true });
       expect((await t.call('DELETE', `/api/v1/documents/${alone.id}`, editor)).status).toBe(200);
       expect((await t.call('DELETE', `/api/v1/documents/${top.id}/cascade`, editor)).status).toBe(200);
-      for (const d of [alone, top, below]) expect((await t.call('GET', `/api/v1/documents/${d.id}`, viewer)).status).toBe(404);
+      for (const d of [alone, top, below])
+        expect((await t.call('GET', `/api/v1/documents/${d.id}`, viewer)).status).toBe(404);
     });
   });
 
   describe('limits and validation', () => {
     it('title at most 500 characters, icon at most 50', async () => {
-      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'x'.repeat(500) })).status).toBe(201);
+      expect(
+        (await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'x'.repeat(500) })).status,
+      ).toBe(201);
       const long = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'x'.repeat(501) });
       expect(long.status).toBe(400);
-      expect(long.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'title', message: 'must be at most 500 characters' }] });
-      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, icon: 'i'.repeat(50) })).status).toBe(201);
-      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, icon: 'i'.repeat(51) })).status).toBe(400);
+      expect(long.body.error).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'title', message: 'must be at most 500 characters' }],
+      });
+      expect(
+        (await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, icon: 'i'.repeat(50) })).status,
+      ).toBe(201);
+      expect(
+        (await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, icon: 'i'.repeat(51) })).status,
+      ).toBe(400);
       const doc = await t.create(editor, { workspaceId: ws });
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: 'y'.repeat(501) })).status).toBe(400);
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { icon: 'i'.repeat(51) })).status).toBe(400);
-      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: 'y'.repeat(500), icon: 'i'.repeat(50) })).status).toBe(200);
+      expect(
+        (await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: 'y'.repeat(500), icon: 'i'.repeat(50) }))
+          .status,
+      ).toBe(200);
     });
 
     it('content: 2 MiB passes, more is 413; a body over 3 MiB is 413; malformed content is 400', async () => {
       const overhead = JSON.stringify([para('')]).length;
       const max = 2 * 1024 * 1024;
-      const atLimit = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content: [para('a'.repeat(max - overhead))] });
+      const atLimit = await t.call('POST', '/api/v1/documents', editor, {
+        workspaceId: ws,
+        content: [para('a'.repeat(max - overhead))],
+      });
       expect(atLimit.status).toBe(201);
       expect(atLimit.body.data.content.length).toBe(max);
-      const over = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content: [para('a'.repeat(max - overhead + 1))] });
+      const over = await t.call('POST', '/api/v1/documents', editor, {
+        workspaceId: ws,
+        content: [para('a'.repeat(max - overhead + 1))],
+      });
       expect(over.status).toBe(413);
       expect(over.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-      const overAsString = await t.call('PUT', `/api/v1/documents/${atLimit.body.data.id}`, editor, { content: JSON.stringify([para('a'.repeat(max))]) });
+      const overAsString = await t.call('PUT', `/api/v1/documents/${atLimit.body.data.id}`, editor, {
+        content: JSON.stringify([para('a'.repeat(max))]),
+      });
       expect(overAsString.status).toBe(413);
-      const huge = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, title: 'x', content: [para('a'.repeat(3 * 1024 * 1024))] });
+      const huge = await t.call('POST', '/api/v1/documents', editor, {
+        workspaceId: ws,
+        title: 'x',
+        content: [para('a'.repeat(3 * 1024 * 1024))],
+      });
       expect(huge.status).toBe(413);
 
-      for (const content of ['not json', '{"type":"paragraph"}', { type: 'paragraph' }, [{ content: [] }], [para('ok'), 7], 42]) {
+      for (const content of [
+        'not json',
+        '{"type":"paragraph"}',
+        { type: 'paragraph' },
+        [{ content: [] }],
+        [para('ok'), 7],
+        42,
+      ]) {
         const bad = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content });
         expect(bad.status, JSON.stringify(content)).toBe(400);
         expect(bad.body.error.code).toBe('VALIDATION_ERROR');
       }
-      const invalidJson = await t.stack.request('POST', '/api/v1/documents', { token: editor.token, body: '{"workspaceId": ' });
+      const invalidJson = await t.stack.request('POST', '/api/v1/documents', {
+        token: editor.token,
+        body: '{"workspaceId": ',
+      });
       expect(invalidJson.status).toBe(400);
     });
 
     it('coverImageUrl: http(s) URLs and same-origin paths only, at most 2048 characters; null clears it', async () => {
       const doc = await t.create(editor, { workspaceId: ws });
-      for (const url of ['https://img.test/c.png', 'http://img.test/c.png', '/api/v1/attachments/file?key=workspaces%2Fa%2Fb.png']) {
+      for (const url of [
+        'https://img.test/c.png',
+        'http://img.test/c.png',
+        '/api/v1/attachments/file?key=workspaces%2Fa%2Fb.png',
+      ]) {
         const created = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, coverImageUrl: url });
         expect(created.status, url).toBe(201);
         expect(created.body.data.coverImageUrl).toBe(url);
@@ -331,7 +502,16 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
         expect(updated.body.data.coverImageUrl).toBe(url);
       }
       const eventsBefore = (await t.outbox()).length;
-      for (const url of ['javascript:alert(1)', ' javascript:alert(1)', 'data:image/png;base64,AAAA', '//evil.test/c.png', '/\\evil.test/c.png', 'img.png', 'ftp://img.test/c.png', '']) {
+      for (const url of [
+        'javascript:alert(1)',
+        ' javascript:alert(1)',
+        'data:image/png;base64,AAAA',
+        '//evil.test/c.png',
+        '/\\evil.test/c.png',
+        'img.png',
+        'ftp://img.test/c.png',
+        '',
+      ]) {
         for (const res of [
           await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, coverImageUrl: url }),
           await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: url }),
@@ -342,13 +522,17 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
         }
       }
       expect(await t.outbox()).toHaveLength(eventsBefore);
-      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data.coverImageUrl).toBe('/api/v1/attachments/file?key=workspaces%2Fa%2Fb.png');
+      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data.coverImageUrl).toBe(
+        '/api/v1/attachments/file?key=workspaces%2Fa%2Fb.png',
+      );
       const long = `https://img.test/${'a'.repeat(2048 - 'https://img.test/'.length)}`;
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: long })).status).toBe(200);
       const tooLong = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: `${long}a` });
       expect(tooLong.status).toBe(400);
       expect(tooLong.body.error.details[0].field).toBe('coverImageUrl');
-      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: null })).body.data.coverImageUrl).toBeNull();
+      expect(
+        (await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { coverImageUrl: null })).body.data.coverImageUrl,
+      ).toBeNull();
     });
 
     it('refuses malformed ids, a missing workspaceId and a parent from another workspace', async () => {
@@ -361,8 +545,17 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       const eventsBefore = (await t.outbox('document.created')).length;
       const res = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: foreign.id });
       expect(res.status).toBe(400);
-      expect(res.body.error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
-      expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: '00000000-0000-4000-8000-000000000000' })).status).toBe(400);
+      expect(res.body.error.details).toEqual([
+        { field: 'parentId', message: 'must be a document of the same workspace' },
+      ]);
+      expect(
+        (
+          await t.call('POST', '/api/v1/documents', editor, {
+            workspaceId: ws,
+            parentId: '00000000-0000-4000-8000-000000000000',
+          })
+        ).status,
+      ).toBe(400);
       // The event is written by the insert's statement: a refused insert leaves no event behind.
       expect(await t.outbox('document.created')).toHaveLength(eventsBefore);
       expect((await t.call('GET', '/api/v1/documents/00000000-0000-4000-8000-000000000000', viewer)).status).toBe(404);
@@ -419,7 +612,11 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
           expect(res.body.error.code).toBe('FORBIDDEN');
         }
       }
-      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data).toMatchObject({ title: 'Guarded', isArchived: false, isPublished: false });
+      expect((await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data).toMatchObject({
+        title: 'Guarded',
+        isArchived: false,
+        isPublished: false,
+      });
 
       for (const [i, u] of [owner, admin, editor].entries()) {
         const mine = await t.create(u, { workspaceId: ws, title: `by ${u.email}` });
@@ -438,7 +635,9 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       const member = members.find((m: any) => m.userId === leaver.id);
       expect((await t.call('DELETE', `/api/v1/workspaces/${ws}/members/${member.id}`, owner)).status).toBeLessThan(300);
       const { eventually } = await import('@wiki/testing');
-      await eventually(async () => expect((await t.call('GET', `/api/v1/documents/${doc.id}`, leaver)).status).toBe(404));
+      await eventually(async () =>
+        expect((await t.call('GET', `/api/v1/documents/${doc.id}`, leaver)).status).toBe(404),
+      );
       expect((await t.call('GET', `/api/v1/documents/${doc.id}`, owner)).status).toBe(200);
     });
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, z } from '@wiki/db';
 import { connectEventBus, createEnvelope, type EventBus } from '@wiki/events';
-import { eventually, type EventRecorder, recordEvents } from '@wiki/testing';
+import { type EventRecorder, eventually, recordEvents } from '@wiki/testing';
 import { type DocStack, para, startDocStack, type TestUser } from './helpers.js';
 
 describe('events: document.* out, projections in (through the gateway and NATS)', () => {
@@ -16,7 +16,13 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     t = await startDocStack();
     rec = await recordEvents(t.stack.config);
     const silent = { debug() {}, info() {}, warn() {}, error() {} };
-    bus = await connectEventBus({ natsUrl: t.stack.config.natsUrl, stream: t.stack.config.eventsStream, prefix: t.stack.config.eventsPrefix, name: 'test', logger: silent });
+    bus = await connectEventBus({
+      natsUrl: t.stack.config.natsUrl,
+      stream: t.stack.config.eventsStream,
+      prefix: t.stack.config.eventsPrefix,
+      name: 'test',
+      logger: silent,
+    });
     owner = await t.user('owner@example.com', 'Olivia Owner');
     ws = await t.workspace(owner, 'Events');
     editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR', 'Eddie Editor');
@@ -27,11 +33,12 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     await t?.stop();
   });
 
-  const published = (type: string, id: string) => eventually(() => {
-    const found = rec.ofType(type).filter((e) => e.data.id === id);
-    if (found.length === 0) throw new Error(`no ${type} for ${id} yet`);
-    return found;
-  });
+  const published = (type: string, id: string) =>
+    eventually(() => {
+      const found = rec.ofType(type).filter((e) => e.data.id === id);
+      if (found.length === 0) throw new Error(`no ${type} for ${id} yet`);
+      return found;
+    });
   const documentCount = async () => (await t.call('GET', `/api/v1/workspaces/${ws}`, owner)).body.data.documentCount;
   const readDoc = async (id: string) => (await t.call('GET', `/api/v1/documents/${id}`, owner)).body.data;
 
@@ -42,7 +49,18 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
       subject: `${t.stack.config.eventsPrefix}.document.created`,
       actorId: editor.id,
       workspaceId: ws,
-      data: { id: parent.id, workspaceId: ws, parentId: null, title: 'Parent', icon: null, isArchived: false, isPublished: false, isTemplate: false, plainText: 'hello search', updatedAt: parent.updatedAt },
+      data: {
+        id: parent.id,
+        workspaceId: ws,
+        parentId: null,
+        title: 'Parent',
+        icon: null,
+        isArchived: false,
+        isPublished: false,
+        isTemplate: false,
+        plainText: 'hello search',
+        updatedAt: parent.updatedAt,
+      },
     });
 
     await t.call('PUT', `/api/v1/documents/${parent.id}`, editor, { title: 'Renamed', content: [para('new words')] });
@@ -108,23 +126,42 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     const doc = await t.create(editor, { workspaceId: ws, title: 'Whose' });
     expect(doc.createdByUser.name).toBe('Eddie Editor');
     await t.user(editor.email, 'Edwina Editor'); // signing in with a new name makes the workspace service announce it
-    await eventually(async () => expect((await readDoc(doc.id)).createdByUser).toEqual({ id: editor.id, name: 'Edwina Editor', avatarUrl: null }));
+    await eventually(async () =>
+      expect((await readDoc(doc.id)).createdByUser).toEqual({ id: editor.id, name: 'Edwina Editor', avatarUrl: null }),
+    );
   });
 
   it('asks the workspace service for a user the projection does not know', async () => {
     const doc = await t.create(editor, { workspaceId: ws, title: 'Read through' });
     await t.pool.query(sql.unsafe`DELETE FROM users WHERE id = ${owner.id}`);
-    await t.pool.query(sql.unsafe`UPDATE documents SET created_by = ${owner.id}, last_edited_by = ${owner.id} WHERE id = ${doc.id}`);
+    await t.pool.query(
+      sql.unsafe`UPDATE documents SET created_by = ${owner.id}, last_edited_by = ${owner.id} WHERE id = ${doc.id}`,
+    );
     const read = await readDoc(doc.id);
     expect(read.createdByUser).toEqual({ id: owner.id, name: 'Olivia Owner', avatarUrl: null });
-    const stored = await t.pool.maybeOneFirst(sql.type(z.object({ name: z.string() }))`SELECT name FROM users WHERE id = ${owner.id}`);
+    const stored = await t.pool.maybeOneFirst(
+      sql.type(z.object({ name: z.string() }))`SELECT name FROM users WHERE id = ${owner.id}`,
+    );
     expect(stored).toBe('Olivia Owner');
   });
 
   it('counts open comment threads from comment.thread_* events', async () => {
     const doc = await t.create(editor, { workspaceId: ws, title: 'Discussed' });
     const thread = (type: string, threadId: string, status?: string) =>
-      bus.publish(createEnvelope({ type: `comment.${type}`, actorId: owner.id, workspaceId: ws, data: { threadId, documentId: doc.id, workspaceId: ws, ...(status ? { status } : {}), participants: [owner.id] } }));
+      bus.publish(
+        createEnvelope({
+          type: `comment.${type}`,
+          actorId: owner.id,
+          workspaceId: ws,
+          data: {
+            threadId,
+            documentId: doc.id,
+            workspaceId: ws,
+            ...(status ? { status } : {}),
+            participants: [owner.id],
+          },
+        }),
+      );
     const [t1, t2, t3] = [randomUUID(), randomUUID(), randomUUID()];
     await thread('thread_created', t1, 'OPEN');
     await thread('thread_created', t2, 'OPEN');
@@ -143,7 +180,10 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
    * retried event looks like to the consumer).
    */
   const deliver = async (consumer: string, type: string, data: Record<string, unknown>, at: number) => {
-    const envelope = { ...createEnvelope({ type, actorId: owner.id, workspaceId: ws, data }), occurredAt: new Date(at).toISOString() };
+    const envelope = {
+      ...createEnvelope({ type, actorId: owner.id, workspaceId: ws, data }),
+      occurredAt: new Date(at).toISOString(),
+    };
     await bus.publish(envelope);
     await eventually(async () => {
       const applied = await t.pool.maybeOneFirst(sql.type(z.object({ n: z.number() }))`
@@ -156,18 +196,33 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     const id = randomUUID();
     const doc = await t.create(editor, { workspaceId: ws, title: 'Late user' });
     await t.pool.query(sql.unsafe`UPDATE documents SET created_by = ${id} WHERE id = ${doc.id}`);
-    const user = (name: string, avatarUrl: string | null) => ({ id, idpUid: `idp-${id}`, email: `${id}@example.com`, name, avatarUrl });
+    const user = (name: string, avatarUrl: string | null) => ({
+      id,
+      idpUid: `idp-${id}`,
+      email: `${id}@example.com`,
+      name,
+      avatarUrl,
+    });
     const now = Date.now();
     await deliver('document-users', 'user.upserted', user('Newer Name', 'https://example.com/new.png'), now);
     await deliver('document-users', 'user.upserted', user('Older Name', null), now - 60_000);
-    expect((await readDoc(doc.id)).createdByUser).toEqual({ id, name: 'Newer Name', avatarUrl: 'https://example.com/new.png' });
+    expect((await readDoc(doc.id)).createdByUser).toEqual({
+      id,
+      name: 'Newer Name',
+      avatarUrl: 'https://example.com/new.png',
+    });
     await deliver('document-users', 'user.upserted', user('Newest Name', null), now + 60_000); // a newer one still applies
     expect((await readDoc(doc.id)).createdByUser).toEqual({ id, name: 'Newest Name', avatarUrl: null });
   });
 
   describe('comment threads out of order', () => {
     const threadEvent = (documentId: string) => (type: string, threadId: string, status: string, at: number) =>
-      deliver('document-comment-threads', `comment.${type}`, { threadId, documentId, workspaceId: ws, status, participants: [owner.id] }, at);
+      deliver(
+        'document-comment-threads',
+        `comment.${type}`,
+        { threadId, documentId, workspaceId: ws, status, participants: [owner.id] },
+        at,
+      );
 
     it('never brings a deleted thread back: a late thread_created or thread_reopened leaves openCommentCount at 0', async () => {
       const doc = await t.create(editor, { workspaceId: ws, title: 'Deleted threads' });
@@ -202,16 +257,27 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     });
   });
 
-  it('purges a deleted workspace\'s documents (workspace.deleted)', async () => {
+  it("purges a deleted workspace's documents (workspace.deleted)", async () => {
     const doomed = await t.workspace(owner, 'Doomed');
     const a = await t.create(owner, { workspaceId: doomed, title: 'a' });
     await t.create(owner, { workspaceId: doomed, title: 'b', parentId: a.id });
-    await t.internal('POST', `/api/v1/internal/documents/${a.id}/collab-state`, { body: (() => { const f = new FormData(); f.append('collabState', new Blob([new Uint8Array([1, 2, 3])]), 's'); return f; })() });
+    await t.internal('POST', `/api/v1/internal/documents/${a.id}/collab-state`, {
+      body: (() => {
+        const f = new FormData();
+        f.append('collabState', new Blob([new Uint8Array([1, 2, 3])]), 's');
+        return f;
+      })(),
+    });
     const keep = await t.create(owner, { workspaceId: ws, title: 'keep' });
     expect((await t.call('DELETE', `/api/v1/workspaces/${doomed}`, owner)).status).toBeLessThan(300);
-    const left = () => t.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM documents WHERE workspace_id = ${doomed}`);
+    const left = () =>
+      t.pool.oneFirst(
+        sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM documents WHERE workspace_id = ${doomed}`,
+      );
     await eventually(async () => expect(await left()).toBe(0));
-    const states = await t.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM collab_states WHERE document_id = ${a.id}`);
+    const states = await t.pool.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM collab_states WHERE document_id = ${a.id}`,
+    );
     expect(states).toBe(0);
     expect((await readDoc(keep.id)).title).toBe('keep');
   });

@@ -1,6 +1,6 @@
 import { mintServiceToken, type Role } from '@wiki/auth';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
-import { startStack, type Stack } from '@wiki/testing';
+import { type Stack, startStack } from '@wiki/testing';
 import { startService as startGateway } from '../../../gateway/src/service.js';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
 import { startService as startDocument } from '../src/service.js';
@@ -30,21 +30,37 @@ export interface DocStack {
   /** A workspace owned by `owner`. */
   workspace(owner: TestUser, name?: string): Promise<string>;
   /** Invites `email` with `role` into the workspace as its owner and accepts as the invitee. */
-  join(workspaceId: string, owner: TestUser, email: string, role: Exclude<Role, 'OWNER'>, name?: string): Promise<TestUser>;
+  join(
+    workspaceId: string,
+    owner: TestUser,
+    email: string,
+    role: Exclude<Role, 'OWNER'>,
+    name?: string,
+  ): Promise<TestUser>;
   call<T = any>(method: string, path: string, as?: TestUser | null, body?: unknown): Promise<Reply<T>>;
   /** Creates a document (expects 201) and returns its DocumentResponse. */
   create(as: TestUser, body: Record<string, unknown>): Promise<any>;
   /** A call with the internal API key through the gateway. */
-  internal(method: string, path: string, init?: { body?: FormData | string | Uint8Array; headers?: Record<string, string> }): Promise<Response>;
+  internal(
+    method: string,
+    path: string,
+    init?: { body?: FormData | string | Uint8Array; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** A call straight to the document service (bypassing the gateway) with a service token or none. */
   direct(method: string, path: string, identity?: string | null): Promise<Reply>;
   serviceToken(service?: string): Promise<string>;
-  outbox(type?: string): Promise<Array<{ id: string; type: string; actorId: string | null; workspaceId: string | null; data: any }>>;
+  outbox(
+    type?: string,
+  ): Promise<Array<{ id: string; type: string; actorId: string | null; workspaceId: string | null; data: any }>>;
   stop(): Promise<void>;
 }
 
 export async function startDocStack(env: Record<string, string> = {}): Promise<DocStack> {
-  const stack = await startStack({ gateway: startGateway, services: { workspace: startWorkspace, document: startDocument }, env });
+  const stack = await startStack({
+    gateway: startGateway,
+    services: { workspace: startWorkspace, document: startDocument },
+    env,
+  });
   const pool = await createDatabasePool(stack.config.databaseUrls.document, { maximumPoolSize: 3 });
 
   const call = async <T>(method: string, path: string, as?: TestUser | null, body?: unknown): Promise<Reply<T>> => {
@@ -70,7 +86,8 @@ export async function startDocStack(env: Record<string, string> = {}): Promise<D
       if (inv.status !== 201) throw new Error(`invite ${email}: ${inv.status} ${JSON.stringify(inv.body)}`);
       const token = String(inv.body.data.inviteLink).split('/').pop();
       const accepted = await call<any>('POST', `/api/v1/invitations/${token}/accept`, invitee);
-      if (accepted.status !== 200) throw new Error(`accept ${email}: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+      if (accepted.status !== 200)
+        throw new Error(`accept ${email}: ${accepted.status} ${JSON.stringify(accepted.body)}`);
       return invitee;
     },
     call,
@@ -107,7 +124,12 @@ export async function startDocStack(env: Record<string, string> = {}): Promise<D
 }
 
 /** A BlockNote paragraph with plain text. */
-export const para = (text: string) => ({ type: 'paragraph', props: {}, content: [{ type: 'text', text, styles: {} }], children: [] });
+export const para = (text: string) => ({
+  type: 'paragraph',
+  props: {},
+  content: [{ type: 'text', text, styles: {} }],
+  children: [],
+});
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;

@@ -1,8 +1,28 @@
 import { type DocStack, ISO_RE, para, startDocStack, type TestUser } from './helpers.js';
 
-const PUBLIC_KEYS = ['childCount', 'content', 'coverImageUrl', 'hasChildren', 'icon', 'id', 'parentId', 'title', 'updatedAt', 'wordCount'];
+const PUBLIC_KEYS = [
+  'childCount',
+  'content',
+  'coverImageUrl',
+  'hasChildren',
+  'icon',
+  'id',
+  'parentId',
+  'title',
+  'updatedAt',
+  'wordCount',
+];
 const PUBLIC_LIST_KEYS = ['childCount', 'hasChildren', 'icon', 'id', 'parentId', 'title'];
-const NEVER_PUBLIC = ['ownerId', 'workspaceId', 'isArchived', 'isTemplate', 'createdBy', 'lastEditedBy', 'collabState', 'isPublished'];
+const NEVER_PUBLIC = [
+  'ownerId',
+  'workspaceId',
+  'isArchived',
+  'isTemplate',
+  'createdBy',
+  'lastEditedBy',
+  'collabState',
+  'isPublished',
+];
 
 describe('publishing and public reads (through the gateway, no credential)', () => {
   let t: DocStack;
@@ -20,13 +40,18 @@ describe('publishing and public reads (through the gateway, no credential)', () 
   });
   afterAll(() => t?.stop());
 
-  const doc = (title: string, parentId: string | null = null, extra: Record<string, unknown> = {}) => t.create(editor, { workspaceId: ws, title, parentId, ...extra });
+  const doc = (title: string, parentId: string | null = null, extra: Record<string, unknown> = {}) =>
+    t.create(editor, { workspaceId: ws, title, parentId, ...extra });
   const publish = (id: string, as: TestUser = editor) => t.call('POST', `/api/v1/documents/${id}/publish`, as);
   const unpublish = (id: string, as: TestUser = editor) => t.call('POST', `/api/v1/documents/${id}/unpublish`, as);
   const pub = (path: string) => t.call('GET', `/api/v1/public/documents/${path}`, null);
 
   it('serves nothing until published, then the public fields only', async () => {
-    const d = await doc('Handbook', null, { icon: '📘', coverImageUrl: 'https://img.test/h.png', content: [para('Welcome aboard friends')] });
+    const d = await doc('Handbook', null, {
+      icon: '📘',
+      coverImageUrl: 'https://img.test/h.png',
+      content: [para('Welcome aboard friends')],
+    });
     for (const path of [d.id, `${d.id}/children`, `${d.id}/ancestors`]) {
       const res = await pub(path);
       expect(res.status, path).toBe(404);
@@ -73,7 +98,9 @@ describe('publishing and public reads (through the gateway, no credential)', () 
     expect(parent).toMatchObject({ hasChildren: true, childCount: 1 });
     const kids = await pub(`${p.id}/children`);
     expect(kids.status).toBe(200);
-    expect(kids.body.data).toEqual([{ id: shown.id, title: 'Shown', icon: null, parentId: p.id, hasChildren: true, childCount: 1 }]);
+    expect(kids.body.data).toEqual([
+      { id: shown.id, title: 'Shown', icon: null, parentId: p.id, hasChildren: true, childCount: 1 },
+    ]);
     expect(Object.keys(kids.body.data[0]).sort()).toEqual(PUBLIC_LIST_KEYS);
     expect(JSON.stringify(kids.body)).not.toContain('Secret draft title');
     expect((await pub(hidden.id)).status).toBe(404);
@@ -105,8 +132,15 @@ describe('publishing and public reads (through the gateway, no credential)', () 
     expect((await pub(top.id)).body.data).toMatchObject({ hasChildren: false, childCount: 0 });
 
     await publish(gap.id);
-    expect((await pub(`${leaf.id}/ancestors`)).body.data.map((d: any) => d.id)).toEqual([top.id, gap.id, upper.id, leaf.id]);
-    expect((await pub(`${top.id}/ancestors`)).body.data).toEqual([{ id: top.id, title: 'Top published', icon: null, parentId: null, hasChildren: true, childCount: 1 }]);
+    expect((await pub(`${leaf.id}/ancestors`)).body.data.map((d: any) => d.id)).toEqual([
+      top.id,
+      gap.id,
+      upper.id,
+      leaf.id,
+    ]);
+    expect((await pub(`${top.id}/ancestors`)).body.data).toEqual([
+      { id: top.id, title: 'Top published', icon: null, parentId: null, hasChildren: true, childCount: 1 },
+    ]);
   });
 
   it('hides a published document once it or an ancestor is archived', async () => {
@@ -116,7 +150,8 @@ describe('publishing and public reads (through the gateway, no credential)', () 
     await publish(c.id);
     expect((await pub(c.id)).status).toBe(200);
     await t.call('PUT', `/api/v1/documents/${p.id}`, editor, { isArchived: true });
-    for (const path of [p.id, c.id, `${c.id}/ancestors`, `${p.id}/children`]) expect((await pub(path)).status, path).toBe(404);
+    for (const path of [p.id, c.id, `${c.id}/ancestors`, `${p.id}/children`])
+      expect((await pub(path)).status, path).toBe(404);
     await t.call('PUT', `/api/v1/documents/${p.id}`, editor, { isArchived: false });
     expect((await pub(c.id)).status).toBe(200);
     expect((await pub(`${p.id}/children`)).body.data.map((d: any) => d.id)).toEqual([c.id]);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { membershipMigrations, type MembershipAccess, mintIdentityToken } from '@wiki/auth';
+import { fileURLToPath } from 'node:url';
+import { type MembershipAccess, membershipMigrations, mintIdentityToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { eventsMigrations } from '@wiki/events';
 import { cleanupConfig, isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
-import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
 import { createPreparedStatements, type PreparedStatements } from '../src/db/prepared-statements.js';
 
@@ -14,7 +14,18 @@ import { createPreparedStatements, type PreparedStatements } from '../src/db/pre
  * of a 10,000-document workspace and a document read must each be one query. Membership is
  * answered by a stub here so that only the document queries are counted.
  */
-const QUERY_METHODS = ['any', 'anyFirst', 'exists', 'many', 'manyFirst', 'maybeOne', 'maybeOneFirst', 'one', 'oneFirst', 'query'];
+const QUERY_METHODS = [
+  'any',
+  'anyFirst',
+  'exists',
+  'many',
+  'manyFirst',
+  'maybeOne',
+  'maybeOneFirst',
+  'one',
+  'oneFirst',
+  'query',
+];
 
 function counting(pool: DatabasePool): { pool: DatabasePool; count: () => number; reset: () => void; add: () => void } {
   let n = 0;
@@ -24,7 +35,8 @@ function counting(pool: DatabasePool): { pool: DatabasePool; count: () => number
       if (typeof prop === 'string' && QUERY_METHODS.includes(prop) && typeof value === 'function') {
         return (...args: unknown[]) => (n++, value.apply(target, args));
       }
-      if (prop === 'transaction') return (...args: unknown[]) => (n++, (value as Function).apply(target, args));
+      if (prop === 'transaction')
+        return (...args: unknown[]) => (n++, (value as (...a: unknown[]) => unknown).apply(target, args));
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
@@ -36,7 +48,9 @@ const insertBatches: number[] = [];
 function countingPrepared(prepared: PreparedStatements, counter: { add(): void }): PreparedStatements {
   return {
     findDetail: (id) => (counter.add(), prepared.findDetail(id)),
-    insertDocuments: (documents) => (counter.add(), insertBatches.push(documents.length), prepared.insertDocuments(documents)),
+    insertDocuments: (documents) => (
+      counter.add(), insertBatches.push(documents.length), prepared.insertDocuments(documents)
+    ),
     end: () => prepared.end(),
   };
 }
@@ -58,16 +72,33 @@ describe('queries per request', () => {
   const workspaceId = randomUUID();
 
   beforeAll(async () => {
-    config = isolatedConfig({ issuer: 'http://127.0.0.1:9/realms/unused', jwksUrl: 'http://127.0.0.1:9/certs', audience: 'unused' });
+    config = isolatedConfig({
+      issuer: 'http://127.0.0.1:9/realms/unused',
+      jwksUrl: 'http://127.0.0.1:9/certs',
+      audience: 'unused',
+    });
     const url = config.databaseUrls.document;
     await ensureDatabase(url);
-    await migrate(url, [eventsMigrations, membershipMigrations, { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' }]);
+    await migrate(url, [
+      eventsMigrations,
+      membershipMigrations,
+      { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' },
+    ]);
     pool = await createDatabasePool(url);
     counter = counting(pool);
     prepared = createPreparedStatements(url, console);
-    app = await buildApp(config, { pool: counter.pool, prepared: countingPrepared(prepared, counter), membership: everyoneIsOwner, logLevel: 'silent' });
+    app = await buildApp(config, {
+      pool: counter.pool,
+      prepared: countingPrepared(prepared, counter),
+      membership: everyoneIsOwner,
+      logLevel: 'silent',
+    });
     await app.ready();
-    token = await mintIdentityToken(config.internalTokenSecret, { kind: 'user', userId, name: 'Counter', email: 'c@example.com' }, 3600);
+    token = await mintIdentityToken(
+      config.internalTokenSecret,
+      { kind: 'user', userId, name: 'Counter', email: 'c@example.com' },
+      3600,
+    );
     await pool.query(sql.unsafe`INSERT INTO users (id, name) VALUES (${userId}, 'Counter')`);
     await pool.query(sql.unsafe`
       INSERT INTO documents (workspace_id, parent_id, title, owner_id, created_by, last_edited_by)
@@ -86,11 +117,20 @@ describe('queries per request', () => {
 
   it('builds the tree of 10,000 documents from one query', async () => {
     counter.reset();
-    const res = await app.inject({ method: 'GET', url: `/api/v1/documents/tree?workspaceId=${workspaceId}`, headers: { 'x-wiki-identity': token } });
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/tree?workspaceId=${workspaceId}`,
+      headers: { 'x-wiki-identity': token },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     let nodes = 0;
-    const walk = (list: any[]) => list.forEach((n) => (nodes++, walk(n.children)));
+    const walk = (list: any[]) => {
+      for (const n of list) {
+        nodes++;
+        walk(n.children);
+      }
+    };
     walk(body.data);
     expect(nodes).toBe(10_000);
     expect(counter.count()).toBe(1);
@@ -100,26 +140,49 @@ describe('queries per request', () => {
     const res = await app.inject({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
     const paths = Object.keys(res.json().paths);
-    for (const path of ['/api/v1/documents', '/api/v1/documents/tree', '/api/v1/documents/{id}', '/api/v1/documents/{id}/move', '/api/v1/public/documents/{documentId}', '/api/v1/internal/documents/{documentId}/collab-state']) {
+    for (const path of [
+      '/api/v1/documents',
+      '/api/v1/documents/tree',
+      '/api/v1/documents/{id}',
+      '/api/v1/documents/{id}/move',
+      '/api/v1/public/documents/{documentId}',
+      '/api/v1/internal/documents/{documentId}/collab-state',
+    ]) {
       expect(paths).toContain(path);
     }
     expect(paths).not.toContain('/internal/documents/{id}');
   });
 
   it('reads a document, with its counts and users, in one query', async () => {
-    const root = await pool.oneFirst(sql.unsafe`SELECT id FROM documents WHERE workspace_id = ${workspaceId} AND parent_id IS NULL LIMIT 1`);
+    const root = await pool.oneFirst(
+      sql.unsafe`SELECT id FROM documents WHERE workspace_id = ${workspaceId} AND parent_id IS NULL LIMIT 1`,
+    );
     counter.reset();
-    const res = await app.inject({ method: 'GET', url: `/api/v1/documents/${root}`, headers: { 'x-wiki-identity': token } });
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${root}`,
+      headers: { 'x-wiki-identity': token },
+    });
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ childCount: 99, hasChildren: true, createdByUser: { id: userId, name: 'Counter' } });
+    expect(res.json().data).toMatchObject({
+      childCount: 99,
+      hasChildren: true,
+      createdByUser: { id: userId, name: 'Counter' },
+    });
     expect(counter.count()).toBe(1);
   });
 
   it('lists children in one query; only an empty list looks the parent up', async () => {
-    const root = await pool.oneFirst(sql.unsafe`SELECT id FROM documents WHERE workspace_id = ${workspaceId} AND parent_id IS NULL LIMIT 1`);
+    const root = await pool.oneFirst(
+      sql.unsafe`SELECT id FROM documents WHERE workspace_id = ${workspaceId} AND parent_id IS NULL LIMIT 1`,
+    );
     const leaf = await pool.oneFirst(sql.unsafe`SELECT id FROM documents WHERE parent_id = ${root} LIMIT 1`);
     const list = (parentId: unknown) =>
-      app.inject({ method: 'GET', url: `/api/v1/documents?workspaceId=${workspaceId}&parentId=${parentId}`, headers: { 'x-wiki-identity': token } });
+      app.inject({
+        method: 'GET',
+        url: `/api/v1/documents?workspaceId=${workspaceId}&parentId=${parentId}`,
+        headers: { 'x-wiki-identity': token },
+      });
     counter.reset();
     const full = await list(root);
     expect(full.statusCode).toBe(200);
@@ -154,7 +217,10 @@ describe('queries per request', () => {
       const titles = Array.from({ length: 20 }, (_, i) => `together ${i}`);
       const responses = await Promise.all(titles.map((title) => post({ workspaceId: ws, title })));
       expect(responses.map((r) => r.statusCode)).toEqual(titles.map(() => 201));
-      const docs = responses.map((r) => r.json().data as { id: string; title: string; updatedAt: string; createdAt: string; workspaceId: string });
+      const docs = responses.map(
+        (r) =>
+          r.json().data as { id: string; title: string; updatedAt: string; createdAt: string; workspaceId: string },
+      );
       expect(docs.map((d) => d.title)).toEqual(titles);
       const ids = docs.map((d) => d.id);
       expect(new Set(ids).size).toBe(titles.length);
@@ -162,20 +228,35 @@ describe('queries per request', () => {
       expect(insertBatches.reduce((a, b) => a + b, 0)).toBe(titles.length);
       expect(Math.max(...insertBatches)).toBeGreaterThan(1);
 
-      const rows = await pool.any(sql.type(z.object({ id: z.string(), title: z.string(), workspaceId: z.string(), position: z.string(), updatedAt: z.string() }))`
+      const rows = await pool.any(sql.type(
+        z.object({
+          id: z.string(),
+          title: z.string(),
+          workspaceId: z.string(),
+          position: z.string(),
+          updatedAt: z.string(),
+        }),
+      )`
         SELECT id, title, workspace_id AS "workspaceId", position::text AS position,
           to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"
         FROM documents WHERE id = ANY(${sql.array(ids, 'uuid')})`);
       expect(rows).toHaveLength(titles.length);
       const rowOf = new Map(rows.map((r) => [r.id, r]));
-      for (const doc of docs) expect(rowOf.get(doc.id)).toMatchObject({ title: doc.title, workspaceId: ws, updatedAt: doc.updatedAt });
+      for (const doc of docs)
+        expect(rowOf.get(doc.id)).toMatchObject({ title: doc.title, workspaceId: ws, updatedAt: doc.updatedAt });
 
       const events = await createdEvents(ids);
       expect(events).toHaveLength(titles.length); // one each
       for (const doc of docs) {
         const event = events.find((e) => e.envelope.data.id === doc.id)!.envelope;
         expect(event).toMatchObject({ type: 'document.created', actorId: userId, workspaceId: ws });
-        expect(event.data).toMatchObject({ id: doc.id, workspaceId: ws, parentId: null, title: doc.title, isArchived: false });
+        expect(event.data).toMatchObject({
+          id: doc.id,
+          workspaceId: ws,
+          parentId: null,
+          title: doc.title,
+          isArchived: false,
+        });
         expect(event.data.updatedAt).toBe(doc.updatedAt);
       }
       // Siblings and their events are in the same order: positions rise with the outbox sequence.
@@ -186,7 +267,12 @@ describe('queries per request', () => {
     it('inserts, among creations sent together, only those whose parent qualifies, and says why for the others', async () => {
       const parent = (await post({ workspaceId: ws, title: 'live parent' })).json().data;
       const archived = (await post({ workspaceId: ws, title: 'archived parent' })).json().data;
-      const archiving = await app.inject({ method: 'PUT', url: `/api/v1/documents/${archived.id}`, headers: { 'x-wiki-identity': token }, payload: { isArchived: true } });
+      const archiving = await app.inject({
+        method: 'PUT',
+        url: `/api/v1/documents/${archived.id}`,
+        headers: { 'x-wiki-identity': token },
+        payload: { isArchived: true },
+      });
       expect(archiving.statusCode).toBe(200);
       expect(archiving.json().data.isArchived).toBe(true);
       const elsewhere = (await post({ workspaceId: randomUUID(), title: 'parent in another workspace' })).json().data;
@@ -206,9 +292,15 @@ describe('queries per request', () => {
       expect(Math.max(...insertBatches)).toBeGreaterThan(1); // refused and accepted ones shared a statement
       expect(responses[0].json().data).toMatchObject({ parentId: parent.id, title: cases[0].title });
       expect(responses[4].json().data).toMatchObject({ parentId: null, title: cases[4].title });
-      expect(responses[1].json().error.details).toEqual([{ field: 'parentId', message: 'is archived: restore it before adding documents under it' }]);
-      expect(responses[2].json().error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
-      expect(responses[3].json().error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
+      expect(responses[1].json().error.details).toEqual([
+        { field: 'parentId', message: 'is archived: restore it before adding documents under it' },
+      ]);
+      expect(responses[2].json().error.details).toEqual([
+        { field: 'parentId', message: 'must be a document of the same workspace' },
+      ]);
+      expect(responses[3].json().error.details).toEqual([
+        { field: 'parentId', message: 'must be a document of the same workspace' },
+      ]);
 
       const titles = await pool.anyFirst(sql.type(z.object({ title: z.string() }))`
         SELECT title FROM documents WHERE title LIKE ${`%${suffix}`} ORDER BY title`);
@@ -218,7 +310,9 @@ describe('queries per request', () => {
         WHERE type = 'document.created' AND envelope->'data'->>'title' LIKE ${`%${suffix}`} ORDER BY title`);
       expect(eventTitles).toEqual([cases[4].title, cases[0].title]);
       const created = await createdEvents([responses[0].json().data.id]);
-      expect(created.map((e) => e.envelope.data)).toEqual([expect.objectContaining({ parentId: parent.id, updatedAt: responses[0].json().data.updatedAt })]);
+      expect(created.map((e) => e.envelope.data)).toEqual([
+        expect.objectContaining({ parentId: parent.id, updatedAt: responses[0].json().data.updatedAt }),
+      ]);
     });
   });
 });

@@ -19,12 +19,17 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
   });
   afterAll(() => t?.stop());
 
-  const doc = (title: string, parentId: string | null = null, workspaceId = ws) => t.create(owner, { workspaceId, title, parentId });
+  const doc = (title: string, parentId: string | null = null, workspaceId = ws) =>
+    t.create(owner, { workspaceId, title, parentId });
   const get = (id: string) => t.call('GET', `/api/v1/documents/${id}`, viewer);
-  const children = async (id: string) => (await t.call('GET', `/api/v1/documents/${id}/children`, viewer)).body.data.map((d: any) => d.title);
-  const move = (id: string, body: unknown, as: TestUser = editor) => t.call('PUT', `/api/v1/documents/${id}/move`, as, body);
-  const tree = async (workspaceId = ws) => (await t.call('GET', `/api/v1/documents/tree?workspaceId=${workspaceId}`, owner)).body.data;
-  const roots = async () => (await t.call('GET', `/api/v1/documents?workspaceId=${ws}`, viewer)).body.data.map((d: any) => d.id);
+  const children = async (id: string) =>
+    (await t.call('GET', `/api/v1/documents/${id}/children`, viewer)).body.data.map((d: any) => d.title);
+  const move = (id: string, body: unknown, as: TestUser = editor) =>
+    t.call('PUT', `/api/v1/documents/${id}/move`, as, body);
+  const tree = async (workspaceId = ws) =>
+    (await t.call('GET', `/api/v1/documents/tree?workspaceId=${workspaceId}`, owner)).body.data;
+  const roots = async () =>
+    (await t.call('GET', `/api/v1/documents?workspaceId=${ws}`, viewer)).body.data.map((d: any) => d.id);
   const flatten = (nodes: any[], out: string[] = []) => {
     for (const n of nodes) flatten(n.children, (out.push(n.id), out));
     return out;
@@ -79,14 +84,18 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
       const foreign = await doc('Foreign', null, otherWs);
       const cross = await move(c.id, { parentId: foreign.id });
       expect(cross.status).toBe(400);
-      expect(cross.body.error.details).toEqual([{ field: 'parentId', message: 'must be a document of the same workspace' }]);
+      expect(cross.body.error.details).toEqual([
+        { field: 'parentId', message: 'must be a document of the same workspace' },
+      ]);
       expect((await move(c.id, { parentId: '00000000-0000-4000-8000-000000000000' })).status).toBe(400);
       expect((await move(c.id, { parentId: 'nope' })).status).toBe(400);
       const archived = await doc('Archived');
       await t.call('PUT', `/api/v1/documents/${archived.id}`, editor, { isArchived: true });
       expect((await move(c.id, { parentId: archived.id })).status).toBe(400);
       // Nothing moved.
-      expect((await t.call('GET', `/api/v1/documents/${c.id}/ancestors`, viewer)).body.data.map((d: any) => d.title)).toEqual(['A', 'B', 'C']);
+      expect(
+        (await t.call('GET', `/api/v1/documents/${c.id}/ancestors`, viewer)).body.data.map((d: any) => d.title),
+      ).toEqual(['A', 'B', 'C']);
       // Moving a child up out of its parent is fine.
       expect((await move(c.id, { parentId: a.id })).status).toBe(200);
     });
@@ -98,10 +107,17 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
       await t.call('PUT', `/api/v1/documents/${shelved.id}`, editor, { isArchived: true });
       const movedBefore = (await t.outbox('document.moved')).length;
       // The archived document itself, and a descendant archived with it, to a parent or to the root.
-      for (const [id, body] of [[shelved.id, { parentId: target.id }], [shelved.id, { parentId: null }], [under.id, { parentId: target.id, index: 0 }]] as const) {
+      for (const [id, body] of [
+        [shelved.id, { parentId: target.id }],
+        [shelved.id, { parentId: null }],
+        [under.id, { parentId: target.id, index: 0 }],
+      ] as const) {
         const res = await move(id, body);
         expect(res.status, JSON.stringify(body)).toBe(409);
-        expect(res.body.error).toMatchObject({ code: 'CONFLICT', message: 'This document is archived; restore it before moving it' });
+        expect(res.body.error).toMatchObject({
+          code: 'CONFLICT',
+          message: 'This document is archived; restore it before moving it',
+        });
       }
       expect(await t.outbox('document.moved')).toHaveLength(movedBefore);
       expect((await get(shelved.id)).body.data).toMatchObject({ parentId: null, isArchived: true });
@@ -121,12 +137,20 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
       // Three-way race: a→b, b→c, c→a; at most two can succeed.
       for (let round = 0; round < 4; round++) {
         const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => doc(`tri-${n}-${round}`)));
-        const results = await Promise.all([move(a.id, { parentId: b.id }), move(b.id, { parentId: c.id }), move(c.id, { parentId: a.id })]);
+        const results = await Promise.all([
+          move(a.id, { parentId: b.id }),
+          move(b.id, { parentId: c.id }),
+          move(c.id, { parentId: a.id }),
+        ]);
         expect(results.filter((r) => r.status === 200).length).toBe(2);
       }
       // Every document is still reachable from a root exactly once: no cycle anywhere.
       const ids = flatten(await tree());
-      const count = await t.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM documents WHERE workspace_id = ${ws} AND NOT is_archived`);
+      const count = await t.pool.oneFirst(
+        sql.type(
+          z.object({ n: z.number() }),
+        )`SELECT count(*)::int AS n FROM documents WHERE workspace_id = ${ws} AND NOT is_archived`,
+      );
       expect(ids.length).toBe(count);
       expect(new Set(ids).size).toBe(ids.length);
     });
@@ -190,7 +214,9 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
       expect((await get(c.id)).body.data.isArchived).toBe(true);
       expect((await get(g.id)).body.data.isArchived).toBe(true);
       expect((await t.call('GET', `/api/v1/documents/${c.id}/children`, viewer)).body.data).toEqual([]);
-      expect((await t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=${c.id}`, viewer)).body.data).toEqual([]);
+      expect((await t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=${c.id}`, viewer)).body.data).toEqual(
+        [],
+      );
       // Nothing new goes under an archived document.
       expect((await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: g.id })).status).toBe(400);
 
@@ -237,7 +263,9 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
       expect((await get(c.id)).body.data).toMatchObject({ parentId: null, isArchived: true });
       expect(await roots()).not.toContain(c.id);
       // Restoring it works: its archiving came from the deleted parent.
-      expect((await t.call('PUT', `/api/v1/documents/${c.id}`, editor, { isArchived: false })).body.data).toMatchObject({ isArchived: false, parentId: null });
+      expect((await t.call('PUT', `/api/v1/documents/${c.id}`, editor, { isArchived: false })).body.data).toMatchObject(
+        { isArchived: false, parentId: null },
+      );
     });
 
     it('does not let an archive and a create under the subtree interleave', async () => {
@@ -306,10 +334,15 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
         let res: { status: number; body: any } | undefined;
         if (op === 'create') await doc(`d${step}`, pick, w);
         else if (op === 'move') res = await move(pick, { parentId: other === pick ? null : other }, owner);
-        else if (op === 'move-index') res = await move(pick, { parentId: other === pick ? null : other, index: 0 }, owner);
+        else if (op === 'move-index')
+          res = await move(pick, { parentId: other === pick ? null : other, index: 0 }, owner);
         else if (op === 'archive') res = await t.call('PUT', `/api/v1/documents/${pick}`, owner, { isArchived: true });
-        else if (op === 'restore' && archived.length) res = await t.call('PUT', `/api/v1/documents/${archived[random(archived.length)]}`, owner, { isArchived: false });
-        else if (op === 'delete' || op === 'cascade') res = await t.call('DELETE', `/api/v1/documents/${pick}${op === 'cascade' ? '/cascade' : ''}`, owner);
+        else if (op === 'restore' && archived.length)
+          res = await t.call('PUT', `/api/v1/documents/${archived[random(archived.length)]}`, owner, {
+            isArchived: false,
+          });
+        else if (op === 'delete' || op === 'cascade')
+          res = await t.call('DELETE', `/api/v1/documents/${pick}${op === 'cascade' ? '/cascade' : ''}`, owner);
         // A move under a descendant is refused (400); nothing else may fail.
         if (res) expect([200, 400], `${op} ${JSON.stringify(res.body)}`).toContain(res.status);
         ops.push(`${op}:${res?.status ?? 201}`);
@@ -323,7 +356,10 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
         WHERE workspace_id = ${w} AND parent_id IS NOT NULL AND NOT is_archived
         GROUP BY parent_id ORDER BY 2 DESC LIMIT 1`);
       expect(busiest.n).toBeGreaterThan(1);
-      expect((await t.call('GET', `/api/v1/documents/${busiest.id}`, owner)).body.data).toMatchObject({ childCount: busiest.n, hasChildren: true });
+      expect((await t.call('GET', `/api/v1/documents/${busiest.id}`, owner)).body.data).toMatchObject({
+        childCount: busiest.n,
+        hasChildren: true,
+      });
     });
 
     it('stay right while creations race archives, moves and deletes of their parents', async () => {
@@ -331,7 +367,13 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
       const parents: string[] = [];
       for (let i = 0; i < 4; i++) parents.push((await doc(`p${i}`, null, w)).id);
       for (let round = 0; round < 3; round++) {
-        const creations = Array.from({ length: 40 }, (_, i) => t.call('POST', '/api/v1/documents', owner, { workspaceId: w, title: `c${round}.${i}`, parentId: parents[i % parents.length] }));
+        const creations = Array.from({ length: 40 }, (_, i) =>
+          t.call('POST', '/api/v1/documents', owner, {
+            workspaceId: w,
+            title: `c${round}.${i}`,
+            parentId: parents[i % parents.length],
+          }),
+        );
         const changes = [
           t.call('PUT', `/api/v1/documents/${parents[0]}`, owner, { isArchived: round % 2 === 0 }),
           move(parents[1]!, { parentId: round % 2 === 0 ? parents[2] : null }, owner),

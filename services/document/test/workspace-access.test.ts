@@ -22,9 +22,11 @@ describe('documents of an archived workspace', () => {
 
   const archive = async (isArchived: boolean) =>
     expect((await t.call('PUT', `/api/v1/workspaces/${workspaceId}`, owner, { isArchived })).status).toBe(200);
-  const permission = (user: TestUser) => t.internal('GET', `/api/v1/internal/documents/${documentId}/permission?userId=${user.id}`);
+  const permission = (user: TestUser) =>
+    t.internal('GET', `/api/v1/internal/documents/${documentId}/permission?userId=${user.id}`);
 
-  const publicPaths = () => [documentId, `${documentId}/children`, `${documentId}/ancestors`].map((p) => `/api/v1/public/documents/${p}`);
+  const publicPaths = () =>
+    [documentId, `${documentId}/children`, `${documentId}/ancestors`].map((p) => `/api/v1/public/documents/${p}`);
 
   it('answers 404 to every member once the workspace is archived, and 200 again once it is restored', async () => {
     expect((await t.call('GET', `/api/v1/documents/${documentId}`, editor)).status).toBe(200);
@@ -33,7 +35,9 @@ describe('documents of an archived workspace', () => {
     for (const path of publicPaths()) expect((await t.call('GET', path, null)).status).toBe(200);
 
     await archive(true);
-    await eventually(async () => expect((await t.call('GET', `/api/v1/documents/${documentId}`, editor)).status).toBe(404));
+    await eventually(async () =>
+      expect((await t.call('GET', `/api/v1/documents/${documentId}`, editor)).status).toBe(404),
+    );
     for (const user of [owner, editor]) {
       expect((await t.call('GET', `/api/v1/documents/${documentId}`, user)).status).toBe(404);
       expect((await t.call('GET', `/api/v1/documents/tree?workspaceId=${workspaceId}`, user)).status).toBe(404);
@@ -44,10 +48,14 @@ describe('documents of an archived workspace', () => {
     }
     // Its published documents go offline with it.
     for (const path of publicPaths()) expect((await t.call('GET', path, null)).status).toBe(404);
-    expect(await t.pool.anyFirst(sql.unsafe`SELECT title FROM documents WHERE workspace_id = ${workspaceId}`)).toEqual(['Plans']);
+    expect(await t.pool.anyFirst(sql.unsafe`SELECT title FROM documents WHERE workspace_id = ${workspaceId}`)).toEqual([
+      'Plans',
+    ]);
 
     await archive(false);
-    await eventually(async () => expect((await t.call('GET', `/api/v1/documents/${documentId}`, editor)).status).toBe(200));
+    await eventually(async () =>
+      expect((await t.call('GET', `/api/v1/documents/${documentId}`, editor)).status).toBe(200),
+    );
     expect(await (await permission(editor)).json()).toMatchObject({ data: { canEdit: true, role: 'EDITOR' } });
     for (const path of publicPaths()) expect((await t.call('GET', path, null)).status).toBe(200);
   });

@@ -1,9 +1,9 @@
+// Brings in the route-schema fields of the OpenAPI description (tags, summary, hide, security).
+import type {} from '@fastify/swagger';
 import { identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import { createApp, registerHealth } from '@wiki/http';
-// Brings in the route-schema fields of the OpenAPI description (tags, summary, hide, security).
-import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from './commands/context.js';
 import { registerInternalRoutes } from './routes/internal.js';

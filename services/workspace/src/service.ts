@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
-import { createDatabasePool, ensureDatabase, migrate, type MigrationSet } from '@wiki/db';
+import { createDatabasePool, ensureDatabase, type MigrationSet, migrate } from '@wiki/db';
 import { connectEventBus, eventsMigrations, startOutboxRelay } from '@wiki/events';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { startDocumentCountConsumer } from './events/document-count.js';
 
-export { buildApp, type AppDeps } from './app.js';
+export { type AppDeps, buildApp } from './app.js';
 
 /** src/ and dist/ both sit beside migrations/. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -36,11 +36,17 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     app = await buildApp(config, {
       pool,
       afterCommit: () => relayRef.kick?.(),
-      natsHealth: () => bus!.health(),
+      natsHealth: () => (bus ? bus.health() : Promise.reject(new Error('not connected yet'))),
       logLevel: opts.logLevel,
     });
     const logger = app.log;
-    bus = await connectEventBus({ natsUrl: config.natsUrl, stream: config.eventsStream, prefix: config.eventsPrefix, name: 'workspace', logger });
+    bus = await connectEventBus({
+      natsUrl: config.natsUrl,
+      stream: config.eventsStream,
+      prefix: config.eventsPrefix,
+      name: 'workspace',
+      logger,
+    });
     await bus.ensureStream();
     const relay = startOutboxRelay({ pool, bus, logger });
     relayRef.kick = () => relay.kick();

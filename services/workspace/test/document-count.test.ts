@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '@wiki/config';
-import { createDatabasePool, type DatabasePool, type DatabaseTransactionConnection, ensureDatabase, migrate, sql, z } from '@wiki/db';
+import {
+  createDatabasePool,
+  type DatabasePool,
+  type DatabaseTransactionConnection,
+  ensureDatabase,
+  migrate,
+  sql,
+  z,
+} from '@wiki/db';
 import { createEnvelope, type EventEnvelope } from '@wiki/events';
 import { cleanupConfig, isolatedConfig } from '@wiki/testing';
 import { applyDocumentEvent, applyDocumentEvents } from '../src/events/document-count.js';
@@ -16,7 +24,11 @@ let pool: DatabasePool;
 let ownerId: string;
 
 beforeAll(async () => {
-  config = isolatedConfig({ issuer: 'http://127.0.0.1:9/realms/unused', jwksUrl: 'http://127.0.0.1:9/certs', audience: 'unused' });
+  config = isolatedConfig({
+    issuer: 'http://127.0.0.1:9/realms/unused',
+    jwksUrl: 'http://127.0.0.1:9/certs',
+    audience: 'unused',
+  });
   const url = config.databaseUrls.workspace;
   await ensureDatabase(url);
   await migrate(url, migrationSets);
@@ -36,7 +48,9 @@ async function workspace(): Promise<string> {
 }
 
 const countOf = (workspaceId: string) =>
-  pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT document_count AS n FROM workspaces WHERE id = ${workspaceId}`);
+  pool.oneFirst(
+    sql.type(z.object({ n: z.number() }))`SELECT document_count AS n FROM workspaces WHERE id = ${workspaceId}`,
+  );
 
 const counted = (workspaceId: string) =>
   pool.anyFirst(sql.type(z.object({ id: z.string() }))`
@@ -53,7 +67,20 @@ function counting(tx: DatabaseTransactionConnection): { tx: DatabaseTransactionC
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function') return value;
-      if (['any', 'anyFirst', 'exists', 'many', 'manyFirst', 'maybeOne', 'maybeOneFirst', 'one', 'oneFirst', 'query'].includes(String(prop))) {
+      if (
+        [
+          'any',
+          'anyFirst',
+          'exists',
+          'many',
+          'manyFirst',
+          'maybeOne',
+          'maybeOneFirst',
+          'one',
+          'oneFirst',
+          'query',
+        ].includes(String(prop))
+      ) {
         return (...args: unknown[]) => (n++, value.apply(target, args));
       }
       return value.bind(target);
@@ -107,7 +134,12 @@ describe('applyDocumentEvents', () => {
     const ws = await workspace();
     const [a, b] = [randomUUID(), randomUUID()];
     // Created then deleted: 0, not 1 (an uncount merged before the count would leave it counted).
-    expect(await applyInOneTransaction([event('created', ws, { id: a }), event('deleted', ws, { id: a, ids: [a], cascade: false })])).toBe(2);
+    expect(
+      await applyInOneTransaction([
+        event('created', ws, { id: a }),
+        event('deleted', ws, { id: a, ids: [a], cascade: false }),
+      ]),
+    ).toBe(2);
     expect(await countOf(ws)).toBe(0);
     expect(await counted(ws)).toEqual([]);
 
@@ -135,7 +167,9 @@ describe('applyDocumentEvents', () => {
     expect(await countOf(ws1)).toBe(30);
 
     // The same creation twice in a batch (a republished event the consumer did not catch): counted once.
-    expect(await applyInOneTransaction([event('created', ws2, { id: other }), event('created', ws2, { id: other })])).toBe(1);
+    expect(
+      await applyInOneTransaction([event('created', ws2, { id: other }), event('created', ws2, { id: other })]),
+    ).toBe(1);
     expect(await countOf(ws2)).toBe(1);
 
     // Events that do not change the count neither count nor split a run.

@@ -2,7 +2,7 @@ import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, sql, z } from '@wiki/db';
 import { connectEventBus, createEnvelope, type EventBus } from '@wiki/events';
-import { cleanupConfig, eventually, isolatedConfig, recordEvents, type EventRecorder } from '@wiki/testing';
+import { cleanupConfig, type EventRecorder, eventually, isolatedConfig, recordEvents } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { startService } from '../src/service.js';
 
@@ -20,19 +20,43 @@ let ownerId: string;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 async function call(method: string, url: string, body?: unknown, identity = ownerIdentity) {
-  const res = await service.app.inject({ method: method as 'GET', url, headers: { 'x-wiki-identity': identity }, ...(body ? { payload: body as object } : {}) });
+  const res = await service.app.inject({
+    method: method as 'GET',
+    url,
+    headers: { 'x-wiki-identity': identity },
+    ...(body ? { payload: body as object } : {}),
+  });
   return { status: res.statusCode, body: res.body ? res.json() : null };
 }
 
 beforeAll(async () => {
-  config = isolatedConfig({ issuer: 'http://127.0.0.1:9/realms/unused', jwksUrl: 'http://127.0.0.1:9/certs', audience: 'unused' });
+  config = isolatedConfig({
+    issuer: 'http://127.0.0.1:9/realms/unused',
+    jwksUrl: 'http://127.0.0.1:9/certs',
+    audience: 'unused',
+  });
   service = await startService(config, { logLevel: 'silent' });
-  bus = await connectEventBus({ natsUrl: config.natsUrl, stream: config.eventsStream, prefix: config.eventsPrefix, name: 'workspace-test', logger: silent });
+  bus = await connectEventBus({
+    natsUrl: config.natsUrl,
+    stream: config.eventsStream,
+    prefix: config.eventsPrefix,
+    name: 'workspace-test',
+    logger: silent,
+  });
   recorder = await recordEvents(config);
   const serviceToken = await mintServiceToken(config.internalTokenSecret, 'gateway');
-  const resolved = await call('POST', '/internal/users/resolve', { idpUid: 'kc|olga', email: 'olga@example.com', name: 'Olga' }, serviceToken);
+  const resolved = await call(
+    'POST',
+    '/internal/users/resolve',
+    { idpUid: 'kc|olga', email: 'olga@example.com', name: 'Olga' },
+    serviceToken,
+  );
   ownerId = resolved.body.data.id;
-  ownerIdentity = await mintIdentityToken(config.internalTokenSecret, { kind: 'user', userId: ownerId, email: 'olga@example.com' }, 3600);
+  ownerIdentity = await mintIdentityToken(
+    config.internalTokenSecret,
+    { kind: 'user', userId: ownerId, email: 'olga@example.com' },
+    3600,
+  );
 });
 
 afterAll(async () => {
@@ -47,7 +71,8 @@ function publishDocumentEvent(type: string, workspaceId: string, data: Record<st
   return bus.publish(envelope).then(() => envelope);
 }
 
-const countOf = async (workspaceId: string) => (await call('GET', `/api/v1/workspaces/${workspaceId}`)).body.data.documentCount;
+const countOf = async (workspaceId: string) =>
+  (await call('GET', `/api/v1/workspaces/${workspaceId}`)).body.data.documentCount;
 
 describe('events out', () => {
   it('publishes user.upserted, workspace.created and member.added through the outbox', async () => {
@@ -59,7 +84,9 @@ describe('events out', () => {
         subject: `${config.eventsPrefix}.workspace.created`,
         data: { id, name: 'Evented', icon: null, isArchived: false, ownerId },
       });
-      expect(recorder.ofType('member.added').find((e) => e.workspaceId === id)).toMatchObject({ data: { workspaceId: id, userId: ownerId, role: 'OWNER' } });
+      expect(recorder.ofType('member.added').find((e) => e.workspaceId === id)).toMatchObject({
+        data: { workspaceId: id, userId: ownerId, role: 'OWNER' },
+      });
     });
     // The default workspace and the user came out earlier (before the recorder listened): they are in the stream.
     const info = await bus.jsm.streams.info(config.eventsStream);

@@ -1,6 +1,6 @@
-import { connectEventBus, createEnvelope, type EventBus } from '@wiki/events';
 import { mintIdentityToken } from '@wiki/auth';
-import { eventually, recordEvents, startStack, type EventRecorder, type Stack } from '@wiki/testing';
+import { connectEventBus, createEnvelope, type EventBus } from '@wiki/events';
+import { type EventRecorder, eventually, recordEvents, type Stack, startStack } from '@wiki/testing';
 import { startService as startGateway } from '../../../gateway/src/service.js';
 import { startService } from '../src/service.js';
 import { tokenOf } from './helpers.js';
@@ -17,7 +17,13 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
 beforeAll(async () => {
   stack = await startStack({ gateway: startGateway, services: { workspace: startService } });
   recorder = await recordEvents(stack.config);
-  bus = await connectEventBus({ natsUrl: stack.config.natsUrl, stream: stack.config.eventsStream, prefix: stack.config.eventsPrefix, name: 'workspace-gateway-test', logger: silent });
+  bus = await connectEventBus({
+    natsUrl: stack.config.natsUrl,
+    stream: stack.config.eventsStream,
+    prefix: stack.config.eventsPrefix,
+    name: 'workspace-gateway-test',
+    logger: silent,
+  });
 });
 afterAll(async () => {
   await recorder?.close();
@@ -32,7 +38,9 @@ describe('through the gateway', () => {
     expect(me.status).toBe(200);
     expect(me.body.data).toMatchObject({ email: 'Linus@Example.com', name: 'Linus Torvalds', status: 'active' });
     const list = await stack.request('GET', '/api/v1/workspaces', { token });
-    expect(list.body.data).toEqual([expect.objectContaining({ name: "Linus Torvalds's workspace", isDefault: true, ownerId: me.body.data.id })]);
+    expect(list.body.data).toEqual([
+      expect.objectContaining({ name: "Linus Torvalds's workspace", isDefault: true, ownerId: me.body.data.id }),
+    ]);
     await eventually(() => {
       expect(recorder.ofType('user.upserted').find((e) => e.data.id === me.body.data.id)).toMatchObject({
         subject: `${stack.config.eventsPrefix}.user.upserted`,
@@ -44,7 +52,11 @@ describe('through the gateway', () => {
 
   it('ignores a client-sent x-wiki-identity (the gateway strips it)', async () => {
     const alice = await stack.signIn('alice@example.com', 'Alice');
-    const forged = await mintIdentityToken(stack.config.internalTokenSecret, { kind: 'user', userId: alice.id, email: alice.email });
+    const forged = await mintIdentityToken(stack.config.internalTokenSecret, {
+      kind: 'user',
+      userId: alice.id,
+      email: alice.email,
+    });
     const res = await stack.request('GET', '/api/v1/users/me', { headers: { 'x-wiki-identity': forged } });
     expect(res.status).toBe(401);
   });
@@ -52,14 +64,22 @@ describe('through the gateway', () => {
   it('runs the invitation flow between two users and publishes its events', async () => {
     const owner = await stack.signIn('owner@example.com', 'Owner');
     const guest = await stack.signIn('guest@example.com', 'Guest');
-    const ws = (await stack.request('POST', '/api/v1/workspaces', { token: owner.token, body: { name: 'Shared' } })).body.data;
-    const inv = await stack.request('POST', `/api/v1/workspaces/${ws.id}/members/invite`, { token: owner.token, body: { email: 'GUEST@example.com', role: 'EDITOR' } });
+    const ws = (await stack.request('POST', '/api/v1/workspaces', { token: owner.token, body: { name: 'Shared' } }))
+      .body.data;
+    const inv = await stack.request('POST', `/api/v1/workspaces/${ws.id}/members/invite`, {
+      token: owner.token,
+      body: { email: 'GUEST@example.com', role: 'EDITOR' },
+    });
     expect(inv.status).toBe(201);
     const token = tokenOf(inv.body.data.inviteLink);
 
     const info = await stack.request('GET', `/api/v1/invitations/${token}/info`);
     expect(info.status).toBe(200);
-    expect(info.body.data).toMatchObject({ status: 'PENDING', role: 'EDITOR', workspace: { id: ws.id, name: 'Shared' } });
+    expect(info.body.data).toMatchObject({
+      status: 'PENDING',
+      role: 'EDITOR',
+      workspace: { id: ws.id, name: 'Shared' },
+    });
 
     const accepted = await stack.request('POST', `/api/v1/invitations/${token}/accept`, { token: guest.token });
     expect(accepted.status).toBe(200);
@@ -67,30 +87,62 @@ describe('through the gateway', () => {
 
     await eventually(() => {
       expect(recorder.ofType('invitation.created').find((e) => e.workspaceId === ws.id)).toMatchObject({
-        data: { invitationId: inv.body.data.invitationId, email: 'GUEST@example.com', role: 'EDITOR', invitedBy: owner.id, inviteeUserId: guest.id },
+        data: {
+          invitationId: inv.body.data.invitationId,
+          email: 'GUEST@example.com',
+          role: 'EDITOR',
+          invitedBy: owner.id,
+          inviteeUserId: guest.id,
+        },
       });
-      expect(recorder.ofType('member.added').find((e) => e.workspaceId === ws.id && e.data.userId === guest.id)).toMatchObject({
+      expect(
+        recorder.ofType('member.added').find((e) => e.workspaceId === ws.id && e.data.userId === guest.id),
+      ).toMatchObject({
         data: { workspaceId: ws.id, memberId: accepted.body.data.id, role: 'EDITOR' },
       });
-      expect(recorder.ofType('invitation.accepted').find((e) => e.workspaceId === ws.id)).toMatchObject({ actorId: guest.id });
+      expect(recorder.ofType('invitation.accepted').find((e) => e.workspaceId === ws.id)).toMatchObject({
+        actorId: guest.id,
+      });
     });
 
-    const removed = await stack.request('DELETE', `/api/v1/workspaces/${ws.id}/members/${accepted.body.data.id}`, { token: owner.token });
+    const removed = await stack.request('DELETE', `/api/v1/workspaces/${ws.id}/members/${accepted.body.data.id}`, {
+      token: owner.token,
+    });
     expect(removed.status).toBe(204);
-    await eventually(() => expect(recorder.ofType('member.removed').find((e) => e.data.userId === guest.id)).toMatchObject({ workspaceId: ws.id }));
+    await eventually(() =>
+      expect(recorder.ofType('member.removed').find((e) => e.data.userId === guest.id)).toMatchObject({
+        workspaceId: ws.id,
+      }),
+    );
   });
 
   it('shows documentCount following document.* events from the bus', async () => {
     const owner = await stack.signIn('writer@example.com', 'Writer');
-    const ws = (await stack.request('POST', '/api/v1/workspaces', { token: owner.token, body: { name: 'Counted' } })).body.data;
-    const count = async () => (await stack.request('GET', `/api/v1/workspaces/${ws.id}`, { token: owner.token })).body.data.documentCount;
+    const ws = (await stack.request('POST', '/api/v1/workspaces', { token: owner.token, body: { name: 'Counted' } }))
+      .body.data;
+    const count = async () =>
+      (await stack.request('GET', `/api/v1/workspaces/${ws.id}`, { token: owner.token })).body.data.documentCount;
     expect(await count()).toBe(0);
     const ids = [crypto.randomUUID(), crypto.randomUUID()];
     for (const id of ids) {
-      await bus.publish(createEnvelope({ type: 'document.created', actorId: owner.id, workspaceId: ws.id, data: { id, workspaceId: ws.id, title: 't' } }));
+      await bus.publish(
+        createEnvelope({
+          type: 'document.created',
+          actorId: owner.id,
+          workspaceId: ws.id,
+          data: { id, workspaceId: ws.id, title: 't' },
+        }),
+      );
     }
     await eventually(async () => expect(await count()).toBe(2));
-    await bus.publish(createEnvelope({ type: 'document.deleted', actorId: owner.id, workspaceId: ws.id, data: { id: ids[0], ids: [ids[0]], workspaceId: ws.id } }));
+    await bus.publish(
+      createEnvelope({
+        type: 'document.deleted',
+        actorId: owner.id,
+        workspaceId: ws.id,
+        data: { id: ids[0], ids: [ids[0]], workspaceId: ws.id },
+      }),
+    );
     await eventually(async () => expect(await count()).toBe(1));
     const listed = await stack.request('GET', '/api/v1/workspaces', { token: owner.token });
     expect(listed.body.data.find((w: { id: string }) => w.id === ws.id).documentCount).toBe(1);

@@ -60,7 +60,11 @@ export interface OutboxEvent {
   data: any;
 }
 
-const UNUSED_IDP = { issuer: 'http://127.0.0.1:9/realms/unused', jwksUrl: 'http://127.0.0.1:9/certs', audience: 'unused' };
+const UNUSED_IDP = {
+  issuer: 'http://127.0.0.1:9/realms/unused',
+  jwksUrl: 'http://127.0.0.1:9/certs',
+  audience: 'unused',
+};
 
 export async function startHarness(mode: Mode, env: Record<string, string> = {}): Promise<Harness> {
   return mode === 'service' ? startServiceHarness(env) : startGatewayHarness(env);
@@ -74,7 +78,13 @@ function outboxReader(pool: DatabasePool) {
   };
 }
 
-async function inject(app: FastifyInstance, method: string, url: string, identity: string | undefined, body: unknown): Promise<Reply> {
+async function inject(
+  app: FastifyInstance,
+  method: string,
+  url: string,
+  identity: string | undefined,
+  body: unknown,
+): Promise<Reply> {
   const res = await app.inject({
     method: method as 'GET',
     url,
@@ -104,10 +114,16 @@ async function startServiceHarness(env: Record<string, string>): Promise<Harness
     direct,
     call: (method, url, opts = {}) => inject(app, method, url, opts.as?.credential, opts.body),
     async user(email, name) {
-      const res = await direct('POST', '/internal/users/resolve', { body: { idpUid: `idp|${email.toLowerCase()}`, email, name } });
+      const res = await direct('POST', '/internal/users/resolve', {
+        body: { idpUid: `idp|${email.toLowerCase()}`, email, name },
+      });
       if (res.status !== 200) throw new Error(`resolve ${email}: ${res.status} ${JSON.stringify(res.body)}`);
       const { id, name: storedName } = res.body.data;
-      const credential = await mintIdentityToken(config.internalTokenSecret, { kind: 'user', userId: id, email, name: storedName }, 3600);
+      const credential = await mintIdentityToken(
+        config.internalTokenSecret,
+        { kind: 'user', userId: id, email, name: storedName },
+        3600,
+      );
       return { id, email, name: storedName, credential };
     },
     outbox: outboxReader(pool),
@@ -138,7 +154,11 @@ async function startGatewayHarness(env: Record<string, string>): Promise<Harness
       const identity = opts.identity === null ? undefined : (opts.identity ?? serviceToken);
       if (identity) headers['x-wiki-identity'] = identity;
       if (opts.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${base}${url}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+      const res = await fetch(`${base}${url}`, {
+        method,
+        headers,
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null, headers: Object.fromEntries(res.headers) };
     },
@@ -156,7 +176,9 @@ async function startGatewayHarness(env: Record<string, string>): Promise<Harness
 
 /** Sets an invitation's expiry in the past, as if its days had run out. */
 export async function expireInvitation(pool: DatabasePool, invitationId: string): Promise<void> {
-  await pool.query(sql.unsafe`UPDATE invitations SET expires_at = now() - interval '1 minute' WHERE id = ${invitationId}`);
+  await pool.query(
+    sql.unsafe`UPDATE invitations SET expires_at = now() - interval '1 minute' WHERE id = ${invitationId}`,
+  );
 }
 
 export const tokenOf = (inviteLink: string): string => inviteLink.split('/invite/')[1];

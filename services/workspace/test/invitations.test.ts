@@ -1,5 +1,15 @@
 import { sql, z } from '@wiki/db';
-import { expireInvitation, ISO_RE, UUID_RE, tokenOf, type Harness, MODES, type Mode, startHarness, type TestUser } from './helpers.js';
+import {
+  expireInvitation,
+  type Harness,
+  ISO_RE,
+  MODES,
+  type Mode,
+  startHarness,
+  type TestUser,
+  tokenOf,
+  UUID_RE,
+} from './helpers.js';
 
 describe.each(MODES)('invitations (%s)', (mode: Mode) => {
   let t: Harness;
@@ -9,8 +19,10 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
   let viewer: TestUser;
   let ws: { id: string; name: string };
 
-  const invite = (as: TestUser, body: unknown, workspaceId = ws.id) => t.call('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, { as, body });
-  const accept = (as: TestUser, token: string, body?: unknown) => t.call('POST', `/api/v1/invitations/${token}/accept`, { as, body });
+  const invite = (as: TestUser, body: unknown, workspaceId = ws.id) =>
+    t.call('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, { as, body });
+  const accept = (as: TestUser, token: string, body?: unknown) =>
+    t.call('POST', `/api/v1/invitations/${token}/accept`, { as, body });
 
   async function join(email: string, role: string): Promise<TestUser> {
     const u = await t.user(email);
@@ -46,12 +58,21 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       expect(event).toMatchObject({
         workspaceId: ws.id,
         actorId: admin.id,
-        data: { invitationId: data.invitationId, workspaceId: ws.id, email: 'New.Person@Example.com', role: 'EDITOR', invitedBy: admin.id, expiresAt: data.expiresAt, inviteeUserId: null },
+        data: {
+          invitationId: data.invitationId,
+          workspaceId: ws.id,
+          email: 'New.Person@Example.com',
+          role: 'EDITOR',
+          invitedBy: admin.id,
+          expiresAt: data.expiresAt,
+          inviteeUserId: null,
+        },
       });
     });
 
     it('refuses EDITOR and below (403), non-members (404), OWNER role (400)', async () => {
-      for (const who of [editor, viewer]) expect((await invite(who, { email: 'x@example.com', role: 'VIEWER' })).status).toBe(403);
+      for (const who of [editor, viewer])
+        expect((await invite(who, { email: 'x@example.com', role: 'VIEWER' })).status).toBe(403);
       const outsider = await t.user('outsider@example.com');
       expect((await invite(outsider, { email: 'x@example.com', role: 'VIEWER' })).status).toBe(404);
       const owned = await invite(owner, { email: 'x@example.com', role: 'OWNER' });
@@ -97,7 +118,18 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       const res = await t.call('GET', `/api/v1/workspaces/${ws.id}/invitations`, { as: admin });
       expect(res.status).toBe(200);
       const item = res.body.data.find((i: { id: string }) => i.id === created.invitationId);
-      expect(Object.keys(item).sort()).toEqual(['email', 'expiresAt', 'id', 'invitedAt', 'invitedBy', 'message', 'role', 'status', 'token', 'workspace']);
+      expect(Object.keys(item).sort()).toEqual([
+        'email',
+        'expiresAt',
+        'id',
+        'invitedAt',
+        'invitedBy',
+        'message',
+        'role',
+        'status',
+        'token',
+        'workspace',
+      ]);
       expect(item).toMatchObject({
         email: 'listed@example.com',
         role: 'VIEWER',
@@ -108,7 +140,8 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
         workspace: { id: ws.id, name: 'Invites', icon: '✉️' },
       });
       expect(item.invitedAt).toMatch(ISO_RE);
-      for (const who of [editor, viewer]) expect((await t.call('GET', `/api/v1/workspaces/${ws.id}/invitations`, { as: who })).status).toBe(403);
+      for (const who of [editor, viewer])
+        expect((await t.call('GET', `/api/v1/workspaces/${ws.id}/invitations`, { as: who })).status).toBe(403);
     });
 
     it('leaves expired invitations out of the list and marks them EXPIRED', async () => {
@@ -116,7 +149,9 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       await expireInvitation(t.pool, created.invitationId);
       const list = (await t.call('GET', `/api/v1/workspaces/${ws.id}/invitations`, { as: owner })).body.data;
       expect(list.some((i: { id: string }) => i.id === created.invitationId)).toBe(false);
-      const status = await t.pool.oneFirst(sql.type(z.object({ status: z.string() }))`SELECT status FROM invitations WHERE id = ${created.invitationId}`);
+      const status = await t.pool.oneFirst(
+        sql.type(z.object({ status: z.string() }))`SELECT status FROM invitations WHERE id = ${created.invitationId}`,
+      );
       expect(status).toBe('EXPIRED');
       const info = await t.call('GET', `/api/v1/invitations/${tokenOf(created.inviteLink)}/info`);
       expect(info.status).toBe(410);
@@ -133,8 +168,16 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       expect((await t.call('GET', `/api/v1/invitations/${tokenOf(created.inviteLink)}/info`)).status).toBe(410);
       const invitee = await t.user('cancel-me@example.com');
       expect((await accept(invitee, tokenOf(created.inviteLink))).status).toBe(410);
-      expect((await t.outbox('invitation.cancelled')).at(-1)).toMatchObject({ data: { invitationId: created.invitationId, inviteeUserId: null } });
-      expect((await t.call('DELETE', `/api/v1/workspaces/${ws.id}/invitations/00000000-0000-4000-8000-000000000000`, { as: admin })).status).toBe(404);
+      expect((await t.outbox('invitation.cancelled')).at(-1)).toMatchObject({
+        data: { invitationId: created.invitationId, inviteeUserId: null },
+      });
+      expect(
+        (
+          await t.call('DELETE', `/api/v1/workspaces/${ws.id}/invitations/00000000-0000-4000-8000-000000000000`, {
+            as: admin,
+          })
+        ).status,
+      ).toBe(404);
     });
 
     it('resends: keeps the token, refreshes the expiry, revives an expired invitation', async () => {
@@ -144,21 +187,35 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       expect((await t.call('POST', url, { as: viewer })).status).toBe(403);
       const res = await t.call('POST', url, { as: admin });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ invitationId: created.invitationId, inviteLink: created.inviteLink, role: 'EDITOR' });
+      expect(res.body.data).toMatchObject({
+        invitationId: created.invitationId,
+        inviteLink: created.inviteLink,
+        role: 'EDITOR',
+      });
       expect(Date.parse(res.body.data.expiresAt)).toBeGreaterThan(Date.now() + 2.9 * 86_400_000);
       const info = await t.call('GET', `/api/v1/invitations/${tokenOf(created.inviteLink)}/info`);
       expect(info.status).toBe(200);
       expect(info.body.data.status).toBe('PENDING');
-      expect((await t.outbox('invitation.created')).at(-1)).toMatchObject({ data: { invitationId: created.invitationId, resent: true } });
+      expect((await t.outbox('invitation.created')).at(-1)).toMatchObject({
+        data: { invitationId: created.invitationId, resent: true },
+      });
     });
   });
 
   describe('answering an invitation', () => {
     it('shows the invitation publicly, 404 for an unknown token', async () => {
-      const created = (await invite(owner, { email: 'peek@example.com', role: 'COMMENTER', message: 'Join us' })).body.data;
+      const created = (await invite(owner, { email: 'peek@example.com', role: 'COMMENTER', message: 'Join us' })).body
+        .data;
       const res = await t.call('GET', `/api/v1/invitations/${tokenOf(created.inviteLink)}/info`);
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ id: created.invitationId, email: 'peek@example.com', role: 'COMMENTER', status: 'PENDING', message: 'Join us', workspace: { id: ws.id, name: 'Invites' } });
+      expect(res.body.data).toMatchObject({
+        id: created.invitationId,
+        email: 'peek@example.com',
+        role: 'COMMENTER',
+        status: 'PENDING',
+        message: 'Join us',
+        workspace: { id: ws.id, name: 'Invites' },
+      });
       expect((await t.call('GET', '/api/v1/invitations/unknown-token/info')).status).toBe(404);
     });
 
@@ -172,16 +229,29 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       const wrong = await t.user('eve@example.com');
       const refused = await accept(wrong, tokenOf(created.inviteLink));
       expect(refused.status).toBe(403);
-      expect((await t.call('POST', `/api/v1/invitations/${tokenOf(created.inviteLink)}/decline`, { as: wrong })).status).toBe(403);
+      expect(
+        (await t.call('POST', `/api/v1/invitations/${tokenOf(created.inviteLink)}/decline`, { as: wrong })).status,
+      ).toBe(403);
 
       const res = await accept(joiner, tokenOf(created.inviteLink), { role: 'OWNER', status: 'ADMIN' });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ userId: joiner.id, userName: 'Jo Joiner', role: 'COMMENTER', status: 'ACTIVE', invitedBy: { id: admin.id } });
+      expect(res.body.data).toMatchObject({
+        userId: joiner.id,
+        userName: 'Jo Joiner',
+        role: 'COMMENTER',
+        status: 'ACTIVE',
+        invitedBy: { id: admin.id },
+      });
       expect(res.body.data.acceptedAt).toMatch(ISO_RE);
 
       const added = (await t.outbox('member.added')).at(-1);
-      expect(added).toMatchObject({ workspaceId: ws.id, data: { userId: joiner.id, memberId: res.body.data.id, role: 'COMMENTER' } });
-      expect((await t.outbox('invitation.accepted')).at(-1)).toMatchObject({ data: { invitationId: created.invitationId, inviteeUserId: joiner.id } });
+      expect(added).toMatchObject({
+        workspaceId: ws.id,
+        data: { userId: joiner.id, memberId: res.body.data.id, role: 'COMMENTER' },
+      });
+      expect((await t.outbox('invitation.accepted')).at(-1)).toMatchObject({
+        data: { invitationId: created.invitationId, inviteeUserId: joiner.id },
+      });
 
       // Used: 410 for everyone, and it is gone from the lists.
       expect((await accept(joiner, tokenOf(created.inviteLink))).status).toBe(410);
@@ -195,7 +265,9 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       const late = await t.user('late@example.com');
       await expireInvitation(t.pool, created.invitationId);
       expect((await accept(late, tokenOf(created.inviteLink))).status).toBe(410);
-      expect((await t.call('POST', `/api/v1/invitations/${tokenOf(created.inviteLink)}/decline`, { as: late })).status).toBe(410);
+      expect(
+        (await t.call('POST', `/api/v1/invitations/${tokenOf(created.inviteLink)}/decline`, { as: late })).status,
+      ).toBe(410);
       expect((await t.call('GET', '/api/v1/users/me/invitations', { as: late })).body.data).toEqual([]);
     });
 
@@ -217,7 +289,10 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
       expect((await accept(nope, tokenOf(created.inviteLink))).status).toBe(410);
-      expect((await t.outbox('invitation.declined')).at(-1)).toMatchObject({ actorId: nope.id, data: { invitationId: created.invitationId, inviteeUserId: nope.id } });
+      expect((await t.outbox('invitation.declined')).at(-1)).toMatchObject({
+        actorId: nope.id,
+        data: { invitationId: created.invitationId, inviteeUserId: nope.id },
+      });
       expect((await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: nope })).status).toBe(404);
     });
 
@@ -230,7 +305,9 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
     it('names the existing user as inviteeUserId when the invited email is known', async () => {
       const known = await t.user('known@example.com');
       await invite(owner, { email: 'known@example.com', role: 'VIEWER' });
-      expect((await t.outbox('invitation.created')).at(-1)).toMatchObject({ data: { email: 'known@example.com', inviteeUserId: known.id } });
+      expect((await t.outbox('invitation.created')).at(-1)).toMatchObject({
+        data: { email: 'known@example.com', inviteeUserId: known.id },
+      });
     });
   });
 });

@@ -1,4 +1,4 @@
-import { ISO_RE, type Harness, MODES, type Mode, startHarness, type TestUser } from './helpers.js';
+import { type Harness, ISO_RE, MODES, type Mode, startHarness, type TestUser } from './helpers.js';
 
 describe.each(MODES)('members (%s)', (mode: Mode) => {
   let t: Harness;
@@ -14,7 +14,10 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
 
   async function join(email: string, role: string, name?: string): Promise<TestUser> {
     const invitee = await t.user(email, name);
-    const inv = await t.call('POST', `/api/v1/workspaces/${ws.id}/members/invite`, { as: owner, body: { email, role } });
+    const inv = await t.call('POST', `/api/v1/workspaces/${ws.id}/members/invite`, {
+      as: owner,
+      body: { email, role },
+    });
     expect(inv.status).toBe(201);
     const token = inv.body.data.inviteLink.split('/invite/')[1];
     const accepted = await t.call('POST', `/api/v1/invitations/${token}/accept`, { as: invitee });
@@ -41,7 +44,8 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
   const members = (as: TestUser) => t.call('GET', `/api/v1/workspaces/${ws.id}/members`, { as });
   const setRole = (as: TestUser, userId: string, role: string) =>
     t.call('PUT', `/api/v1/workspaces/${ws.id}/members/${memberIds[userId]}/role`, { as, body: { role } });
-  const remove = (as: TestUser, userId: string) => t.call('DELETE', `/api/v1/workspaces/${ws.id}/members/${memberIds[userId]}`, { as });
+  const remove = (as: TestUser, userId: string) =>
+    t.call('DELETE', `/api/v1/workspaces/${ws.id}/members/${memberIds[userId]}`, { as });
 
   describe('members', () => {
     it('lists members with the WorkspaceMemberResponse shape, owner first', async () => {
@@ -49,10 +53,34 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
       expect(res.status).toBe(200);
       expect(res.body.data).toHaveLength(6);
       const [first] = res.body.data;
-      expect(first).toMatchObject({ userId: owner.id, role: 'OWNER', status: 'ACTIVE', userName: 'Olivia Owner', userEmail: 'owner@example.com', invitedBy: null, invitedAt: null });
+      expect(first).toMatchObject({
+        userId: owner.id,
+        role: 'OWNER',
+        status: 'ACTIVE',
+        userName: 'Olivia Owner',
+        userEmail: 'owner@example.com',
+        invitedBy: null,
+        invitedAt: null,
+      });
       const ed = res.body.data.find((m: { userId: string }) => m.userId === editor.id);
-      expect(Object.keys(ed).sort()).toEqual(['acceptedAt', 'createdAt', 'id', 'invitedAt', 'invitedBy', 'role', 'status', 'userAvatar', 'userEmail', 'userId', 'userName']);
-      expect(ed).toMatchObject({ role: 'EDITOR', status: 'ACTIVE', invitedBy: { id: owner.id, name: 'Olivia Owner', avatar: null } });
+      expect(Object.keys(ed).sort()).toEqual([
+        'acceptedAt',
+        'createdAt',
+        'id',
+        'invitedAt',
+        'invitedBy',
+        'role',
+        'status',
+        'userAvatar',
+        'userEmail',
+        'userId',
+        'userName',
+      ]);
+      expect(ed).toMatchObject({
+        role: 'EDITOR',
+        status: 'ACTIVE',
+        invitedBy: { id: owner.id, name: 'Olivia Owner', avatar: null },
+      });
       expect(ed.invitedAt).toMatch(ISO_RE);
       expect(ed.acceptedAt).toMatch(ISO_RE);
       expect((await members(stranger)).status).toBe(404);
@@ -60,18 +88,32 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
     });
 
     it('searches members by name or email, case-insensitively, with literal wildcards', async () => {
-      const search = (q?: string) => t.call('GET', `/api/v1/workspaces/${ws.id}/members/search${q === undefined ? '' : `?q=${encodeURIComponent(q)}`}`, { as: viewer });
+      const search = (q?: string) =>
+        t.call(
+          'GET',
+          `/api/v1/workspaces/${ws.id}/members/search${q === undefined ? '' : `?q=${encodeURIComponent(q)}`}`,
+          { as: viewer },
+        );
       const all = await search();
       expect(all.status).toBe(200);
       expect(all.body.data).toHaveLength(6);
       expect(Object.keys(all.body.data[0]).sort()).toEqual(['avatar', 'email', 'name', 'role', 'userId']);
-      expect((await search('ADMIN')).body.data.map((m: { name: string }) => m.name).sort()).toEqual(['Abe Admin', 'Ada Admin']);
-      expect((await search('EDITOR@EXAMPLE')).body.data).toEqual([{ userId: editor.id, name: 'Eddie Editor', email: 'editor@example.com', avatar: null, role: 'EDITOR' }]);
+      expect((await search('ADMIN')).body.data.map((m: { name: string }) => m.name).sort()).toEqual([
+        'Abe Admin',
+        'Ada Admin',
+      ]);
+      expect((await search('EDITOR@EXAMPLE')).body.data).toEqual([
+        { userId: editor.id, name: 'Eddie Editor', email: 'editor@example.com', avatar: null, role: 'EDITOR' },
+      ]);
       expect((await search('%')).body.data.map((m: { userId: string }) => m.userId)).toEqual([viewer.id]);
       expect((await search('_')).body.data.map((m: { userId: string }) => m.userId)).toEqual([viewer.id]);
       expect((await search('nobody-here')).body.data).toEqual([]);
-      expect((await t.call('GET', `/api/v1/workspaces/${ws.id}/members/search?q=a`, { as: stranger })).status).toBe(404);
-      expect((await t.call('GET', `/api/v1/workspaces/${ws.id}/members/search?q=${'x'.repeat(256)}`, { as: viewer })).status).toBe(400);
+      expect((await t.call('GET', `/api/v1/workspaces/${ws.id}/members/search?q=a`, { as: stranger })).status).toBe(
+        404,
+      );
+      expect(
+        (await t.call('GET', `/api/v1/workspaces/${ws.id}/members/search?q=${'x'.repeat(256)}`, { as: viewer })).status,
+      ).toBe(400);
     });
 
     it('limits search results to 20', async () => {
@@ -79,7 +121,10 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
       for (let i = 0; i < 22; i++) {
         const email = `crowd${i}@example.com`;
         const u = await t.user(email, `Crowd ${i}`);
-        const inv = await t.call('POST', `/api/v1/workspaces/${big.id}/members/invite`, { as: owner, body: { email, role: 'VIEWER' } });
+        const inv = await t.call('POST', `/api/v1/workspaces/${big.id}/members/invite`, {
+          as: owner,
+          body: { email, role: 'VIEWER' },
+        });
         await t.call('POST', `/api/v1/invitations/${inv.body.data.inviteLink.split('/invite/')[1]}/accept`, { as: u });
       }
       const res = await t.call('GET', `/api/v1/workspaces/${big.id}/members/search?q=crowd`, { as: owner });
@@ -118,10 +163,29 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
       expect((await setRole(admin, editor.id, 'OWNER')).status).toBe(400);
       expect((await setRole(owner, owner.id, 'ADMIN')).status).toBe(400);
       expect((await setRole(owner, editor.id, 'BOSS')).status).toBe(400);
-      expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}/members/${memberIds[editor.id]}/role`, { as: owner, body: {} })).status).toBe(400);
-      expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}/members/00000000-0000-4000-8000-000000000000/role`, { as: owner, body: { role: 'VIEWER' } })).status).toBe(404);
-      expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}/members/bad/role`, { as: owner, body: { role: 'VIEWER' } })).status).toBe(400);
-      const roles = Object.fromEntries((await members(owner)).body.data.map((m: { userId: string; role: string }) => [m.userId, m.role]));
+      expect(
+        (
+          await t.call('PUT', `/api/v1/workspaces/${ws.id}/members/${memberIds[editor.id]}/role`, {
+            as: owner,
+            body: {},
+          })
+        ).status,
+      ).toBe(400);
+      expect(
+        (
+          await t.call('PUT', `/api/v1/workspaces/${ws.id}/members/00000000-0000-4000-8000-000000000000/role`, {
+            as: owner,
+            body: { role: 'VIEWER' },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (await t.call('PUT', `/api/v1/workspaces/${ws.id}/members/bad/role`, { as: owner, body: { role: 'VIEWER' } }))
+          .status,
+      ).toBe(400);
+      const roles = Object.fromEntries(
+        (await members(owner)).body.data.map((m: { userId: string; role: string }) => [m.userId, m.role]),
+      );
       expect(roles[editor.id]).toBe('EDITOR');
       expect(roles[owner.id]).toBe('OWNER');
     });
@@ -137,7 +201,10 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
       expect((await remove(admin, victim.id)).status).toBe(404);
-      expect((await t.outbox('member.removed')).at(-1)).toMatchObject({ workspaceId: ws.id, data: { userId: victim.id, memberId: memberIds[victim.id], role: 'VIEWER' } });
+      expect((await t.outbox('member.removed')).at(-1)).toMatchObject({
+        workspaceId: ws.id,
+        data: { userId: victim.id, memberId: memberIds[victim.id], role: 'VIEWER' },
+      });
       expect((await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: victim })).status).toBe(404);
 
       // Admins are equals: one may remove another.
@@ -154,7 +221,10 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
       const ownerLeaves = await t.call('POST', `/api/v1/workspaces/${ws.id}/members/leave`, { as: owner });
       expect(ownerLeaves.status).toBe(409);
       expect(ownerLeaves.body.error.code).toBe('CONFLICT');
-      expect((await t.outbox('member.removed')).at(-1)).toMatchObject({ actorId: leaver.id, data: { userId: leaver.id } });
+      expect((await t.outbox('member.removed')).at(-1)).toMatchObject({
+        actorId: leaver.id,
+        data: { userId: leaver.id },
+      });
     });
   });
 });

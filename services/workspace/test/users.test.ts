@@ -1,6 +1,6 @@
-import { sql, z } from '@wiki/db';
 import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
-import { ISO_RE, UUID_RE, type Harness, MODES, type Mode, startHarness, type TestUser } from './helpers.js';
+import { sql, z } from '@wiki/db';
+import { type Harness, ISO_RE, MODES, type Mode, startHarness, type TestUser, UUID_RE } from './helpers.js';
 
 describe.each(MODES)('users (%s)', (mode: Mode) => {
   let t: Harness;
@@ -13,20 +13,37 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
   afterAll(() => t?.stop());
 
   /** The x-wiki-identity token the gateway would forward for this user. */
-  const identityOf = (u: TestUser) => mintIdentityToken(t.config.internalTokenSecret, { kind: 'user', userId: u.id, email: u.email, name: u.name });
+  const identityOf = (u: TestUser) =>
+    mintIdentityToken(t.config.internalTokenSecret, { kind: 'user', userId: u.id, email: u.email, name: u.name });
 
   describe('users/me', () => {
     it('returns the UserResponse with default preferences', async () => {
       const res = await t.call('GET', '/api/v1/users/me', { as: ada });
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body.data).sort()).toEqual(['avatarUrl', 'createdAt', 'email', 'id', 'lastLoginAt', 'name', 'preference', 'status']);
+      expect(Object.keys(res.body.data).sort()).toEqual([
+        'avatarUrl',
+        'createdAt',
+        'email',
+        'id',
+        'lastLoginAt',
+        'name',
+        'preference',
+        'status',
+      ]);
       expect(res.body.data).toMatchObject({
         id: ada.id,
         email: 'ada@example.com',
         name: 'Ada Lovelace',
         avatarUrl: null,
         status: 'active',
-        preference: { lastDocumentId: null, lastWorkspaceId: null, theme: 'system', sidebarCollapsed: false, locale: 'en', notificationsEnabled: true },
+        preference: {
+          lastDocumentId: null,
+          lastWorkspaceId: null,
+          theme: 'system',
+          sidebarCollapsed: false,
+          locale: 'en',
+          notificationsEnabled: true,
+        },
       });
       expect(res.body.data.lastLoginAt).toMatch(ISO_RE);
       expect((await t.call('GET', '/api/v1/users/me')).status).toBe(401);
@@ -34,14 +51,24 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
 
     it('saves preferences field by field', async () => {
       const ws = '3f2c1a4e-5b6d-4c7e-8f90-a1b2c3d4e5f6';
-      const first = await t.call('PUT', '/api/v1/users/me/preferences', { as: ada, body: { theme: 'dark', lastWorkspaceId: ws } });
+      const first = await t.call('PUT', '/api/v1/users/me/preferences', {
+        as: ada,
+        body: { theme: 'dark', lastWorkspaceId: ws },
+      });
       expect(first.status).toBe(200);
       expect(first.body.data.preference).toMatchObject({ theme: 'dark', lastWorkspaceId: ws, locale: 'en' });
       const second = await t.call('PUT', '/api/v1/users/me/preferences', {
         as: ada,
         body: { locale: 'pt-BR', sidebarCollapsed: true, notificationsEnabled: false, id: 'ignored', email: 'x@y.z' },
       });
-      expect(second.body.data.preference).toEqual({ lastDocumentId: null, lastWorkspaceId: ws, theme: 'dark', sidebarCollapsed: true, locale: 'pt-BR', notificationsEnabled: false });
+      expect(second.body.data.preference).toEqual({
+        lastDocumentId: null,
+        lastWorkspaceId: ws,
+        theme: 'dark',
+        sidebarCollapsed: true,
+        locale: 'pt-BR',
+        notificationsEnabled: false,
+      });
       expect(second.body.data.email).toBe('ada@example.com');
       const cleared = await t.call('PUT', '/api/v1/users/me/preferences', { as: ada, body: { lastWorkspaceId: null } });
       expect(cleared.body.data.preference.lastWorkspaceId).toBeNull();
@@ -87,10 +114,19 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
 
       const resolved = await t.direct('POST', '/internal/mcp-keys/resolve', { body: { key } });
       expect(resolved.status).toBe(200);
-      expect(resolved.body.data).toEqual({ userId: ada.id, email: 'ada@example.com', name: 'Ada Lovelace', avatarUrl: null, idpUid: 'idp|ada@example.com' });
+      expect(resolved.body.data).toEqual({
+        userId: ada.id,
+        email: 'ada@example.com',
+        name: 'Ada Lovelace',
+        avatarUrl: null,
+        idpUid: 'idp|ada@example.com',
+      });
       expect((await t.call('GET', '/api/v1/users/me/mcp-keys', { as: ada })).body.data[0].lastUsedAt).toMatch(ISO_RE);
       expect((await t.direct('POST', '/internal/mcp-keys/resolve', { body: { key: `${key}x` } })).status).toBe(404);
-      expect((await t.direct('POST', '/internal/mcp-keys/resolve', { identity: await identityOf(ada), body: { key } })).status).toBe(403);
+      expect(
+        (await t.direct('POST', '/internal/mcp-keys/resolve', { identity: await identityOf(ada), body: { key } }))
+          .status,
+      ).toBe(403);
 
       const other = await t.user('other@example.com');
       expect((await t.call('DELETE', `/api/v1/users/me/mcp-keys/${id}`, { as: other })).status).toBe(404);
@@ -111,16 +147,34 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
   });
 
   describe('internal users', () => {
-    const resolve = (body: unknown, identity?: string) => t.direct('POST', '/internal/users/resolve', { identity, body });
+    const resolve = (body: unknown, identity?: string) =>
+      t.direct('POST', '/internal/users/resolve', { identity, body });
 
     it('creates a user once, with a default workspace, and emits user.upserted only on change', async () => {
-      const first = await resolve({ idpUid: 'kc|grace', email: 'Grace@Example.com', name: 'Grace Hopper', avatarUrl: 'https://img/g.png' });
+      const first = await resolve({
+        idpUid: 'kc|grace',
+        email: 'Grace@Example.com',
+        name: 'Grace Hopper',
+        avatarUrl: 'https://img/g.png',
+      });
       expect(first.status).toBe(200);
-      expect(first.body.data).toEqual({ id: expect.stringMatching(UUID_RE), email: 'Grace@Example.com', name: 'Grace Hopper', avatarUrl: 'https://img/g.png', idpUid: 'kc|grace' });
+      expect(first.body.data).toEqual({
+        id: expect.stringMatching(UUID_RE),
+        email: 'Grace@Example.com',
+        name: 'Grace Hopper',
+        avatarUrl: 'https://img/g.png',
+        idpUid: 'kc|grace',
+      });
       const id = first.body.data.id;
       const upserts = () => t.outbox('user.upserted').then((all) => all.filter((e) => e.data.id === id));
       expect(await upserts()).toHaveLength(1);
-      expect((await upserts())[0].data).toEqual({ id, idpUid: 'kc|grace', email: 'Grace@Example.com', name: 'Grace Hopper', avatarUrl: 'https://img/g.png' });
+      expect((await upserts())[0].data).toEqual({
+        id,
+        idpUid: 'kc|grace',
+        email: 'Grace@Example.com',
+        name: 'Grace Hopper',
+        avatarUrl: 'https://img/g.png',
+      });
 
       const again = await resolve({ idpUid: 'kc|grace', email: 'Grace@Example.com', name: 'Grace Hopper' });
       expect(again.body.data.id).toBe(id);
@@ -131,17 +185,26 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
       expect(renamed.body.data).toMatchObject({ id, email: 'grace@navy.mil', name: 'Rear Admiral Hopper' });
       expect((await upserts()).at(-1)!.data).toMatchObject({ email: 'grace@navy.mil', name: 'Rear Admiral Hopper' });
 
-      const identity = await mintIdentityToken(t.config.internalTokenSecret, { kind: 'user', userId: id, email: 'grace@navy.mil' });
+      const identity = await mintIdentityToken(t.config.internalTokenSecret, {
+        kind: 'user',
+        userId: id,
+        email: 'grace@navy.mil',
+      });
       const workspaces = (await t.direct('GET', '/api/v1/workspaces', { identity })).body.data;
       expect(workspaces).toHaveLength(1);
       expect(workspaces[0]).toMatchObject({ name: "Grace Hopper's workspace", isDefault: true, ownerId: id });
     });
 
     it('creates exactly one user when first requests race', async () => {
-      const results = await Promise.all([1, 2, 3, 4].map(() => resolve({ idpUid: 'kc|racer', email: 'racer@example.com', name: 'Racer' })));
+      const results = await Promise.all(
+        [1, 2, 3, 4].map(() => resolve({ idpUid: 'kc|racer', email: 'racer@example.com', name: 'Racer' })),
+      );
       expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
       expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
-      const identity = await mintIdentityToken(t.config.internalTokenSecret, { kind: 'user', userId: results[0].body.data.id });
+      const identity = await mintIdentityToken(t.config.internalTokenSecret, {
+        kind: 'user',
+        userId: results[0].body.data.id,
+      });
       expect((await t.direct('GET', '/api/v1/workspaces', { identity })).body.data).toHaveLength(1);
     });
 
@@ -169,14 +232,22 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
       const ws = (await t.call('GET', '/api/v1/workspaces', { as: ada })).body.data[0];
       const res = await t.direct('GET', `/internal/workspaces/${ws.id}/members/${ada.id}`);
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ workspaceId: ws.id, userId: ada.id, memberId: expect.stringMatching(UUID_RE), role: 'OWNER', workspaceArchived: false });
+      expect(res.body.data).toEqual({
+        workspaceId: ws.id,
+        userId: ada.id,
+        memberId: expect.stringMatching(UUID_RE),
+        role: 'OWNER',
+        workspaceArchived: false,
+      });
       const other = await t.user('someone@example.com');
       expect((await t.direct('GET', `/internal/workspaces/${ws.id}/members/${other.id}`)).status).toBe(404);
     });
 
     it('tells membership lookups that a workspace is archived', async () => {
       const ws = (await t.call('POST', '/api/v1/workspaces', { as: ada, body: { name: 'Shelved' } })).body.data;
-      expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: ada, body: { isArchived: true } })).status).toBe(200);
+      expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: ada, body: { isArchived: true } })).status).toBe(
+        200,
+      );
       const res = await t.direct('GET', `/internal/workspaces/${ws.id}/members/${ada.id}`);
       expect(res.body.data).toMatchObject({ role: 'OWNER', workspaceArchived: true });
     });
@@ -184,12 +255,21 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
     it('is closed to user identities (403) and anonymous callers (401)', async () => {
       const asAda = await identityOf(ada);
       expect((await resolve({ idpUid: 'x', email: 'x@example.com' }, asAda)).status).toBe(403);
-      expect((await t.direct('POST', '/internal/users/resolve', { identity: null, body: { idpUid: 'x', email: 'x@example.com' } })).status).toBe(401);
+      expect(
+        (
+          await t.direct('POST', '/internal/users/resolve', {
+            identity: null,
+            body: { idpUid: 'x', email: 'x@example.com' },
+          })
+        ).status,
+      ).toBe(401);
       expect((await t.direct('GET', `/internal/users/${ada.id}`, { identity: asAda })).status).toBe(403);
       const forged = await mintServiceToken('a-different-secret-of-enough-length', 'gateway');
       expect((await t.direct('GET', `/internal/users/${ada.id}`, { identity: forged })).status).toBe(401);
       // The gateway never routes /internal: there is no public path to these routes.
-      expect((await t.call('GET', `/internal/users/${ada.id}`, { as: ada })).status).toBe(mode === 'gateway' ? 404 : 403);
+      expect((await t.call('GET', `/internal/users/${ada.id}`, { as: ada })).status).toBe(
+        mode === 'gateway' ? 404 : 403,
+      );
     });
   });
 });

@@ -1,4 +1,4 @@
-import { ISO_RE, UUID_RE, type Harness, MODES, type Mode, startHarness, type TestUser } from './helpers.js';
+import { type Harness, ISO_RE, MODES, type Mode, startHarness, type TestUser, UUID_RE } from './helpers.js';
 
 describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
   let t: Harness;
@@ -14,7 +14,10 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
 
   async function addMember(workspaceId: string, email: string, role: string): Promise<TestUser> {
     const invitee = await t.user(email);
-    const inv = await t.call('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, { as: owner, body: { email, role } });
+    const inv = await t.call('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, {
+      as: owner,
+      body: { email, role },
+    });
     expect(inv.status).toBe(201);
     const token = inv.body.data.inviteLink.split('/invite/')[1];
     const accepted = await t.call('POST', `/api/v1/invitations/${token}/accept`, { as: invitee });
@@ -28,27 +31,67 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
       expect(list.status).toBe(200);
       expect(list.body.success).toBe(true);
       expect(list.body.data).toHaveLength(1);
-      expect(list.body.data[0]).toMatchObject({ name: "Olivia Owner's workspace", isDefault: true, ownerId: owner.id, documentCount: 0 });
+      expect(list.body.data[0]).toMatchObject({
+        name: "Olivia Owner's workspace",
+        isDefault: true,
+        ownerId: owner.id,
+        documentCount: 0,
+      });
     });
 
     it('creates a workspace with 201 and the full WorkspaceResponse', async () => {
       const res = await t.call('POST', '/api/v1/workspaces', {
         as: owner,
-        body: { name: '  Engineering ', description: 'Docs', icon: '📚', color: '#12abEF', isDefault: true, ownerId: stranger.id },
+        body: {
+          name: '  Engineering ',
+          description: 'Docs',
+          icon: '📚',
+          color: '#12abEF',
+          isDefault: true,
+          ownerId: stranger.id,
+        },
       });
       expect(res.status).toBe(201);
       const ws = res.body.data;
       expect(Object.keys(ws).sort()).toEqual(
-        ['color', 'createdAt', 'description', 'documentCount', 'icon', 'id', 'isArchived', 'isDefault', 'name', 'ownerId', 'updatedAt'].sort(),
+        [
+          'color',
+          'createdAt',
+          'description',
+          'documentCount',
+          'icon',
+          'id',
+          'isArchived',
+          'isDefault',
+          'name',
+          'ownerId',
+          'updatedAt',
+        ].sort(),
       );
-      expect(ws).toMatchObject({ name: 'Engineering', description: 'Docs', icon: '📚', color: '#12abEF', ownerId: owner.id, isDefault: false, isArchived: false, documentCount: 0 });
+      expect(ws).toMatchObject({
+        name: 'Engineering',
+        description: 'Docs',
+        icon: '📚',
+        color: '#12abEF',
+        ownerId: owner.id,
+        isDefault: false,
+        isArchived: false,
+        documentCount: 0,
+      });
       expect(ws.id).toMatch(UUID_RE);
       expect(ws.createdAt).toMatch(ISO_RE);
 
       const events = await t.outbox('workspace.created');
-      expect(events.at(-1)).toMatchObject({ workspaceId: ws.id, actorId: owner.id, data: { id: ws.id, name: 'Engineering', icon: '📚', isArchived: false, ownerId: owner.id } });
+      expect(events.at(-1)).toMatchObject({
+        workspaceId: ws.id,
+        actorId: owner.id,
+        data: { id: ws.id, name: 'Engineering', icon: '📚', isArchived: false, ownerId: owner.id },
+      });
       const added = await t.outbox('member.added');
-      expect(added.at(-1)).toMatchObject({ workspaceId: ws.id, data: { workspaceId: ws.id, userId: owner.id, role: 'OWNER' } });
+      expect(added.at(-1)).toMatchObject({
+        workspaceId: ws.id,
+        data: { workspaceId: ws.id, userId: owner.id, role: 'OWNER' },
+      });
     });
 
     it.each([
@@ -57,7 +100,7 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
       ['name over 255', { name: 'x'.repeat(256) }],
       ['description over 1000', { name: 'a', description: 'x'.repeat(1001) }],
       ['icon over 50', { name: 'a', icon: 'x'.repeat(51) }],
-      ['color over 20', { name: 'a', color: '#' + 'a'.repeat(20) }],
+      ['color over 20', { name: 'a', color: `#${'a'.repeat(20)}` }],
       ['color not hex', { name: 'a', color: 'red' }],
     ])('refuses a create with %s (400)', async (_what, body) => {
       const res = await t.call('POST', '/api/v1/workspaces', { as: owner, body });
@@ -82,9 +125,13 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
     it('hides workspaces from non-members (404) and shows them to members', async () => {
       const ws = (await t.call('POST', '/api/v1/workspaces', { as: owner, body: { name: 'Private' } })).body.data;
       expect((await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: stranger })).status).toBe(404);
-      expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: stranger, body: { name: 'x' } })).status).toBe(404);
+      expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: stranger, body: { name: 'x' } })).status).toBe(
+        404,
+      );
       expect((await t.call('DELETE', `/api/v1/workspaces/${ws.id}`, { as: stranger })).status).toBe(404);
-      expect((await t.call('GET', `/api/v1/workspaces/00000000-0000-4000-8000-000000000000`, { as: owner })).status).toBe(404);
+      expect(
+        (await t.call('GET', `/api/v1/workspaces/00000000-0000-4000-8000-000000000000`, { as: owner })).status,
+      ).toBe(404);
       const got = await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: owner });
       expect(got.status).toBe(200);
       expect(got.body.data.name).toBe('Private');
@@ -103,25 +150,45 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
         expect(res.body.error.code).toBe('FORBIDDEN');
         expect((await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: who })).status).toBe(200);
       }
-      const byAdmin = await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: admin, body: { name: 'Renamed', isArchived: true, color: null } });
+      const byAdmin = await t.call('PUT', `/api/v1/workspaces/${ws.id}`, {
+        as: admin,
+        body: { name: 'Renamed', isArchived: true, color: null },
+      });
       expect(byAdmin.status).toBe(200);
       expect(byAdmin.body.data).toMatchObject({ name: 'Renamed', isArchived: true, color: null });
-      const byOwner = await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: owner, body: { isArchived: false, description: 'back' } });
+      const byOwner = await t.call('PUT', `/api/v1/workspaces/${ws.id}`, {
+        as: owner,
+        body: { isArchived: false, description: 'back' },
+      });
       expect(byOwner.body.data).toMatchObject({ name: 'Renamed', isArchived: false, description: 'back' });
-      expect((await t.outbox('workspace.updated')).at(-1)).toMatchObject({ workspaceId: ws.id, data: { name: 'Renamed', isArchived: false } });
+      expect((await t.outbox('workspace.updated')).at(-1)).toMatchObject({
+        workspaceId: ws.id,
+        data: { name: 'Renamed', isArchived: false },
+      });
 
-      for (const body of [{ name: '' }, { name: 'x'.repeat(256) }, { description: 'x'.repeat(1001) }, { icon: 'x'.repeat(51) }, { color: 'x'.repeat(21) }, { color: '#12' }]) {
+      for (const body of [
+        { name: '' },
+        { name: 'x'.repeat(256) },
+        { description: 'x'.repeat(1001) },
+        { icon: 'x'.repeat(51) },
+        { color: 'x'.repeat(21) },
+        { color: '#12' },
+      ]) {
         expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: owner, body })).status).toBe(400);
       }
 
       // Only the owner deletes.
-      for (const who of [admin, editor, viewer]) expect((await t.call('DELETE', `/api/v1/workspaces/${ws.id}`, { as: who })).status).toBe(403);
+      for (const who of [admin, editor, viewer])
+        expect((await t.call('DELETE', `/api/v1/workspaces/${ws.id}`, { as: who })).status).toBe(403);
       const del = await t.call('DELETE', `/api/v1/workspaces/${ws.id}`, { as: owner });
       expect(del.status).toBe(200);
       expect(del.body).toEqual({ success: true });
       expect((await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: owner })).status).toBe(404);
       expect((await t.call('GET', `/api/v1/workspaces/${ws.id}/members`, { as: admin })).status).toBe(404);
-      expect((await t.outbox('workspace.deleted')).at(-1)).toMatchObject({ workspaceId: ws.id, data: { id: ws.id, name: 'Renamed' } });
+      expect((await t.outbox('workspace.deleted')).at(-1)).toMatchObject({
+        workspaceId: ws.id,
+        data: { id: ws.id, name: 'Renamed' },
+      });
     });
 
     it('transfers ownership to an active member; the old owner becomes ADMIN', async () => {
@@ -129,13 +196,51 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
       const editor = await addMember(ws.id, 'heir@example.com', 'EDITOR');
       const admin = await addMember(ws.id, 'admin2@example.com', 'ADMIN');
 
-      expect((await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, { as: admin, body: { userId: editor.id } })).status).toBe(403);
-      expect((await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, { as: stranger, body: { userId: editor.id } })).status).toBe(404);
-      expect((await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, { as: owner, body: { userId: stranger.id } })).status).toBe(400);
-      expect((await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, { as: owner, body: { userId: owner.id } })).status).toBe(400);
-      expect((await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, { as: owner, body: { userId: 'nope' } })).status).toBe(400);
+      expect(
+        (
+          await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, {
+            as: admin,
+            body: { userId: editor.id },
+          })
+        ).status,
+      ).toBe(403);
+      expect(
+        (
+          await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, {
+            as: stranger,
+            body: { userId: editor.id },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (
+          await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, {
+            as: owner,
+            body: { userId: stranger.id },
+          })
+        ).status,
+      ).toBe(400);
+      expect(
+        (
+          await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, {
+            as: owner,
+            body: { userId: owner.id },
+          })
+        ).status,
+      ).toBe(400);
+      expect(
+        (
+          await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, {
+            as: owner,
+            body: { userId: 'nope' },
+          })
+        ).status,
+      ).toBe(400);
 
-      const res = await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, { as: owner, body: { userId: editor.id } });
+      const res = await t.call('POST', `/api/v1/workspaces/${ws.id}/transfer-ownership`, {
+        as: owner,
+        body: { userId: editor.id },
+      });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ id: ws.id, ownerId: editor.id });
 
@@ -149,7 +254,10 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
         [owner.id, 'ADMIN'],
         [editor.id, 'OWNER'],
       ]);
-      expect((await t.outbox('workspace.updated')).at(-1)).toMatchObject({ workspaceId: ws.id, data: { ownerId: editor.id } });
+      expect((await t.outbox('workspace.updated')).at(-1)).toMatchObject({
+        workspaceId: ws.id,
+        data: { ownerId: editor.id },
+      });
 
       // The former owner can leave now; the new one cannot.
       expect((await t.call('POST', `/api/v1/workspaces/${ws.id}/members/leave`, { as: editor })).status).toBe(409);
@@ -165,7 +273,13 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
       const res = await t.direct('GET', '/openapi.json', { identity: null });
       expect(res.status).toBe(200);
       expect(res.body.info.title).toBe('Workspace service');
-      expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/api/v1/workspaces', '/api/v1/workspaces/{id}/transfer-ownership', '/api/v1/invitations/{token}/info']));
+      expect(Object.keys(res.body.paths)).toEqual(
+        expect.arrayContaining([
+          '/api/v1/workspaces',
+          '/api/v1/workspaces/{id}/transfer-ownership',
+          '/api/v1/invitations/{token}/info',
+        ]),
+      );
       expect(Object.keys(res.body.paths).some((p) => p.startsWith('/internal'))).toBe(false);
       expect(res.body.paths['/api/v1/workspaces'].post.tags).toEqual(['Workspaces']);
     });

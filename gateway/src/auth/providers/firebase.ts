@@ -2,7 +2,8 @@ import { createRemoteJWKSet } from 'jose';
 import { REMOTE_JWKS_OPTIONS, type TokenProvider } from './provider.js';
 
 /** Google's published keys for Firebase ID tokens, in JWK form. */
-export const FIREBASE_JWKS_URL = 'https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com';
+export const FIREBASE_JWKS_URL =
+  'https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com';
 
 /**
  * A hosted provider (Firebase Authentication): ID tokens are issued by

@@ -4,8 +4,8 @@ import { firebaseProvider } from './firebase.js';
 import { oidcProvider } from './oidc.js';
 import type { TokenProvider } from './provider.js';
 
-export type { TokenProvider } from './provider.js';
 export { FIREBASE_JWKS_URL } from './firebase.js';
+export type { TokenProvider } from './provider.js';
 
 /** The provider selected by AUTH_PROVIDER (the config has already checked its settings). */
 export async function providerFor(config: Config): Promise<TokenProvider> {
@@ -15,7 +15,12 @@ export async function providerFor(config: Config): Promise<TokenProvider> {
       return devProvider(config.dataDir);
     case 'oidc':
       if (!auth.issuer || !auth.jwksUrl) throw new Error('AUTH_ISSUER and AUTH_JWKS_URL are required for oidc');
-      return oidcProvider({ issuer: auth.issuer, jwksUrl: auth.jwksUrl, audience: auth.audience, clientId: auth.clientId });
+      return oidcProvider({
+        issuer: auth.issuer,
+        jwksUrl: auth.jwksUrl,
+        audience: auth.audience,
+        clientId: auth.clientId,
+      });
     case 'firebase':
       if (!auth.firebaseProjectId) throw new Error('FIREBASE_PROJECT_ID is required for firebase');
       return firebaseProvider(auth.firebaseProjectId, auth.jwksUrl);

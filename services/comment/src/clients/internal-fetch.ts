@@ -1,9 +1,7 @@
 import { IDENTITY_HEADER } from '@wiki/auth';
 
-export interface InternalGet {
-  /** The JSON body of a 2xx answer, null for a 404; throws on anything else. */
-  (url: string): Promise<unknown | null>;
-}
+/** The JSON body of a 2xx answer, null for a 404; throws on anything else. */
+export type InternalGet = (url: string) => Promise<unknown | null>;
 
 /**
  * GET on another service's `/internal/...` route with this service's token (kind `service`).
@@ -11,7 +9,10 @@ export interface InternalGet {
  */
 export function internalGet(token: () => Promise<string>, timeoutMs = 5000): InternalGet {
   return async (url) => {
-    const res = await fetch(url, { headers: { [IDENTITY_HEADER]: await token() }, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, {
+      headers: { [IDENTITY_HEADER]: await token() },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (res.status === 404) {
       await res.body?.cancel();
       return null;

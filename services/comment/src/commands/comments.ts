@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { forbidden, notFound } from '@wiki/http';
-import { commentAuthors, countComments, deleteComment as removeComment, findComment, insertComment, updateCommentContent } from '../db/comments.js';
+import {
+  commentAuthors,
+  countComments,
+  findComment,
+  insertComment,
+  deleteComment as removeComment,
+  updateCommentContent,
+} from '../db/comments.js';
 import { findThread, touchThread } from '../db/threads.js';
 import { mentionedUserIds, newlyMentioned } from '../domain/mentions.js';
 import { canDeleteComment, canEditComment, participantsOf, READ_ROLE, WRITE_ROLE } from '../domain/rules.js';
@@ -28,7 +35,12 @@ async function present(ctx: CommentContext, comment: Parameters<typeof presentCo
  * Adds a reply. Replying to a resolved thread is allowed and leaves it resolved (reopening is its
  * own, explicit transition).
  */
-export async function addComment(ctx: CommentContext, actor: Actor, threadId: string, content: string): Promise<CommentResponse> {
+export async function addComment(
+  ctx: CommentContext,
+  actor: Actor,
+  threadId: string,
+  content: string,
+): Promise<CommentResponse> {
   const { thread } = await threadForMember(ctx, threadId, actor, WRITE_ROLE);
   const mentions = await mentionedMembers(ctx, thread.workspaceId, content, actor.userId);
   await rememberActor(ctx, actor);
@@ -47,10 +59,19 @@ export async function addComment(ctx: CommentContext, actor: Actor, threadId: st
 }
 
 /** Only the author edits; the comment becomes isEdited. */
-export async function editComment(ctx: CommentContext, actor: Actor, commentId: string, content: string): Promise<CommentResponse> {
+export async function editComment(
+  ctx: CommentContext,
+  actor: Actor,
+  commentId: string,
+  content: string,
+): Promise<CommentResponse> {
   const { comment, thread, role } = await commentForMember(ctx, commentId, actor);
   if (!canEditComment(actor.userId, role, comment.authorId)) {
-    throw forbidden(comment.authorId === actor.userId ? 'This needs the COMMENTER role or higher' : 'Only the author can edit this comment');
+    throw forbidden(
+      comment.authorId === actor.userId
+        ? 'This needs the COMMENTER role or higher'
+        : 'Only the author can edit this comment',
+    );
   }
   const mentions = await mentionedMembers(ctx, thread.workspaceId, content, actor.userId);
   await rememberActor(ctx, actor);
@@ -75,7 +96,8 @@ export async function editComment(ctx: CommentContext, actor: Actor, commentId: 
  */
 export async function deleteComment(ctx: CommentContext, actor: Actor, commentId: string): Promise<void> {
   const { comment, thread, role } = await commentForMember(ctx, commentId, actor);
-  if (!canDeleteComment(actor.userId, role, comment.authorId)) throw forbidden('Only the author or an admin can delete this comment');
+  if (!canDeleteComment(actor.userId, role, comment.authorId))
+    throw forbidden('Only the author or an admin can delete this comment');
   await ctx.pool.transaction(async (tx) => {
     const current = await findThread(tx, thread.id, true);
     const target = await findComment(tx, commentId, true);

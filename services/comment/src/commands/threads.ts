@@ -2,8 +2,25 @@ import { randomUUID } from 'node:crypto';
 import type { CommonQueryMethods } from '@wiki/db';
 import { badRequest, conflict, forbidden, notFound } from '@wiki/http';
 import { commentAuthors, insertComment } from '../db/comments.js';
-import { deleteThread as removeThread, findThread, insertThread, listThreads as selectThreads, setThreadStatus, type ThreadRow } from '../db/threads.js';
-import { type AnchorInput, anchorProblem, canDeleteThread, nextStatus, participantsOf, READ_ROLE, type ThreadStatusFilter, type ThreadTransition, WRITE_ROLE } from '../domain/rules.js';
+import {
+  findThread,
+  insertThread,
+  deleteThread as removeThread,
+  listThreads as selectThreads,
+  setThreadStatus,
+  type ThreadRow,
+} from '../db/threads.js';
+import {
+  type AnchorInput,
+  anchorProblem,
+  canDeleteThread,
+  nextStatus,
+  participantsOf,
+  READ_ROLE,
+  type ThreadStatusFilter,
+  type ThreadTransition,
+  WRITE_ROLE,
+} from '../domain/rules.js';
 import { emitComment, emitThread } from '../events/producers.js';
 import type { CommentThreadResponse } from '../presenters/thread.js';
 import type { Actor, CommentContext } from './context.js';
@@ -13,7 +30,13 @@ import { threadView, threadViews } from './views.js';
 /** Keeps the caller's name and avatar at hand for presenting what they write. */
 export async function rememberActor(ctx: CommentContext, actor: Actor): Promise<void> {
   if (!actor.name) return;
-  await ctx.users.remember({ id: actor.userId, name: actor.name, email: actor.email, avatarUrl: actor.avatarUrl, idpUid: actor.idpUid });
+  await ctx.users.remember({
+    id: actor.userId,
+    name: actor.name,
+    email: actor.email,
+    avatarUrl: actor.avatarUrl,
+    idpUid: actor.idpUid,
+  });
 }
 
 /** The thread and the caller's role in its workspace; 404 for a missing thread or a non-member. */
@@ -24,7 +47,12 @@ export async function threadForMember(ctx: CommentContext, threadId: string, act
   return { thread, role };
 }
 
-export async function listThreads(ctx: CommentContext, actor: Actor, documentId: string, status: ThreadStatusFilter): Promise<CommentThreadResponse[]> {
+export async function listThreads(
+  ctx: CommentContext,
+  actor: Actor,
+  documentId: string,
+  status: ThreadStatusFilter,
+): Promise<CommentThreadResponse[]> {
   const doc = await ctx.documents.require(documentId);
   await ctx.access.requireRole(doc.workspaceId, actor.userId, READ_ROLE, 'Document');
   const threads = await selectThreads(ctx.pool, documentId, status === 'all' ? null : status);
@@ -45,8 +73,19 @@ export async function createThread(
   await rememberActor(ctx, actor);
 
   const thread = await ctx.pool.transaction(async (tx) => {
-    const created = await insertThread(tx, { id: randomUUID(), documentId, workspaceId: doc.workspaceId, createdBy: actor.userId, ...input.anchor });
-    const first = await insertComment(tx, { id: randomUUID(), threadId: created.id, authorId: actor.userId, content: input.comment.content });
+    const created = await insertThread(tx, {
+      id: randomUUID(),
+      documentId,
+      workspaceId: doc.workspaceId,
+      createdBy: actor.userId,
+      ...input.anchor,
+    });
+    const first = await insertComment(tx, {
+      id: randomUUID(),
+      threadId: created.id,
+      authorId: actor.userId,
+      content: input.comment.content,
+    });
     const participants = [actor.userId];
     await emitThread(tx, 'thread_created', actor.userId, created, participants);
     // The first comment is an ordinary comment too: its mentions travel on comment.added.
@@ -58,17 +97,29 @@ export async function createThread(
 }
 
 /** resolve: open -> resolved (sets resolvedAt/resolvedBy); reopen: resolved -> open (clears them). */
-export async function transitionThread(ctx: CommentContext, actor: Actor, threadId: string, transition: ThreadTransition): Promise<CommentThreadResponse> {
+export async function transitionThread(
+  ctx: CommentContext,
+  actor: Actor,
+  threadId: string,
+  transition: ThreadTransition,
+): Promise<CommentThreadResponse> {
   await threadForMember(ctx, threadId, actor, WRITE_ROLE);
   await rememberActor(ctx, actor);
   const updated = await ctx.pool.transaction(async (tx) => {
     const current = await findThread(tx, threadId, true);
     if (!current) throw notFound('Thread');
     const next = nextStatus(current.status, transition);
-    if (!next) throw conflict(transition === 'resolve' ? 'The thread is already resolved' : 'The thread is already open');
+    if (!next)
+      throw conflict(transition === 'resolve' ? 'The thread is already resolved' : 'The thread is already open');
     const changed = await setThreadStatus(tx, threadId, next, actor.userId);
     const participants = participantsOf(changed.createdBy, await commentAuthors(tx, threadId));
-    await emitThread(tx, transition === 'resolve' ? 'thread_resolved' : 'thread_reopened', actor.userId, changed, participants);
+    await emitThread(
+      tx,
+      transition === 'resolve' ? 'thread_resolved' : 'thread_reopened',
+      actor.userId,
+      changed,
+      participants,
+    );
     return changed;
   });
   ctx.eventsCommitted();
@@ -78,7 +129,8 @@ export async function transitionThread(ctx: CommentContext, actor: Actor, thread
 /** Deletes a thread with all its comments; its creator or an ADMIN+ may. */
 export async function deleteThread(ctx: CommentContext, actor: Actor, threadId: string): Promise<void> {
   const { thread, role } = await threadForMember(ctx, threadId, actor);
-  if (!canDeleteThread(actor.userId, role, thread.createdBy)) throw forbidden('Only the thread creator or an admin can delete this thread');
+  if (!canDeleteThread(actor.userId, role, thread.createdBy))
+    throw forbidden('Only the thread creator or an admin can delete this thread');
   await ctx.pool.transaction(async (tx) => {
     const current = await findThread(tx, threadId, true);
     if (!current) throw notFound('Thread');

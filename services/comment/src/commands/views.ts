@@ -5,10 +5,17 @@ import { type CommentThreadResponse, presentThread, usersShownBy } from '../pres
 import type { CommentContext } from './context.js';
 
 /** Loads the comments and user profiles the threads show and presents them, in the given order. */
-export async function threadViews(ctx: CommentContext, threads: readonly ThreadRow[], db: CommonQueryMethods = ctx.pool): Promise<CommentThreadResponse[]> {
-  const comments = await listComments(db, threads.map((t) => t.id));
+export async function threadViews(
+  ctx: CommentContext,
+  threads: readonly ThreadRow[],
+  db: CommonQueryMethods = ctx.pool,
+): Promise<CommentThreadResponse[]> {
+  const comments = await listComments(
+    db,
+    threads.map((t) => t.id),
+  );
   const profiles = await ctx.users.profiles(usersShownBy(threads, comments));
-  const byThread = new Map<string, typeof comments[number][]>();
+  const byThread = new Map<string, (typeof comments)[number][]>();
   for (const c of comments) {
     const list = byThread.get(c.threadId) ?? [];
     list.push(c);

@@ -15,7 +15,10 @@ const columns = sql.fragment`
   id, thread_id AS "threadId", author_id AS "authorId", content, is_edited AS "isEdited",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-export function insertComment(db: CommonQueryMethods, c: { id: string; threadId: string; authorId: string; content: string }): Promise<CommentRow> {
+export function insertComment(
+  db: CommonQueryMethods,
+  c: { id: string; threadId: string; authorId: string; content: string },
+): Promise<CommentRow> {
   return db.one(sql.type(CommentRow)`
     INSERT INTO comments (id, thread_id, author_id, content)
     VALUES (${c.id}, ${c.threadId}, ${c.authorId}, ${c.content})
@@ -54,5 +57,7 @@ export async function commentAuthors(db: CommonQueryMethods, threadId: string): 
 }
 
 export async function countComments(db: CommonQueryMethods, threadId: string): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM comments WHERE thread_id = ${threadId}`);
+  return db.oneFirst(
+    sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM comments WHERE thread_id = ${threadId}`,
+  );
 }

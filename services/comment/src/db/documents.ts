@@ -17,7 +17,11 @@ export function findDocument(db: CommonQueryMethods, id: string): Promise<Docume
  * nothing when nothing changed); a read-through answer (`fromEvent` false) never overrides what
  * events said, above all not a deletion tombstone.
  */
-export async function upsertDocument(db: CommonQueryMethods, doc: { id: string; workspaceId: string }, fromEvent: boolean): Promise<void> {
+export async function upsertDocument(
+  db: CommonQueryMethods,
+  doc: { id: string; workspaceId: string },
+  fromEvent: boolean,
+): Promise<void> {
   const onConflict = fromEvent
     ? sql.fragment`DO UPDATE SET workspace_id = EXCLUDED.workspace_id, updated_at = now()
         WHERE document_projection.deleted_at IS NULL AND document_projection.workspace_id <> EXCLUDED.workspace_id`
@@ -28,7 +32,11 @@ export async function upsertDocument(db: CommonQueryMethods, doc: { id: string; 
 }
 
 /** Leaves tombstones for deleted documents (inserting them when the projection never saw them). */
-export async function markDocumentsDeleted(db: CommonQueryMethods, ids: readonly string[], workspaceId: string | null): Promise<void> {
+export async function markDocumentsDeleted(
+  db: CommonQueryMethods,
+  ids: readonly string[],
+  workspaceId: string | null,
+): Promise<void> {
   if (ids.length === 0) return;
   if (workspaceId) {
     await db.query(sql.unsafe`

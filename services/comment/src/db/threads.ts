@@ -48,15 +48,27 @@ export function findThread(db: CommonQueryMethods, id: string, lock = false): Pr
 }
 
 /** A document's threads, oldest first; `status` null means all of them. */
-export function listThreads(db: CommonQueryMethods, documentId: string, status: 'open' | 'resolved' | null): Promise<readonly ThreadRow[]> {
+export function listThreads(
+  db: CommonQueryMethods,
+  documentId: string,
+  status: 'open' | 'resolved' | null,
+): Promise<readonly ThreadRow[]> {
   const filter = status ? sql.fragment`AND status = ${status}` : sql.fragment``;
   return db.any(sql.type(ThreadRow)`
     SELECT ${columns} FROM comment_threads WHERE document_id = ${documentId} ${filter}
     ORDER BY created_at, seq`);
 }
 
-export function setThreadStatus(db: CommonQueryMethods, id: string, status: 'open' | 'resolved', actorId: string): Promise<ThreadRow> {
-  const resolution = status === 'resolved' ? sql.fragment`resolved_at = now(), resolved_by = ${actorId}` : sql.fragment`resolved_at = NULL, resolved_by = NULL`;
+export function setThreadStatus(
+  db: CommonQueryMethods,
+  id: string,
+  status: 'open' | 'resolved',
+  actorId: string,
+): Promise<ThreadRow> {
+  const resolution =
+    status === 'resolved'
+      ? sql.fragment`resolved_at = now(), resolved_by = ${actorId}`
+      : sql.fragment`resolved_at = NULL, resolved_by = NULL`;
   return db.one(sql.type(ThreadRow)`
     UPDATE comment_threads SET status = ${status}, ${resolution}, updated_at = now()
     WHERE id = ${id} RETURNING ${columns}`);
@@ -72,9 +84,14 @@ export async function deleteThread(db: CommonQueryMethods, id: string): Promise<
   await db.query(sql.unsafe`DELETE FROM comment_threads WHERE id = ${id}`);
 }
 
-export async function deleteThreadsOfDocuments(db: CommonQueryMethods, documentIds: readonly string[]): Promise<number> {
+export async function deleteThreadsOfDocuments(
+  db: CommonQueryMethods,
+  documentIds: readonly string[],
+): Promise<number> {
   if (documentIds.length === 0) return 0;
-  const result = await db.query(sql.unsafe`DELETE FROM comment_threads WHERE document_id = ANY(${sql.array(documentIds, 'uuid')})`);
+  const result = await db.query(
+    sql.unsafe`DELETE FROM comment_threads WHERE document_id = ANY(${sql.array(documentIds, 'uuid')})`,
+  );
   return result.rowCount;
 }
 

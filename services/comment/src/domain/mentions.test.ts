@@ -74,7 +74,10 @@ describe('mentionedUserIds', () => {
   });
 
   it('keeps at most MAX_MENTIONS users', () => {
-    const ids = Array.from({ length: MAX_MENTIONS + 5 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const ids = Array.from(
+      { length: MAX_MENTIONS + 5 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
     const text = ids.map((id, i) => `@[U${i}](${id})`).join(' ');
     expect(mentionedUserIds(text, AUTHOR)).toEqual(ids.slice(0, MAX_MENTIONS));
   });

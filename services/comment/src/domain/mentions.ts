@@ -17,7 +17,8 @@ export const MAX_MENTIONS = 50;
 const MAX_NAME_LENGTH = 200;
 // The display name may hold neither brackets nor backslashes nor line breaks: each of those makes
 // the token ambiguous, so the whole token is treated as text.
-const TOKEN = /@\[([^\[\]\\\r\n]{1,200})\]\(([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})\)/g;
+const TOKEN =
+  /@\[([^[\]\\\r\n]{1,200})\]\(([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})\)/g;
 
 /** True when the character at `index` is preceded by an odd number of backslashes. */
 function isEscaped(text: string, index: number): boolean {

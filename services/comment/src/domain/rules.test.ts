@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { anchorProblem, canDeleteComment, canDeleteThread, canEditComment, nextStatus, participantsOf } from './rules.js';
+import {
+  anchorProblem,
+  canDeleteComment,
+  canDeleteThread,
+  canEditComment,
+  nextStatus,
+  participantsOf,
+} from './rules.js';
 
 const ME = 'me';
 const OTHER = 'other';
@@ -38,6 +45,8 @@ describe('comment rules', () => {
 
   it('refuses an anchor that ends before it starts', () => {
     expect(anchorProblem({ blockId: 'b', startOffset: 3, endOffset: 3, selectedText: '' })).toBeNull();
-    expect(anchorProblem({ blockId: 'b', startOffset: 4, endOffset: 3, selectedText: '' })?.field).toBe('anchor.endOffset');
+    expect(anchorProblem({ blockId: 'b', startOffset: 4, endOffset: 3, selectedText: '' })?.field).toBe(
+      'anchor.endOffset',
+    );
   });
 });

@@ -21,7 +21,11 @@ export function deletedIds(data: DocumentEventData): string[] {
  * No thread_deleted events go out for these purges: every consumer of ours also hears the
  * document.deleted / workspace.deleted that caused them.
  */
-export async function applyDocumentEvent(event: EventEnvelope, tx: DatabaseTransactionConnection, logger: Logger): Promise<void> {
+export async function applyDocumentEvent(
+  event: EventEnvelope,
+  tx: DatabaseTransactionConnection,
+  logger: Logger,
+): Promise<void> {
   const data = event.data as DocumentEventData;
   if (event.type === 'workspace.deleted') {
     const workspaceId = data.id ?? event.workspaceId;

@@ -12,7 +12,13 @@ export type ThreadChange = 'thread_created' | 'thread_resolved' | 'thread_reopen
 export type CommentChange = 'added' | 'edited' | 'deleted';
 
 /** `status` is the thread's status after the change (for thread_deleted: the status it had). */
-export function emitThread(tx: CommonQueryMethods, change: ThreadChange, actorId: string, thread: ThreadRow, participants: string[]) {
+export function emitThread(
+  tx: CommonQueryMethods,
+  change: ThreadChange,
+  actorId: string,
+  thread: ThreadRow,
+  participants: string[],
+) {
   return publishInTx(tx, {
     type: `comment.${change}`,
     actorId,

@@ -21,7 +21,11 @@ export function startUserProjection(bus: EventBus, pool: DatabasePool, logger: L
     handle: async (event, tx) => {
       const data = event.data as UserUpserted;
       if (!data.id || typeof data.name !== 'string') throw new Error('malformed user.upserted event');
-      await saveUser(tx, { id: data.id, name: data.name, email: data.email, avatarUrl: data.avatarUrl, idpUid: data.idpUid }, true);
+      await saveUser(
+        tx,
+        { id: data.id, name: data.name, email: data.email, avatarUrl: data.avatarUrl, idpUid: data.idpUid },
+        true,
+      );
     },
   });
 }

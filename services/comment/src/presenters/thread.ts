@@ -64,12 +64,21 @@ export function presentComment(comment: CommentRow, profiles: Profiles): Comment
 }
 
 /** `comments` are the thread's comments in display order. */
-export function presentThread(thread: ThreadRow, comments: readonly CommentRow[], profiles: Profiles): CommentThreadResponse {
+export function presentThread(
+  thread: ThreadRow,
+  comments: readonly CommentRow[],
+  profiles: Profiles,
+): CommentThreadResponse {
   return {
     id: thread.id,
     documentId: thread.documentId,
     workspaceId: thread.workspaceId,
-    anchor: { blockId: thread.blockId, startOffset: thread.startOffset, endOffset: thread.endOffset, selectedText: thread.selectedText },
+    anchor: {
+      blockId: thread.blockId,
+      startOffset: thread.startOffset,
+      endOffset: thread.endOffset,
+      selectedText: thread.selectedText,
+    },
     status: thread.status,
     resolvedAt: thread.resolvedAt,
     resolvedBy: thread.resolvedBy ? userReference(profiles, thread.resolvedBy) : null,

@@ -34,7 +34,8 @@ export function userDirectory(pool: DatabasePool, client: WorkspaceServiceClient
       const found = new Map((await findUsers(pool, wanted)).map((u) => [u.id, u]));
       const missing = wanted.filter((id) => !found.has(id));
       const fetched = await Promise.all(missing.map(lookUp));
-      missing.forEach((id, i) => found.set(id, fetched[i] ?? { id, name: UNKNOWN_USER_NAME, avatarUrl: null }));
+      for (const [i, id] of missing.entries())
+        found.set(id, fetched[i] ?? { id, name: UNKNOWN_USER_NAME, avatarUrl: null });
       return found;
     },
     /** Remembers the caller's profile from their identity, when the projection has no row yet. */

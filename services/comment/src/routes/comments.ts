@@ -1,6 +1,6 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
 import { requireActor } from '@wiki/auth';
-import { envelope, errorEnvelope, idParams, success, SUCCESS_VOID, voidEnvelope } from '@wiki/http';
+import { envelope, errorEnvelope, idParams, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { addComment, deleteComment, editComment } from '../commands/comments.js';
 import type { CommentContext } from '../commands/context.js';
@@ -38,7 +38,8 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: CommentContext)
         response: { 200: envelope(commentResponse), ...errors },
       },
     },
-    async (request) => success(await editComment(ctx, requireActor(request), request.params.commentId, request.body.content)),
+    async (request) =>
+      success(await editComment(ctx, requireActor(request), request.params.commentId, request.body.content)),
   );
 
   app.delete<{ Params: { commentId: string } }>(

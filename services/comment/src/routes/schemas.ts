@@ -1,5 +1,5 @@
+import { type JsonSchema, notBlank, nullableString, nullableTimestamp, object, timestamp, uuid } from '@wiki/http';
 import { THREAD_STATUS_FILTERS } from '../domain/rules.js';
-import { nullableString, nullableTimestamp, notBlank, object, timestamp, uuid, type JsonSchema } from '@wiki/http';
 
 /** Limits of the comment API (spec 4.6 leaves them open; these are the documented decisions). */
 export const LIMITS = {
@@ -9,7 +9,6 @@ export const LIMITS = {
   /** Offsets are character positions inside one block. */
   offset: 2_147_483_647,
 } as const;
-
 
 const offset = { type: 'integer', minimum: 0, maximum: LIMITS.offset } as const;
 
@@ -56,7 +55,12 @@ export const threadResponse = object(
     documentId: uuid,
     workspaceId: uuid,
     anchor: object(
-      { blockId: { type: 'string' }, startOffset: { type: 'integer' }, endOffset: { type: 'integer' }, selectedText: { type: 'string' } },
+      {
+        blockId: { type: 'string' },
+        startOffset: { type: 'integer' },
+        endOffset: { type: 'integer' },
+        selectedText: { type: 'string' },
+      },
       ['blockId', 'startOffset', 'endOffset', 'selectedText'],
     ),
     status: { type: 'string', enum: ['open', 'resolved'] },
@@ -67,5 +71,17 @@ export const threadResponse = object(
     createdAt: timestamp,
     updatedAt: timestamp,
   },
-  ['id', 'documentId', 'workspaceId', 'anchor', 'status', 'resolvedAt', 'resolvedBy', 'createdBy', 'comments', 'createdAt', 'updatedAt'],
+  [
+    'id',
+    'documentId',
+    'workspaceId',
+    'anchor',
+    'status',
+    'resolvedAt',
+    'resolvedBy',
+    'createdBy',
+    'comments',
+    'createdAt',
+    'updatedAt',
+  ],
 );

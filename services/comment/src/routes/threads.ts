@@ -1,6 +1,6 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
 import { requireActor } from '@wiki/auth';
-import { envelope, errorEnvelope, idParams, listOf, success, SUCCESS_VOID, voidEnvelope } from '@wiki/http';
+import { envelope, errorEnvelope, idParams, listOf, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { CommentContext } from '../commands/context.js';
 import { createThread, deleteThread, listThreads, transitionThread } from '../commands/threads.js';
@@ -22,7 +22,8 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
         response: { 200: listOf(threadResponse), ...errors },
       },
     },
-    async (request) => success(await listThreads(ctx, requireActor(request), request.params.documentId, request.query.status)),
+    async (request) =>
+      success(await listThreads(ctx, requireActor(request), request.params.documentId, request.query.status)),
   );
 
   app.post<{ Params: { documentId: string }; Body: { anchor: AnchorInput; comment: { content: string } } }>(
@@ -45,7 +46,12 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
   app.put<{ Params: { threadId: string } }>(
     '/api/v1/comments/threads/:threadId/resolve',
     {
-      schema: { tags, summary: 'Resolve an open thread (COMMENTER+)', params: idParams('threadId'), response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors } },
+      schema: {
+        tags,
+        summary: 'Resolve an open thread (COMMENTER+)',
+        params: idParams('threadId'),
+        response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors },
+      },
     },
     async (request) => success(await transitionThread(ctx, requireActor(request), request.params.threadId, 'resolve')),
   );
@@ -53,7 +59,12 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
   app.put<{ Params: { threadId: string } }>(
     '/api/v1/comments/threads/:threadId/reopen',
     {
-      schema: { tags, summary: 'Reopen a resolved thread (COMMENTER+)', params: idParams('threadId'), response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors } },
+      schema: {
+        tags,
+        summary: 'Reopen a resolved thread (COMMENTER+)',
+        params: idParams('threadId'),
+        response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors },
+      },
     },
     async (request) => success(await transitionThread(ctx, requireActor(request), request.params.threadId, 'reopen')),
   );
@@ -61,7 +72,12 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
   app.delete<{ Params: { threadId: string } }>(
     '/api/v1/comments/threads/:threadId',
     {
-      schema: { tags, summary: 'Delete a thread and its comments (its creator or ADMIN+)', params: idParams('threadId'), response: { 200: voidEnvelope, ...errors } },
+      schema: {
+        tags,
+        summary: 'Delete a thread and its comments (its creator or ADMIN+)',
+        params: idParams('threadId'),
+        response: { 200: voidEnvelope, ...errors },
+      },
     },
     async (request) => {
       await deleteThread(ctx, requireActor(request), request.params.threadId);

@@ -31,8 +31,15 @@ export function workspaceUsersClient(config: Pick<Config, 'urls' | 'internalToke
       if (!res.ok) throw serviceUnavailable(`The workspace service answered ${res.status}`);
       const body = (await res.json()) as { data?: Partial<RemoteUser> };
       const data = body.data;
-      if (!data || typeof data.id !== 'string') throw serviceUnavailable('The workspace service sent an unreadable user');
-      return { id: data.id, idpUid: data.idpUid ?? null, email: data.email ?? null, name: data.name ?? '', avatarUrl: data.avatarUrl ?? null };
+      if (!data || typeof data.id !== 'string')
+        throw serviceUnavailable('The workspace service sent an unreadable user');
+      return {
+        id: data.id,
+        idpUid: data.idpUid ?? null,
+        email: data.email ?? null,
+        name: data.name ?? '',
+        avatarUrl: data.avatarUrl ?? null,
+      };
     },
   };
 }

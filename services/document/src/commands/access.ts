@@ -8,7 +8,12 @@ import { type DocumentState, findWorkspaceOf } from '../db/documents.js';
  * does not exist or the user is not a member of its workspace (existence is not leaked), 403 when
  * their role is too low.
  */
-export async function requireDocumentRole(ctx: DocumentContext, documentId: string, userId: string, minimum: Role): Promise<string> {
+export async function requireDocumentRole(
+  ctx: DocumentContext,
+  documentId: string,
+  userId: string,
+  minimum: Role,
+): Promise<string> {
   const workspaceId = await findWorkspaceOf(ctx.pool, documentId);
   if (!workspaceId) throw notFound('Document');
   await ctx.membership.requireRole(workspaceId, userId, minimum, 'Document');

@@ -1,5 +1,12 @@
 import type { CommonQueryMethods } from '@wiki/db';
-import { type DocumentState, findState, markArchived, markRestored, nextPositions, placeDocuments } from '../db/documents.js';
+import {
+  type DocumentState,
+  findState,
+  markArchived,
+  markRestored,
+  nextPositions,
+  placeDocuments,
+} from '../db/documents.js';
 import { lockSubtree } from './subtree-lock.js';
 
 /**

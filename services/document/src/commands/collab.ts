@@ -21,13 +21,17 @@ export interface Permission {
  * EDITOR or higher on a document that is not archived. 404 for an unknown document, 403 for a
  * user who is unknown or not a member (the collab server must refuse the connection).
  */
-export async function permissionOf(ctx: DocumentContext, documentId: string, userIdOrIdpUid: string): Promise<Permission> {
+export async function permissionOf(
+  ctx: DocumentContext,
+  documentId: string,
+  userIdOrIdpUid: string,
+): Promise<Permission> {
   const doc = await findState(ctx.pool, documentId);
   if (!doc) throw notFound('Document');
   const user = await ctx.users.resolve(userIdOrIdpUid);
-  if (!user) throw forbidden('The user is not a member of the document\'s workspace');
+  if (!user) throw forbidden("The user is not a member of the document's workspace");
   const role = await ctx.membership.roleOf(doc.workspaceId, user.id);
-  if (!role) throw forbidden('The user is not a member of the document\'s workspace');
+  if (!role) throw forbidden("The user is not a member of the document's workspace");
   return { canEdit: atLeast(role, 'EDITOR') && !doc.isArchived, role, workspaceId: doc.workspaceId };
 }
 
@@ -59,7 +63,12 @@ export interface Logger {
  * it fails, the state and content are saved anyway with lastEditedBy unchanged, since losing the
  * state would lose the edits; an unknown idpUid is skipped the same way.
  */
-export async function saveCollab(ctx: DocumentContext, documentId: string, save: CollabSave, log: Logger): Promise<void> {
+export async function saveCollab(
+  ctx: DocumentContext,
+  documentId: string,
+  save: CollabSave,
+  log: Logger,
+): Promise<void> {
   const patch: DocumentPatch = {};
   const changed: string[] = [];
   if (save.jsonContent !== undefined) {
@@ -74,7 +83,10 @@ export async function saveCollab(ctx: DocumentContext, documentId: string, save:
   if (save.idpUid) {
     const editor = await ctx.users.resolve(save.idpUid).catch((error: unknown) => {
       // Not the idpUid itself (a user identifier) nor any credential: the document and the cause.
-      log.warn({ documentId, err: error }, 'collab save: the last editor could not be looked up; saving without lastEditedBy');
+      log.warn(
+        { documentId, err: error },
+        'collab save: the last editor could not be looked up; saving without lastEditedBy',
+      );
       return null;
     });
     if (editor) {

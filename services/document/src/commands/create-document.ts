@@ -46,14 +46,25 @@ export async function createDocument(ctx: DocumentContext, actor: Actor, input: 
     updatedAt: '', // stamped by the database, in the row and in the event
   };
   const inserted = await ctx.insertDocument({
-    doc: { id, workspaceId: input.workspaceId, parentId, title, content: content.json, ...text, icon, coverImageUrl, userId: actor.userId },
+    doc: {
+      id,
+      workspaceId: input.workspaceId,
+      parentId,
+      title,
+      content: content.json,
+      ...text,
+      icon,
+      coverImageUrl,
+      userId: actor.userId,
+    },
     envelope: createdEnvelope(actor.userId, state),
   });
   if (!inserted) {
     // Only a parent that did not qualify stops the insert; say which way. Whether it does not
     // exist or lives in another workspace: the same answer, nothing leaks.
-    const parent = await findState(ctx.pool, parentId!);
-    if (parent && parent.workspaceId === input.workspaceId && parent.isArchived) throw invalidField('parentId', 'is archived: restore it before adding documents under it');
+    const parent = parentId ? await findState(ctx.pool, parentId) : null;
+    if (parent && parent.workspaceId === input.workspaceId && parent.isArchived)
+      throw invalidField('parentId', 'is archived: restore it before adding documents under it');
     throw invalidField('parentId', 'must be a document of the same workspace');
   }
   const doc = { ...inserted, ...state, updatedAt: inserted.updatedAt };

@@ -1,6 +1,6 @@
 import { notFound } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
-import { deleteDocuments, findState, nextPositions, placeDocuments, siblingsOf } from '../db/documents.js';
+import { deleteDocuments, findState, nextPositions, placeDocuments, siblingsOf, stateOf } from '../db/documents.js';
 import { emitDeleted, emitMoved } from '../events/producers.js';
 import { requireDocumentRole } from './access.js';
 import { lockSubtree } from './subtree-lock.js';
@@ -29,7 +29,7 @@ export async function deleteDocument(ctx: DocumentContext, actor: Actor, id: str
     await deleteDocuments(tx, [id]);
     await emitDeleted(tx, actor.userId, doc, [id], false);
     for (const childId of children) {
-      const child = (await findState(tx, childId))!;
+      const child = await stateOf(tx, childId);
       await emitMoved(tx, actor.userId, child, id, 'parent-deleted');
     }
   });

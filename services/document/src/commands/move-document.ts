@@ -1,6 +1,14 @@
 import { badRequest, invalidField, notFound } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
-import { findState, isSelfOrAncestor, nextPositions, placeDocuments, siblingsOf, touch } from '../db/documents.js';
+import {
+  findState,
+  isSelfOrAncestor,
+  nextPositions,
+  placeDocuments,
+  siblingsOf,
+  stateOf,
+  touch,
+} from '../db/documents.js';
 import { orderWithInsert } from '../domain/positions.js';
 import { emitMoved } from '../events/producers.js';
 import { requireDocumentRole, requireNotArchived } from './access.js';
@@ -32,19 +40,25 @@ export async function moveDocument(ctx: DocumentContext, actor: Actor, id: strin
     requireNotArchived(doc, 'moving');
     if (parentId !== null) {
       const parent = await findState(tx, parentId);
-      if (!parent || parent.workspaceId !== doc.workspaceId) throw invalidField('parentId', 'must be a document of the same workspace');
+      if (!parent || parent.workspaceId !== doc.workspaceId)
+        throw invalidField('parentId', 'must be a document of the same workspace');
       if (parent.isArchived) throw invalidField('parentId', 'is archived');
-      if (await isSelfOrAncestor(tx, id, parentId)) throw badRequest('A document cannot be moved under one of its descendants', [{ field: 'parentId', message: 'is a descendant of the document' }]);
+      if (await isSelfOrAncestor(tx, id, parentId))
+        throw badRequest('A document cannot be moved under one of its descendants', [
+          { field: 'parentId', message: 'is a descendant of the document' },
+        ]);
     }
     if (input.index === undefined) {
       await placeDocuments(tx, parentId, [id], await nextPositions(tx, 1));
     } else {
-      const siblings = (await siblingsOf(tx, workspaceId, parentId)).filter((s) => s.id !== id).map((s) => ({ id: s.id, visible: !s.isArchived }));
+      const siblings = (await siblingsOf(tx, workspaceId, parentId))
+        .filter((s) => s.id !== id)
+        .map((s) => ({ id: s.id, visible: !s.isArchived }));
       const order = orderWithInsert(siblings, id, input.index);
       await placeDocuments(tx, parentId, order, await nextPositions(tx, order.length));
     }
     await touch(tx, id);
-    const moved = (await findState(tx, id))!;
+    const moved = await stateOf(tx, id);
     await emitMoved(tx, actor.userId, moved, doc.parentId, 'move');
   });
   ctx.eventsWritten();

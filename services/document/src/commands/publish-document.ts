@@ -8,7 +8,12 @@ import { requireDocumentRole, requireNotArchived } from './access.js';
  * POST /documents/{id}/publish and /unpublish. Needs EDITOR; publishing twice changes nothing.
  * Publishing an archived document is a 409 (restore it first); unpublishing one is allowed.
  */
-export async function setPublication(ctx: DocumentContext, actor: Actor, id: string, published: boolean): Promise<void> {
+export async function setPublication(
+  ctx: DocumentContext,
+  actor: Actor,
+  id: string,
+  published: boolean,
+): Promise<void> {
   await requireDocumentRole(ctx, id, actor.userId, 'EDITOR');
   const changed = await ctx.pool.transaction(async (tx) => {
     const doc = await findState(tx, id, 'update');

@@ -1,6 +1,12 @@
 import { notFound } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
-import { type DocumentPatch, type DocumentState, findState, updateDocument as writePatch } from '../db/documents.js';
+import {
+  type DocumentPatch,
+  type DocumentState,
+  findState,
+  stateOf,
+  updateDocument as writePatch,
+} from '../db/documents.js';
 import { emptyContent, parseContent } from '../domain/content.js';
 import { checkCoverImageUrl } from '../domain/cover-image.js';
 import { deriveText } from '../domain/plain-text.js';
@@ -27,19 +33,33 @@ export interface UpdateInput {
  * first and then applies its other fields; any field change without it is a 409 and changes
  * nothing. The check reads the row under its lock, so it cannot race an archiving.
  */
-export async function updateDocument(ctx: DocumentContext, actor: Actor, id: string, input: UpdateInput): Promise<void> {
+export async function updateDocument(
+  ctx: DocumentContext,
+  actor: Actor,
+  id: string,
+  input: UpdateInput,
+): Promise<void> {
   const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR');
   const patch: DocumentPatch = {};
   const changed: string[] = [];
-  if (input.title !== undefined) (patch.title = input.title), changed.push('title');
+  if (input.title !== undefined) {
+    patch.title = input.title;
+    changed.push('title');
+  }
   if (input.content !== undefined) {
     const content = input.content === null ? emptyContent() : parseContent(input.content);
     patch.content = { json: content.json, ...deriveText(content.blocks) };
     changed.push('content');
   }
-  if (input.icon !== undefined) (patch.icon = input.icon), changed.push('icon');
+  if (input.icon !== undefined) {
+    patch.icon = input.icon;
+    changed.push('icon');
+  }
   checkCoverImageUrl(input.coverImageUrl);
-  if (input.coverImageUrl !== undefined) (patch.coverImageUrl = input.coverImageUrl), changed.push('coverImageUrl');
+  if (input.coverImageUrl !== undefined) {
+    patch.coverImageUrl = input.coverImageUrl;
+    changed.push('coverImageUrl');
+  }
 
   const flagGiven = input.isArchived !== undefined;
   if (changed.length === 0 && !flagGiven) return;
@@ -51,7 +71,7 @@ export async function updateDocument(ctx: DocumentContext, actor: Actor, id: str
     if (!doc) throw notFound('Document');
     if (input.isArchived === false && doc.isArchived) {
       const { ids, rerootedFrom } = await restoreSubtree(tx, doc);
-      doc = (await findState(tx, id))!;
+      doc = await stateOf(tx, id);
       await emitRestored(tx, actor.userId, doc, ids);
       if (rerootedFrom) await emitMoved(tx, actor.userId, doc, rerootedFrom, 'restore');
     }
@@ -62,7 +82,7 @@ export async function updateDocument(ctx: DocumentContext, actor: Actor, id: str
     }
     if (input.isArchived === true && !doc.isArchived) {
       const ids = await archiveSubtree(tx, doc);
-      doc = (await findState(tx, id))!;
+      doc = await stateOf(tx, id);
       await emitArchived(tx, actor.userId, doc, ids);
     }
   });

@@ -12,7 +12,13 @@ import { type CommonQueryMethods, sql } from '@wiki/db';
  * the row already reflects a newer event or the thread was deleted. One statement: the check and
  * the write cannot be split by another consumer's write.
  */
-export async function setThreadOpen(db: CommonQueryMethods, threadId: string, documentId: string, open: boolean, eventAt: string): Promise<void> {
+export async function setThreadOpen(
+  db: CommonQueryMethods,
+  threadId: string,
+  documentId: string,
+  open: boolean,
+  eventAt: string,
+): Promise<void> {
   await db.query(sql.unsafe`
     INSERT INTO comment_threads AS t (thread_id, document_id, is_open, event_at)
     SELECT ${threadId}, ${documentId}, ${open}, ${eventAt}::timestamptz WHERE EXISTS (SELECT 1 FROM documents WHERE id = ${documentId})
@@ -26,7 +32,12 @@ export async function setThreadOpen(db: CommonQueryMethods, threadId: string, do
  * earlier event about the thread has arrived yet, so that its late thread_created is ignored; the
  * tombstones go with their document (deleteDocuments, purgeWorkspace).
  */
-export async function markThreadDeleted(db: CommonQueryMethods, threadId: string, documentId: string | null, eventAt: string): Promise<void> {
+export async function markThreadDeleted(
+  db: CommonQueryMethods,
+  threadId: string,
+  documentId: string | null,
+  eventAt: string,
+): Promise<void> {
   if (documentId === null) {
     // No document to file a new row under: only a thread already known can be marked.
     await db.query(sql.unsafe`

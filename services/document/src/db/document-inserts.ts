@@ -15,7 +15,12 @@ export function batchedDocumentInserts(prepared: PreparedStatements): InsertDocu
       const inserted = await prepared.insertDocuments(entries);
       return entries.map((e) => inserted.get(e.doc.id) ?? null);
     },
-    { maxItems: 100, concurrency: 1, maxWeight: 4 * 1024 * 1024, weightOf: (e) => e.doc.content.length + e.doc.plainText.length },
+    {
+      maxItems: 100,
+      concurrency: 1,
+      maxWeight: 4 * 1024 * 1024,
+      weightOf: (e) => e.doc.content.length + e.doc.plainText.length,
+    },
   );
   return (entry) => batcher.submit(entry);
 }

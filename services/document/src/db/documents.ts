@@ -67,14 +67,28 @@ const listColumns = sql.fragment`
   d.id, d.title, d.parent_id AS "parentId", d.workspace_id AS "workspaceId", d.icon, d.updated_at AS "updatedAt"`;
 
 /** `lock`: FOR UPDATE (the document is being changed) or FOR SHARE (it must not change under us). */
-export function findState(db: CommonQueryMethods, id: string, lock?: 'update' | 'share'): Promise<DocumentState | null> {
-  const clause = lock === 'update' ? sql.fragment`FOR UPDATE` : lock === 'share' ? sql.fragment`FOR SHARE` : sql.fragment``;
+export function findState(
+  db: CommonQueryMethods,
+  id: string,
+  lock?: 'update' | 'share',
+): Promise<DocumentState | null> {
+  const clause =
+    lock === 'update' ? sql.fragment`FOR UPDATE` : lock === 'share' ? sql.fragment`FOR SHARE` : sql.fragment``;
   return db.maybeOne(sql.type(DocumentState)`SELECT ${stateColumns} FROM documents d WHERE d.id = ${id} ${clause}`);
+}
+
+/** The state of a document this transaction has just seen or changed: its absence is a bug, not a 404. */
+export async function stateOf(db: CommonQueryMethods, id: string): Promise<DocumentState> {
+  return db.one(sql.type(DocumentState)`SELECT ${stateColumns} FROM documents d WHERE d.id = ${id}`);
 }
 
 /** The workspace a document belongs to, or null: the first step of every permission check. */
 export function findWorkspaceOf(db: CommonQueryMethods, id: string): Promise<string | null> {
-  return db.maybeOneFirst(sql.type(z.object({ workspaceId: z.string() }))`SELECT workspace_id AS "workspaceId" FROM documents WHERE id = ${id}`);
+  return db.maybeOneFirst(
+    sql.type(
+      z.object({ workspaceId: z.string() }),
+    )`SELECT workspace_id AS "workspaceId" FROM documents WHERE id = ${id}`,
+  );
 }
 
 export interface NewDocument {
@@ -106,7 +120,8 @@ export function updateDocument(db: CommonQueryMethods, id: string, patch: Docume
   if (patch.title !== undefined) sets.push(sql.fragment`title = ${patch.title}`);
   const text = patch.content ?? patch.plainText;
   if (patch.content) sets.push(sql.fragment`content = ${patch.content.json}`);
-  if (text) sets.push(sql.fragment`plain_text = ${text.plainText}, excerpt = ${text.excerpt}, word_count = ${text.wordCount}`);
+  if (text)
+    sets.push(sql.fragment`plain_text = ${text.plainText}, excerpt = ${text.excerpt}, word_count = ${text.wordCount}`);
   if (patch.icon !== undefined) sets.push(sql.fragment`icon = ${patch.icon}`);
   if (patch.coverImageUrl !== undefined) sets.push(sql.fragment`cover_image_url = ${patch.coverImageUrl}`);
   if (patch.lastEditedBy !== undefined) sets.push(sql.fragment`last_edited_by = ${patch.lastEditedBy}`);
@@ -121,7 +136,11 @@ export function setPublished(db: CommonQueryMethods, id: string, published: bool
 }
 
 /** Visible documents directly under `parentId` (or the roots of the workspace when null), in order. */
-export function listChildren(db: CommonQueryMethods, workspaceId: string, parentId: string | null): Promise<readonly ListItem[]> {
+export function listChildren(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  parentId: string | null,
+): Promise<readonly ListItem[]> {
   const where = parentId === null ? sql.fragment`d.parent_id IS NULL` : sql.fragment`d.parent_id = ${parentId}`;
   return db.any(sql.type(ListItem)`
     SELECT ${listColumns}, ${visibleChildCount} AS "childCount"
@@ -212,7 +231,11 @@ export function subtreeOf(db: CommonQueryMethods, id: string): Promise<readonly 
 export const SiblingRow = z.object({ id: z.string(), isArchived: z.boolean() });
 
 /** Children of `parentId` (roots of the workspace when null), archived ones too, in order. */
-export function siblingsOf(db: CommonQueryMethods, workspaceId: string, parentId: string | null): Promise<readonly z.infer<typeof SiblingRow>[]> {
+export function siblingsOf(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  parentId: string | null,
+): Promise<readonly z.infer<typeof SiblingRow>[]> {
   const where = parentId === null ? sql.fragment`parent_id IS NULL` : sql.fragment`parent_id = ${parentId}`;
   return db.any(sql.type(SiblingRow)`
     SELECT id, is_archived AS "isArchived" FROM documents
@@ -223,11 +246,20 @@ export function siblingsOf(db: CommonQueryMethods, workspaceId: string, parentId
 /** Fresh positions, ascending: each is larger than every position handed out before. */
 export function nextPositions(db: CommonQueryMethods, count: number): Promise<readonly number[]> {
   if (count === 0) return Promise.resolve([]);
-  return db.anyFirst(sql.type(z.object({ p: z.number() }))`SELECT nextval('document_position_seq') AS p FROM generate_series(1, ${count}) ORDER BY 1`);
+  return db.anyFirst(
+    sql.type(
+      z.object({ p: z.number() }),
+    )`SELECT nextval('document_position_seq') AS p FROM generate_series(1, ${count}) ORDER BY 1`,
+  );
 }
 
 /** Sets parent and position of each listed document (the positions in the order given). */
-export async function placeDocuments(db: CommonQueryMethods, parentId: string | null, ids: readonly string[], positions: readonly number[]): Promise<void> {
+export async function placeDocuments(
+  db: CommonQueryMethods,
+  parentId: string | null,
+  ids: readonly string[],
+  positions: readonly number[],
+): Promise<void> {
   if (ids.length === 0) return;
   await db.query(sql.unsafe`
     UPDATE documents d SET parent_id = ${parentId}, position = p.position

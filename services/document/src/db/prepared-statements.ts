@@ -100,7 +100,11 @@ const INSERT_DOCUMENTS = {
 /** Same statement timeout as the shared pool (libs/db). */
 const STATEMENT_TIMEOUT_MS = 30_000;
 
-export function createPreparedStatements(connectionString: string, logger: { warn(obj: object, msg: string): void }, maxConnections = 10): PreparedStatements {
+export function createPreparedStatements(
+  connectionString: string,
+  logger: { warn(obj: object, msg: string): void },
+  maxConnections = 10,
+): PreparedStatements {
   const pool = new pg.Pool({ connectionString, max: maxConnections, statement_timeout: STATEMENT_TIMEOUT_MS });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err }, 'idle read connection failed'));

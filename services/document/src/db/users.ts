@@ -63,5 +63,7 @@ export async function findUser(db: CommonQueryMethods, idOrIdpUid: string): Prom
     const byId = await db.maybeOne(sql.type(UserRow)`SELECT ${columns} FROM users WHERE id = ${idOrIdpUid}`);
     if (byId) return byId;
   }
-  return db.maybeOne(sql.type(UserRow)`SELECT ${columns} FROM users WHERE idp_uid = ${idOrIdpUid} ORDER BY updated_at DESC LIMIT 1`);
+  return db.maybeOne(
+    sql.type(UserRow)`SELECT ${columns} FROM users WHERE idp_uid = ${idOrIdpUid} ORDER BY updated_at DESC LIMIT 1`,
+  );
 }

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { AppError } from '@wiki/http';
+import { describe, expect, it } from 'vitest';
 import { jsonDepth, MAX_CONTENT_BYTES, MAX_CONTENT_DEPTH, parseContent } from './content.js';
 
 const para = (t: string) => ({ type: 'paragraph', content: [{ type: 'text', text: t, styles: {} }] });
@@ -27,12 +27,16 @@ describe('content parsing', () => {
 
   it('refuses what is not an array of blocks', () => {
     expect(refusal(() => parseContent('{"type":"paragraph"}')).code).toBe('VALIDATION_ERROR');
-    expect(refusal(() => parseContent('not json')).details).toEqual([{ field: 'content', message: 'must be a JSON array of blocks' }]);
+    expect(refusal(() => parseContent('not json')).details).toEqual([
+      { field: 'content', message: 'must be a JSON array of blocks' },
+    ]);
     expect(refusal(() => parseContent({ blocks: [] })).code).toBe('VALIDATION_ERROR');
     expect(refusal(() => parseContent([{ content: [] }])).details?.[0].field).toBe('content[0].type');
     expect(refusal(() => parseContent([para('a'), 'b'])).details?.[0].field).toBe('content[1]');
     expect(refusal(() => parseContent([{ type: 'p', children: {} }])).details?.[0].field).toBe('content[0].children');
-    expect(refusal(() => parseContent([{ type: 'p', children: [{ type: 1 }] }])).details?.[0].field).toBe('content[0].children[0].type');
+    expect(refusal(() => parseContent([{ type: 'p', children: [{ type: 1 }] }])).details?.[0].field).toBe(
+      'content[0].children[0].type',
+    );
     expect(refusal(() => parseContent([{ type: 'p', props: [] }])).details?.[0].field).toBe('content[0].props');
   });
 

@@ -25,7 +25,9 @@ export function jsonDepth(value: unknown, stopAt = Number.POSITIVE_INFINITY): nu
   let max = 0;
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
+    const top = stack.pop();
+    if (!top) break;
+    const [node, depth] = top;
     if (typeof node !== 'object' || node === null) continue;
     if (depth > max) max = depth;
     if (max > stopAt) return max;
@@ -39,14 +41,21 @@ export function jsonDepth(value: unknown, stopAt = Number.POSITIVE_INFINITY): nu
 function checkBlocks(blocks: unknown[], path: string): void {
   blocks.forEach((block, i) => {
     const at = `${path}[${i}]`;
-    if (typeof block !== 'object' || block === null || Array.isArray(block)) throw invalidField(at, 'must be a block object');
+    if (typeof block !== 'object' || block === null || Array.isArray(block))
+      throw invalidField(at, 'must be a block object');
     const b = block as Record<string, unknown>;
     if (typeof b.type !== 'string' || b.type === '') throw invalidField(`${at}.type`, 'must be a non-empty string');
-    if (b.id !== undefined && b.id !== null && typeof b.id !== 'string') throw invalidField(`${at}.id`, 'must be a string');
+    if (b.id !== undefined && b.id !== null && typeof b.id !== 'string')
+      throw invalidField(`${at}.id`, 'must be a string');
     if (b.props !== undefined && (typeof b.props !== 'object' || b.props === null || Array.isArray(b.props))) {
       throw invalidField(`${at}.props`, 'must be an object');
     }
-    if (b.content !== undefined && b.content !== null && typeof b.content !== 'string' && typeof b.content !== 'object') {
+    if (
+      b.content !== undefined &&
+      b.content !== null &&
+      typeof b.content !== 'string' &&
+      typeof b.content !== 'object'
+    ) {
       throw invalidField(`${at}.content`, 'must be inline content or table content');
     }
     if (b.children !== undefined) {

@@ -1,10 +1,16 @@
-import { describe, expect, it } from 'vitest';
 import { AppError } from '@wiki/http';
+import { describe, expect, it } from 'vitest';
 import { checkCoverImageUrl, isAcceptableCoverUrl } from './cover-image.js';
 
 describe('coverImageUrl', () => {
   it('accepts absolute http(s) URLs and same-origin paths', () => {
-    for (const ok of ['https://img.test/c.png', 'http://img.test:8080/a/b.jpg?x=1#y', 'HTTPS://IMG.TEST/C.PNG', '/api/v1/attachments/file?key=a%2Fb', '/']) {
+    for (const ok of [
+      'https://img.test/c.png',
+      'http://img.test:8080/a/b.jpg?x=1#y',
+      'HTTPS://IMG.TEST/C.PNG',
+      '/api/v1/attachments/file?key=a%2Fb',
+      '/',
+    ]) {
       expect(isAcceptableCoverUrl(ok), ok).toBe(true);
     }
   });

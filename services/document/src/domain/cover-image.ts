@@ -9,6 +9,7 @@ import { invalidField } from '@wiki/http';
  * protocol-relative. The length limit is in the JSON schema (COVER_URL_MAX).
  */
 const ABSOLUTE = /^https?:\/\//i;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
 const UNSAFE_CHARS = /[\u0000-\u0020\u007f-\u009f\u2028\u2029]/;
 
 export function isAcceptableCoverUrl(value: string): boolean {
@@ -26,5 +27,6 @@ export function isAcceptableCoverUrl(value: string): boolean {
 /** Throws a 400 naming coverImageUrl unless the value is null, absent or acceptable. */
 export function checkCoverImageUrl(value: string | null | undefined): void {
   if (value === undefined || value === null) return;
-  if (!isAcceptableCoverUrl(value)) throw invalidField('coverImageUrl', 'must be an absolute http(s) URL or a path starting with a single "/"');
+  if (!isAcceptableCoverUrl(value))
+    throw invalidField('coverImageUrl', 'must be an absolute http(s) URL or a path starting with a single "/"');
 }

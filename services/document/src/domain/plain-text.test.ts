@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { countWords, deriveText, EXCERPT_LENGTH, excerptOf, inlineText, plainTextOf, tableText } from './plain-text.js';
 
 const text = (t: string, styles: Record<string, unknown> = {}) => ({ type: 'text', text: t, styles });
-const block = (type: string, content: unknown, extra: Record<string, unknown> = {}) => ({ id: `${type}-1`, type, props: {}, content, children: [], ...extra });
+const block = (type: string, content: unknown, extra: Record<string, unknown> = {}) => ({
+  id: `${type}-1`,
+  type,
+  props: {},
+  content,
+  children: [],
+  ...extra,
+});
 
 describe('plain text of BlockNote content', () => {
   it('reads every text block type, one line each', () => {
@@ -15,7 +22,9 @@ describe('plain text of BlockNote content', () => {
       block('codeBlock', [text('const x = 1;\nreturn x;')], { props: { language: 'javascript' } }),
       block('quote', [text('a quote')]),
     ];
-    expect(plainTextOf(blocks)).toBe('A paragraph bold\nA heading\nbullet\nnumbered\ncheck\nconst x = 1;\nreturn x;\na quote');
+    expect(plainTextOf(blocks)).toBe(
+      'A paragraph bold\nA heading\nbullet\nnumbered\ncheck\nconst x = 1;\nreturn x;\na quote',
+    );
   });
 
   it('puts nested children after their parent, depth first', () => {
@@ -49,7 +58,12 @@ describe('plain text of BlockNote content', () => {
       headerRows: 1,
       rows: [
         { cells: [[text('Name')], [text('Role')]] },
-        { cells: [{ type: 'tableCell', props: { colspan: 1 }, content: [text('Ada')] }, { type: 'tableCell', content: [{ type: 'link', href: 'https://a.test', content: [text('Engineer')] }] }] },
+        {
+          cells: [
+            { type: 'tableCell', props: { colspan: 1 }, content: [text('Ada')] },
+            { type: 'tableCell', content: [{ type: 'link', href: 'https://a.test', content: [text('Engineer')] }] },
+          ],
+        },
         { cells: [[], []] },
       ],
     });
@@ -59,28 +73,37 @@ describe('plain text of BlockNote content', () => {
 
   it('reads the captions of image, file, video and audio blocks', () => {
     const media = ['image', 'file', 'video', 'audio'].map((type) =>
-      block(type, undefined, { props: { url: `https://cdn.test/${type}`, name: `${type}.bin`, caption: `${type} caption` } }),
+      block(type, undefined, {
+        props: { url: `https://cdn.test/${type}`, name: `${type}.bin`, caption: `${type} caption` },
+      }),
     );
     media.push(block('image', undefined, { props: { url: 'https://cdn.test/none', caption: '' } }));
     expect(plainTextOf(media)).toBe('image caption\nfile caption\nvideo caption\naudio caption');
   });
 
   it('accepts string inline content and ignores what is not a block', () => {
-    expect(plainTextOf([block('paragraph', 'plain string'), null, 42, 'x', block('paragraph', [])])).toBe('plain string');
+    expect(plainTextOf([block('paragraph', 'plain string'), null, 42, 'x', block('paragraph', [])])).toBe(
+      'plain string',
+    );
     expect(plainTextOf('not an array')).toBe('');
     expect(plainTextOf([])).toBe('');
   });
 
   it('reads unknown blocks and custom inline content by their text', () => {
-    const blocks = [block('callout', [{ type: 'tag', text: '#todo' }, { type: 'emphasis', content: [text(' now')] }])];
+    const blocks = [
+      block('callout', [
+        { type: 'tag', text: '#todo' },
+        { type: 'emphasis', content: [text(' now')] },
+      ]),
+    ];
     expect(plainTextOf(blocks)).toBe('#todo now');
   });
 });
 
 describe('excerpt and word count', () => {
   it('cuts the excerpt at 200 characters without splitting an emoji', () => {
-    const long = 'a'.repeat(199) + '😀' + 'b'.repeat(10);
-    expect(excerptOf(long)).toBe('a'.repeat(199) + '😀');
+    const long = `${'a'.repeat(199)}😀${'b'.repeat(10)}`;
+    expect(excerptOf(long)).toBe(`${'a'.repeat(199)}😀`);
     expect([...excerptOf('x'.repeat(500))]).toHaveLength(EXCERPT_LENGTH);
     expect(excerptOf('short')).toBe('short');
   });
@@ -93,7 +116,14 @@ describe('excerpt and word count', () => {
   });
 
   it('derives all three from blocks', () => {
-    const derived = deriveText([block('heading', [text('Title here')]), block('paragraph', [text('Body text with words.')])]);
-    expect(derived).toEqual({ plainText: 'Title here\nBody text with words.', excerpt: 'Title here\nBody text with words.', wordCount: 6 });
+    const derived = deriveText([
+      block('heading', [text('Title here')]),
+      block('paragraph', [text('Body text with words.')]),
+    ]);
+    expect(derived).toEqual({
+      plainText: 'Title here\nBody text with words.',
+      excerpt: 'Title here\nBody text with words.',
+      wordCount: 6,
+    });
   });
 });

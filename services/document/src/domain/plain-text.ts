@@ -6,7 +6,8 @@
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Props of a mention that may hold the name shown in the editor, most specific first. */
 const MENTION_NAME_PROPS = ['name', 'label', 'displayName', 'user', 'title', 'text'];

@@ -5,7 +5,8 @@ export interface ChainLink {
   isArchived: boolean;
 }
 
-export const isPublic = (doc: { isPublished: boolean; isArchived: boolean }): boolean => doc.isPublished && !doc.isArchived;
+export const isPublic = (doc: { isPublished: boolean; isArchived: boolean }): boolean =>
+  doc.isPublished && !doc.isArchived;
 
 /**
  * Given the chain from the root down to a document (ending with it), the unbroken run of publicly

@@ -32,6 +32,7 @@ export function isoFromUtcText(text: string): string {
   return `${text.slice(0, 10)}T${text.slice(11, 19)}.${fraction}Z`;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON must escape control characters
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 const jsonString = (value: string) => (NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`);
 
@@ -110,7 +111,9 @@ export function treeJson(records: string | null, workspaceId: string, before = '
     const icon = f4[k] === f3[k] + 1 ? 'null' : jsonString(text.slice(f3[k] + 1, f4[k]));
     const title = jsonString(text.slice(f4[k] + 1, start[k + 1] - 1));
     const updatedAt = isoFromUtcText(text.slice(f2[k] + 1, f3[k]));
-    write(`${comma ? ',' : ''}{"id":"${id}","title":${title},"parentId":${parent}${middle}${icon},"updatedAt":"${updatedAt}","children":[`);
+    write(
+      `${comma ? ',' : ''}{"id":"${id}","title":${title},"parentId":${parent}${middle}${icon},"updatedAt":"${updatedAt}","children":[`,
+    );
   };
 
   write(`${before}[`);

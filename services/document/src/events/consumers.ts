@@ -13,11 +13,22 @@ export async function applyUserEvent(event: EventEnvelope, tx: DatabaseTransacti
   const data = event.data;
   const id = uuidOrNull(data.id);
   if (!id) throw new Error('malformed user.upserted event: no id');
-  const user = { id, idpUid: str(data.idpUid), email: str(data.email), name: str(data.name) ?? '', avatarUrl: str(data.avatarUrl) };
+  const user = {
+    id,
+    idpUid: str(data.idpUid),
+    email: str(data.email),
+    name: str(data.name) ?? '',
+    avatarUrl: str(data.avatarUrl),
+  };
   await upsertUser(tx, user, event.occurredAt);
 }
 
-export const THREAD_TYPES = ['comment.thread_created', 'comment.thread_resolved', 'comment.thread_reopened', 'comment.thread_deleted'];
+export const THREAD_TYPES = [
+  'comment.thread_created',
+  'comment.thread_resolved',
+  'comment.thread_reopened',
+  'comment.thread_deleted',
+];
 const isThreadEvent = (type: string) => THREAD_TYPES.includes(type);
 
 /** Whether a thread event leaves the thread open: its status when given, else what the type implies. */
@@ -28,7 +39,11 @@ function isOpen(event: EventEnvelope): boolean {
 }
 
 /** workspace.deleted → every document of the workspace goes (no document.deleted events: consumers purge on workspace.deleted themselves). */
-export async function applyWorkspaceDeleted(event: EventEnvelope, tx: DatabaseTransactionConnection, logger: Logger): Promise<void> {
+export async function applyWorkspaceDeleted(
+  event: EventEnvelope,
+  tx: DatabaseTransactionConnection,
+  logger: Logger,
+): Promise<void> {
   const workspaceId = uuidOrNull(event.data.id) ?? uuidOrNull(event.workspaceId);
   if (!workspaceId) throw new Error('malformed workspace.deleted event');
   const removed = await purgeWorkspace(tx, workspaceId);
@@ -50,13 +65,31 @@ export async function applyThreadEvent(event: EventEnvelope, tx: DatabaseTransac
   await setThreadOpen(tx, threadId, documentId, isOpen(event), event.occurredAt);
 }
 
-export async function startDocumentConsumers(deps: { bus: EventBus; pool: DatabasePool; logger: Logger }): Promise<RunningConsumer[]> {
+export async function startDocumentConsumers(deps: {
+  bus: EventBus;
+  pool: DatabasePool;
+  logger: Logger;
+}): Promise<RunningConsumer[]> {
   const { bus, pool, logger } = deps;
   return Promise.all([
     startConsumer({ bus, pool, logger, name: 'document-users', types: ['user.upserted'], handle: applyUserEvent }),
     // One event pattern per consumer: NATS 2.9 gives a durable a single filter subject, and a
     // consumer of several patterns would be sent every event of the system only to skip most.
-    startConsumer({ bus, pool, logger, name: 'document-comment-threads', types: ['comment.*'], handle: applyThreadEvent }),
-    startConsumer({ bus, pool, logger, name: 'document-workspace-purge', types: ['workspace.deleted'], handle: (event, tx) => applyWorkspaceDeleted(event, tx, logger) }),
+    startConsumer({
+      bus,
+      pool,
+      logger,
+      name: 'document-comment-threads',
+      types: ['comment.*'],
+      handle: applyThreadEvent,
+    }),
+    startConsumer({
+      bus,
+      pool,
+      logger,
+      name: 'document-workspace-purge',
+      types: ['workspace.deleted'],
+      handle: (event, tx) => applyWorkspaceDeleted(event, tx, logger),
+    }),
   ]);
 }

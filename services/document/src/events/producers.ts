@@ -23,11 +23,22 @@ function describe(doc: DocumentState) {
   };
 }
 
-function event(type: string, actorId: string | null, doc: DocumentState, extra: Record<string, unknown> = {}): NewEvent {
+function event(
+  type: string,
+  actorId: string | null,
+  doc: DocumentState,
+  extra: Record<string, unknown> = {},
+): NewEvent {
   return { type: `document.${type}`, actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ...extra } };
 }
 
-function emit(tx: CommonQueryMethods, type: string, actorId: string | null, doc: DocumentState, extra: Record<string, unknown> = {}) {
+function emit(
+  tx: CommonQueryMethods,
+  type: string,
+  actorId: string | null,
+  doc: DocumentState,
+  extra: Record<string, unknown> = {},
+) {
   return publishInTx(tx, event(type, actorId, doc, extra));
 }
 
@@ -36,17 +47,29 @@ export const createdEnvelope = (actorId: string, doc: DocumentState): EventEnvel
   createEnvelope(event('created', actorId, doc, { plainText: doc.plainText }));
 
 /** `changed` names the fields that changed (title, content, icon, coverImageUrl, lastEditedBy). */
-export const emitUpdated = (tx: CommonQueryMethods, actorId: string | null, doc: DocumentState, changed: string[], plainText = doc.plainText) =>
-  emit(tx, 'updated', actorId, doc, { plainText, changed });
+export const emitUpdated = (
+  tx: CommonQueryMethods,
+  actorId: string | null,
+  doc: DocumentState,
+  changed: string[],
+  plainText = doc.plainText,
+) => emit(tx, 'updated', actorId, doc, { plainText, changed });
 
-export const emitMoved = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, previousParentId: string | null, reason: 'move' | 'parent-deleted' | 'restore') =>
-  emit(tx, 'moved', actorId, doc, { previousParentId, reason });
+export const emitMoved = (
+  tx: CommonQueryMethods,
+  actorId: string,
+  doc: DocumentState,
+  previousParentId: string | null,
+  reason: 'move' | 'parent-deleted' | 'restore',
+) => emit(tx, 'moved', actorId, doc, { previousParentId, reason });
 
 /** `ids`: the document and every descendant that this archiving hid. */
-export const emitArchived = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) => emit(tx, 'archived', actorId, doc, { ids });
+export const emitArchived = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) =>
+  emit(tx, 'archived', actorId, doc, { ids });
 
 /** `ids`: the document and every descendant that this restoring brought back. */
-export const emitRestored = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) => emit(tx, 'restored', actorId, doc, { ids });
+export const emitRestored = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) =>
+  emit(tx, 'restored', actorId, doc, { ids });
 
 export const emitPublication = (tx: CommonQueryMethods, actorId: string, doc: DocumentState) =>
   emit(tx, doc.isPublished ? 'published' : 'unpublished', actorId, doc);
@@ -55,5 +78,10 @@ export const emitPublication = (tx: CommonQueryMethods, actorId: string, doc: Do
  * `ids`: every removed document (the subtree of a cascade, or the document alone); `cascade`
  * says which. A plain delete also sends one document.moved per child it made a root document.
  */
-export const emitDeleted = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[], cascade: boolean) =>
-  emit(tx, 'deleted', actorId, doc, { ids, cascade });
+export const emitDeleted = (
+  tx: CommonQueryMethods,
+  actorId: string,
+  doc: DocumentState,
+  ids: string[],
+  cascade: boolean,
+) => emit(tx, 'deleted', actorId, doc, { ids, cascade });

@@ -7,7 +7,9 @@ import type { UserRef } from '../user-directory.js';
 /** DocumentResponse. `users` fills in a user the projection did not know when the row was read. */
 export async function presentDocument(doc: DocumentDetail, users: { refOf(id: string): Promise<UserRef> }) {
   const createdByUser: UserRef =
-    doc.createdByName !== null ? { id: doc.createdBy, name: doc.createdByName, avatarUrl: doc.createdByAvatarUrl } : await users.refOf(doc.createdBy);
+    doc.createdByName !== null
+      ? { id: doc.createdBy, name: doc.createdByName, avatarUrl: doc.createdByAvatarUrl }
+      : await users.refOf(doc.createdBy);
   const lastEditedByUser: UserRef =
     doc.lastEditedBy === doc.createdBy
       ? createdByUser
@@ -77,5 +79,12 @@ export function presentPublicDocument(doc: PublicDocumentRow) {
 
 /** PublicDocumentListResponse. */
 export function presentPublicListItem(item: PublicListRow) {
-  return { id: item.id, title: item.title, icon: item.icon, parentId: item.parentId, hasChildren: item.childCount > 0, childCount: item.childCount };
+  return {
+    id: item.id,
+    title: item.title,
+    icon: item.icon,
+    parentId: item.parentId,
+    hasChildren: item.childCount > 0,
+    childCount: item.childCount,
+  };
 }

@@ -1,7 +1,13 @@
 import { notFound } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
 import { ancestorsOf } from '../db/documents.js';
-import { findPublicDocument, isPublicDocument, listPublicChildren, type PublicDocumentRow, type PublicListRow } from '../db/public-documents.js';
+import {
+  findPublicDocument,
+  isPublicDocument,
+  listPublicChildren,
+  type PublicDocumentRow,
+  type PublicListRow,
+} from '../db/public-documents.js';
 import { publicAncestors as publicChain } from '../domain/public-view.js';
 
 /**

@@ -1,8 +1,16 @@
 import { notFound } from '@wiki/http';
-import type { DocumentContext } from '../context.js';
-import { ancestorsOf, type Breadcrumb, type DocumentDetail, findWorkspaceOf, type ListItem, listChildren, treeText } from '../db/documents.js';
-import { treeJson } from '../domain/tree.js';
 import { requireDocumentRole } from '../commands/access.js';
+import type { DocumentContext } from '../context.js';
+import {
+  ancestorsOf,
+  type Breadcrumb,
+  type DocumentDetail,
+  findWorkspaceOf,
+  type ListItem,
+  listChildren,
+  treeText,
+} from '../db/documents.js';
+import { treeJson } from '../domain/tree.js';
 
 /** Reads for members (VIEWER and up). Archived documents are left out of lists, trees and children. */
 
@@ -20,10 +28,16 @@ export async function getDocument(ctx: DocumentContext, userId: string, id: stri
  * answers an empty list there and here. Only an empty list costs the second query that tells the
  * two apart.
  */
-export async function listDocuments(ctx: DocumentContext, userId: string, workspaceId: string, parentId: string | null): Promise<readonly ListItem[]> {
+export async function listDocuments(
+  ctx: DocumentContext,
+  userId: string,
+  workspaceId: string,
+  parentId: string | null,
+): Promise<readonly ListItem[]> {
   await ctx.membership.requireRole(workspaceId, userId, 'VIEWER', 'Workspace');
   const items = await listChildren(ctx.pool, workspaceId, parentId);
-  if (items.length === 0 && parentId !== null && (await findWorkspaceOf(ctx.pool, parentId)) !== workspaceId) throw notFound('Document');
+  if (items.length === 0 && parentId !== null && (await findWorkspaceOf(ctx.pool, parentId)) !== workspaceId)
+    throw notFound('Document');
   return items;
 }
 

@@ -1,11 +1,11 @@
 import { requireActor } from '@wiki/auth';
-import { envelope, idParams, listOf, object, success, SUCCESS_VOID, uuid, voidEnvelope } from '@wiki/http';
+import { envelope, idParams, listOf, object, SUCCESS_VOID, success, uuid, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import { createDocument, type CreateInput } from '../commands/create-document.js';
+import { type CreateInput, createDocument } from '../commands/create-document.js';
 import { deleteDocument } from '../commands/delete-document.js';
-import { moveDocument, type MoveInput } from '../commands/move-document.js';
+import { type MoveInput, moveDocument } from '../commands/move-document.js';
 import { setPublication } from '../commands/publish-document.js';
-import { updateDocument, type UpdateInput } from '../commands/update-document.js';
+import { type UpdateInput, updateDocument } from '../commands/update-document.js';
 import type { DocumentContext } from '../context.js';
 import { presentBreadcrumb, presentDocument, presentListItem } from '../presenters/documents.js';
 import { breadcrumbsOf, childrenOf, getDocument, listDocuments, treeBody } from '../queries/read-documents.js';
@@ -68,7 +68,14 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
 
   app.get(
     '/api/v1/documents/:id',
-    { schema: { tags, summary: 'A document (also an archived one)', params: idParam, response: { 200: envelope(documentResponse) } } },
+    {
+      schema: {
+        tags,
+        summary: 'A document (also an archived one)',
+        params: idParam,
+        response: { 200: envelope(documentResponse) },
+      },
+    },
     async (request) => {
       const { userId } = requireActor(request);
       const { id } = request.params as { id: string };
@@ -78,7 +85,14 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
 
   app.get(
     '/api/v1/documents/:id/children',
-    { schema: { tags, summary: 'Direct children (archived ones left out)', params: idParam, response: { 200: listOf(listItemResponse) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Direct children (archived ones left out)',
+        params: idParam,
+        response: { 200: listOf(listItemResponse) },
+      },
+    },
     async (request) => {
       const { userId } = requireActor(request);
       const { id } = request.params as { id: string };
@@ -88,7 +102,14 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
 
   app.get(
     '/api/v1/documents/:id/ancestors',
-    { schema: { tags, summary: 'Breadcrumbs from the root down to the document itself', params: idParam, response: { 200: listOf(breadcrumbResponse) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Breadcrumbs from the root down to the document itself',
+        params: idParam,
+        response: { 200: listOf(breadcrumbResponse) },
+      },
+    },
     async (request) => {
       const { userId } = requireActor(request);
       const { id } = request.params as { id: string };
@@ -98,7 +119,14 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
 
   app.post(
     '/api/v1/documents',
-    { schema: { tags, summary: 'Create a document (last among its siblings)', body: createBody, response: { 201: envelope(documentResponse) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a document (last among its siblings)',
+        body: createBody,
+        response: { 201: envelope(documentResponse) },
+      },
+    },
     async (request, reply) => {
       const actor = requireActor(request);
       const doc = await createDocument(ctx, actor, request.body as CreateInput);
@@ -146,7 +174,14 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
 
   app.delete(
     '/api/v1/documents/:id',
-    { schema: { tags, summary: 'Delete the document; its children become root documents', params: idParam, response: { 200: voidEnvelope } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete the document; its children become root documents',
+        params: idParam,
+        response: { 200: voidEnvelope },
+      },
+    },
     async (request) => {
       const actor = requireActor(request);
       await deleteDocument(ctx, actor, (request.params as { id: string }).id, false);
@@ -156,7 +191,14 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
 
   app.delete(
     '/api/v1/documents/:id/cascade',
-    { schema: { tags, summary: 'Delete the document and all its descendants, permanently', params: idParam, response: { 200: voidEnvelope } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete the document and all its descendants, permanently',
+        params: idParam,
+        response: { 200: voidEnvelope },
+      },
+    },
     async (request) => {
       const actor = requireActor(request);
       await deleteDocument(ctx, actor, (request.params as { id: string }).id, true);
@@ -164,10 +206,20 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
   );
 
-  for (const [action, published] of [['publish', true], ['unpublish', false]] as const) {
+  for (const [action, published] of [
+    ['publish', true],
+    ['unpublish', false],
+  ] as const) {
     app.post(
       `/api/v1/documents/:id/${action}`,
-      { schema: { tags, summary: published ? 'Make the document readable without signing in' : 'Stop public reading', params: idParam, response: { 200: voidEnvelope } } },
+      {
+        schema: {
+          tags,
+          summary: published ? 'Make the document readable without signing in' : 'Stop public reading',
+          params: idParam,
+          response: { 200: voidEnvelope },
+        },
+      },
       async (request) => {
         const actor = requireActor(request);
         await setPublication(ctx, actor, (request.params as { id: string }).id, published);

@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import { requireKind } from '@wiki/auth';
-import { AppError, badRequest, envelope, idParams, object, success, SUCCESS_VOID, voidEnvelope } from '@wiki/http';
+import { AppError, badRequest, envelope, idParams, object, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type CollabSave, collabState, permissionOf, saveCollab } from '../commands/collab.js';
 import type { DocumentContext } from '../context.js';
@@ -22,7 +22,9 @@ async function readSave(request: FastifyRequest): Promise<CollabSave> {
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       if ((TEXT_FIELDS as readonly string[]).includes(part.fieldname)) {
-        throw badRequest(`${part.fieldname} must be sent as a text field`, [{ field: part.fieldname, message: 'must be a text field, not a file' }]);
+        throw badRequest(`${part.fieldname} must be sent as a text field`, [
+          { field: part.fieldname, message: 'must be a text field, not a file' },
+        ]);
       }
       if (part.fieldname !== 'collabState') {
         part.file.resume(); // not ours: drain it
@@ -30,7 +32,9 @@ async function readSave(request: FastifyRequest): Promise<CollabSave> {
       }
       state = await part.toBuffer(); // throws a 413 past the file size limit
     } else if (part.fieldname === 'collabState') {
-      throw badRequest('collabState must be sent as a file part', [{ field: 'collabState', message: 'must be a file' }]);
+      throw badRequest('collabState must be sent as a file part', [
+        { field: 'collabState', message: 'must be a file' },
+      ]);
     } else if ((TEXT_FIELDS as readonly string[]).includes(part.fieldname)) {
       if (part.valueTruncated) throw new AppError('PAYLOAD_TOO_LARGE', `${part.fieldname} is too large`);
       fields[part.fieldname as (typeof TEXT_FIELDS)[number]] = String(part.value);
@@ -38,7 +42,12 @@ async function readSave(request: FastifyRequest): Promise<CollabSave> {
   }
   if (!state) throw badRequest('collabState is required', [{ field: 'collabState', message: 'is required' }]);
   // An empty (or blank) jsonContent or idpUid is the same as none: it must not wipe the content.
-  return { state, plainText: fields.plainText, jsonContent: fields.jsonContent?.trim() ? fields.jsonContent : undefined, idpUid: fields.idpUid || undefined };
+  return {
+    state,
+    plainText: fields.plainText,
+    jsonContent: fields.jsonContent?.trim() ? fields.jsonContent : undefined,
+    idpUid: fields.idpUid || undefined,
+  };
 }
 
 /** Spec 4.10 / ARCHITECTURE 5.11: only for the `internal` credential (the gateway checked X-Internal-Api-Key). */
@@ -46,7 +55,13 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
   await app.register(async (scope) => {
     await scope.register(multipart, {
       // files: room for a text field wrongly sent as a file, so that it gets a 400 naming it.
-      limits: { fileSize: MAX_COLLAB_STATE_BYTES, files: 1 + TEXT_FIELDS.length, fields: 10, fieldSize: MAX_FIELD_BYTES, parts: 20 },
+      limits: {
+        fileSize: MAX_COLLAB_STATE_BYTES,
+        files: 1 + TEXT_FIELDS.length,
+        fields: 10,
+        fieldSize: MAX_FIELD_BYTES,
+        parts: 20,
+      },
     });
     scope.addHook('onRequest', requireKind('internal'));
 
@@ -60,7 +75,13 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
           params,
           querystring: object({ userId: { type: 'string', minLength: 1, maxLength: 255 } }, ['userId']),
           response: {
-            200: envelope(object({ canEdit: { type: 'boolean' }, role: { type: 'string' }, workspaceId: { type: 'string', format: 'uuid' } })),
+            200: envelope(
+              object({
+                canEdit: { type: 'boolean' },
+                role: { type: 'string' },
+                workspaceId: { type: 'string', format: 'uuid' },
+              }),
+            ),
           },
         },
       },

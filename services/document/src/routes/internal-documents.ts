@@ -15,7 +15,14 @@ export function registerServiceRoutes(app: FastifyInstance, ctx: DocumentContext
         params: idParams('id'),
         response: {
           200: envelope(
-            object({ id: uuid, workspaceId: uuid, parentId: nullableUuid, title: { type: 'string' }, isArchived: { type: 'boolean' }, isPublished: { type: 'boolean' } }),
+            object({
+              id: uuid,
+              workspaceId: uuid,
+              parentId: nullableUuid,
+              title: { type: 'string' },
+              isArchived: { type: 'boolean' },
+              isPublished: { type: 'boolean' },
+            }),
           ),
         },
       },
@@ -23,7 +30,14 @@ export function registerServiceRoutes(app: FastifyInstance, ctx: DocumentContext
     async (request) => {
       const doc = await findState(ctx.pool, (request.params as { id: string }).id);
       if (!doc) throw notFound('Document');
-      return success({ id: doc.id, workspaceId: doc.workspaceId, parentId: doc.parentId, title: doc.title, isArchived: doc.isArchived, isPublished: doc.isPublished });
+      return success({
+        id: doc.id,
+        workspaceId: doc.workspaceId,
+        parentId: doc.parentId,
+        title: doc.title,
+        isArchived: doc.isArchived,
+        isPublished: doc.isPublished,
+      });
     },
   );
 }

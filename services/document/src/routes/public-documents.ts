@@ -12,14 +12,36 @@ const params = idParams('documentId');
 export function registerPublicRoutes(app: FastifyInstance, ctx: DocumentContext): void {
   app.get(
     '/api/v1/public/documents/:documentId',
-    { schema: { tags, security: [], summary: 'A published document', params, response: { 200: envelope(publicDocumentResponse) } } },
-    async (request) => success(presentPublicDocument(await getPublicDocument(ctx, (request.params as { documentId: string }).documentId))),
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'A published document',
+        params,
+        response: { 200: envelope(publicDocumentResponse) },
+      },
+    },
+    async (request) =>
+      success(
+        presentPublicDocument(await getPublicDocument(ctx, (request.params as { documentId: string }).documentId)),
+      ),
   );
 
   app.get(
     '/api/v1/public/documents/:documentId/children',
-    { schema: { tags, security: [], summary: 'Its published children', params, response: { 200: listOf(publicListItemResponse) } } },
-    async (request) => success((await publicChildren(ctx, (request.params as { documentId: string }).documentId)).map(presentPublicListItem)),
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Its published children',
+        params,
+        response: { 200: listOf(publicListItemResponse) },
+      },
+    },
+    async (request) =>
+      success(
+        (await publicChildren(ctx, (request.params as { documentId: string }).documentId)).map(presentPublicListItem),
+      ),
   );
 
   app.get(
@@ -33,6 +55,9 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: DocumentContext)
         response: { 200: listOf(publicListItemResponse) },
       },
     },
-    async (request) => success((await publicAncestors(ctx, (request.params as { documentId: string }).documentId)).map(presentPublicListItem)),
+    async (request) =>
+      success(
+        (await publicAncestors(ctx, (request.params as { documentId: string }).documentId)).map(presentPublicListItem),
+      ),
   );
 }

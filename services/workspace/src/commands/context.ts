@@ -12,14 +12,22 @@ export interface Context {
   afterCommit: () => void;
 }
 
-export async function inTransaction<T>(ctx: Context, work: (tx: DatabaseTransactionConnection) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  ctx: Context,
+  work: (tx: DatabaseTransactionConnection) => Promise<T>,
+): Promise<T> {
   const result = await ctx.pool.transaction(work);
   ctx.afterCommit();
   return result;
 }
 
 /** The caller's membership, or 404: a non-member does not learn that the workspace exists. */
-export async function requireMember(db: CommonQueryMethods, workspaceId: string, userId: string, lock = false): Promise<MemberRow> {
+export async function requireMember(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  userId: string,
+  lock = false,
+): Promise<MemberRow> {
   const member = await findMemberByUser(db, workspaceId, userId, lock);
   if (!member) throw notFound('Workspace');
   return member;

@@ -1,24 +1,31 @@
 import type { Role } from '@wiki/auth';
+import type { DatabaseTransactionConnection } from '@wiki/db';
 import { conflict, notFound } from '@wiki/http';
 import {
   findInvitation,
   findInvitationByToken,
   findInvitationInWorkspace,
+  type InvitationView,
   listPendingForEmail,
   listPendingOfWorkspace,
   reopenInvitation,
   setInvitationStatus,
   upsertPendingInvitation,
-  type InvitationView,
 } from '../db/invitations.js';
 import { findMemberByEmail, findMemberByUser, findMemberView, insertMember, type MemberView } from '../db/members.js';
 import { findUserByEmail, findUserById } from '../db/users.js';
 import { findWorkspace } from '../db/workspaces.js';
-import { assertCanRespond, assertOpen, canCancel, canResend, expiryFrom, newInvitationToken } from '../domain/invitations.js';
+import {
+  assertCanRespond,
+  assertOpen,
+  canCancel,
+  canResend,
+  expiryFrom,
+  newInvitationToken,
+} from '../domain/invitations.js';
 import { assertCan, assertCanInvite } from '../domain/roles.js';
 import { emitInvitation, emitMember } from '../events/producers.js';
 import { type Context, inTransaction, lockWorkspaceAsMember, requireMember } from './context.js';
-import type { DatabaseTransactionConnection } from '@wiki/db';
 
 export interface InviteInput {
   email: string;
@@ -36,7 +43,8 @@ export function invite(ctx: Context, userId: string, workspaceId: string, input:
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCanInvite(member.role, input.role);
     const email = input.email.trim();
-    if (await findMemberByEmail(tx, workspaceId, email)) throw conflict('This person is already a member of the workspace');
+    if (await findMemberByEmail(tx, workspaceId, email))
+      throw conflict('This person is already a member of the workspace');
     const { id, inserted } = await upsertPendingInvitation(tx, {
       workspaceId,
       email,
@@ -47,42 +55,68 @@ export function invite(ctx: Context, userId: string, workspaceId: string, input:
       expiresAt: expiryFrom(new Date(), ctx.config.invitationTtlDays),
     });
     const invitation = await findInvitation(tx, id);
-    await emitInvitation(tx, 'created', userId, invitation, await inviteeUserId(tx, email), inserted ? {} : { resent: true });
+    await emitInvitation(
+      tx,
+      'created',
+      userId,
+      invitation,
+      await inviteeUserId(tx, email),
+      inserted ? {} : { resent: true },
+    );
     return invitation;
   });
 }
 
-export async function listWorkspaceInvitations(ctx: Context, userId: string, workspaceId: string): Promise<readonly InvitationView[]> {
+export async function listWorkspaceInvitations(
+  ctx: Context,
+  userId: string,
+  workspaceId: string,
+): Promise<readonly InvitationView[]> {
   const member = await requireMember(ctx.pool, workspaceId, userId);
   assertCan(member.role, 'manageInvitations');
   return listPendingOfWorkspace(ctx.pool, workspaceId);
 }
 
-export function cancelInvitation(ctx: Context, userId: string, workspaceId: string, invitationId: string): Promise<void> {
+export function cancelInvitation(
+  ctx: Context,
+  userId: string,
+  workspaceId: string,
+  invitationId: string,
+): Promise<void> {
   return inTransaction(ctx, async (tx) => {
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCan(member.role, 'manageInvitations');
     const invitation = await findInvitationInWorkspace(tx, workspaceId, invitationId, true);
     if (!invitation) throw notFound('Invitation');
-    if (!canCancel(invitation.status)) throw conflict(`Only a pending invitation can be cancelled (this one is ${invitation.status})`);
+    if (!canCancel(invitation.status))
+      throw conflict(`Only a pending invitation can be cancelled (this one is ${invitation.status})`);
     await setInvitationStatus(tx, invitation.id, 'CANCELLED');
     await emitInvitation(tx, 'cancelled', userId, invitation, await inviteeUserId(tx, invitation.email));
   });
 }
 
 /** Refreshes the expiry (reopening an expired invitation) and keeps the token and link. */
-export function resendInvitation(ctx: Context, userId: string, workspaceId: string, invitationId: string): Promise<InvitationView> {
+export function resendInvitation(
+  ctx: Context,
+  userId: string,
+  workspaceId: string,
+  invitationId: string,
+): Promise<InvitationView> {
   return inTransaction(ctx, async (tx) => {
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCan(member.role, 'manageInvitations');
     const found = await findInvitationInWorkspace(tx, workspaceId, invitationId, true);
     if (!found) throw notFound('Invitation');
     assertCanInvite(member.role, found.role);
-    if (!canResend(found.status)) throw conflict(`Only a pending or expired invitation can be resent (this one is ${found.status})`);
-    if (await findMemberByEmail(tx, workspaceId, found.email)) throw conflict('This person is already a member of the workspace');
+    if (!canResend(found.status))
+      throw conflict(`Only a pending or expired invitation can be resent (this one is ${found.status})`);
+    if (await findMemberByEmail(tx, workspaceId, found.email))
+      throw conflict('This person is already a member of the workspace');
     await reopenInvitation(tx, found.id, expiryFrom(new Date(), ctx.config.invitationTtlDays));
     const invitation = await findInvitation(tx, found.id);
-    await emitInvitation(tx, 'created', userId, invitation, await inviteeUserId(tx, invitation.email), { resent: true });
+    await emitInvitation(tx, 'created', userId, invitation, await inviteeUserId(tx, invitation.email), {
+      resent: true,
+    });
     return invitation;
   });
 }
@@ -121,7 +155,8 @@ async function lockInvitationForAnswer(tx: DatabaseTransactionConnection, token:
 export function acceptInvitation(ctx: Context, userId: string, token: string): Promise<MemberView> {
   return inTransaction(ctx, async (tx) => {
     const { invitation } = await lockInvitationForAnswer(tx, token, userId);
-    if (await findMemberByUser(tx, invitation.workspaceId, userId)) throw conflict('You are already a member of this workspace');
+    if (await findMemberByUser(tx, invitation.workspaceId, userId))
+      throw conflict('You are already a member of this workspace');
     const member = await insertMember(tx, {
       workspaceId: invitation.workspaceId,
       userId,

@@ -1,5 +1,12 @@
 import { conflict, notFound } from '@wiki/http';
-import { countMcpKeys, deleteMcpKey as deleteKeyRow, insertMcpKey, listMcpKeys as listKeyRows, useMcpKey, type McpKeyRow } from '../db/mcp-keys.js';
+import {
+  countMcpKeys,
+  deleteMcpKey as deleteKeyRow,
+  insertMcpKey,
+  listMcpKeys as listKeyRows,
+  type McpKeyRow,
+  useMcpKey,
+} from '../db/mcp-keys.js';
 import { findUserById, type UserRow } from '../db/users.js';
 import { hashMcpKey, MAX_KEYS_PER_USER, newMcpKey } from '../domain/mcp-keys.js';
 import { type Context, inTransaction } from './context.js';
@@ -27,6 +34,6 @@ export async function deleteMcpKey(ctx: Context, userId: string, id: string): Pr
 export async function resolveMcpKey(ctx: Context, key: string): Promise<UserRow> {
   const userId = await useMcpKey(ctx.pool, hashMcpKey(key));
   const user = userId ? await findUserById(ctx.pool, userId) : null;
-  if (!user || user.status !== 'active') throw notFound('MCP key');
+  if (user?.status !== 'active') throw notFound('MCP key');
   return user;
 }

@@ -6,9 +6,9 @@ import {
   findMembershipState,
   findMemberView,
   listMembers as listMemberViews,
+  type MemberView,
   searchMembers as searchMemberViews,
   setMemberRole,
-  type MemberView,
 } from '../db/members.js';
 import { assertCanChangeRole, assertCanLeave, assertCanRemove } from '../domain/roles.js';
 import { emitMember } from '../events/producers.js';
@@ -21,12 +21,23 @@ export async function listMembers(ctx: Context, userId: string, workspaceId: str
   return listMemberViews(ctx.pool, workspaceId);
 }
 
-export async function searchMembers(ctx: Context, userId: string, workspaceId: string, q: string): Promise<readonly MemberView[]> {
+export async function searchMembers(
+  ctx: Context,
+  userId: string,
+  workspaceId: string,
+  q: string,
+): Promise<readonly MemberView[]> {
   await requireMember(ctx.pool, workspaceId, userId);
   return searchMemberViews(ctx.pool, workspaceId, q.trim(), SEARCH_LIMIT);
 }
 
-export function changeRole(ctx: Context, userId: string, workspaceId: string, memberId: string, role: Role): Promise<MemberView> {
+export function changeRole(
+  ctx: Context,
+  userId: string,
+  workspaceId: string,
+  memberId: string,
+  role: Role,
+): Promise<MemberView> {
   return inTransaction(ctx, async (tx) => {
     const { member: actor } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     const target = await findMemberById(tx, workspaceId, memberId);

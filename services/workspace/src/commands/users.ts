@@ -1,7 +1,14 @@
-import { conflict, notFound } from '@wiki/http';
 import type { DatabaseTransactionConnection } from '@wiki/db';
-import { findPreferences, savePreferences, type PreferencePatch, type PreferenceRow } from '../db/preferences.js';
-import { findUserByEmail, findUserById, findUserByIdpUid, insertUser, updateUserOnSignIn, type UserRow } from '../db/users.js';
+import { conflict, notFound } from '@wiki/http';
+import { findPreferences, type PreferencePatch, type PreferenceRow, savePreferences } from '../db/preferences.js';
+import {
+  findUserByEmail,
+  findUserById,
+  findUserByIdpUid,
+  insertUser,
+  type UserRow,
+  updateUserOnSignIn,
+} from '../db/users.js';
 import { defaultWorkspaceName, displayName, profileChanges } from '../domain/users.js';
 import { emitUserUpserted } from '../events/producers.js';
 import { type Context, inTransaction } from './context.js';
@@ -13,7 +20,11 @@ export async function getMe(ctx: Context, userId: string): Promise<{ user: UserR
   return { user, preference: await findPreferences(ctx.pool, userId) };
 }
 
-export async function updatePreferences(ctx: Context, userId: string, patch: PreferencePatch): Promise<{ user: UserRow; preference: PreferenceRow }> {
+export async function updatePreferences(
+  ctx: Context,
+  userId: string,
+  patch: PreferencePatch,
+): Promise<{ user: UserRow; preference: PreferenceRow }> {
   const user = await findUserById(ctx.pool, userId);
   if (!user) throw notFound('User');
   return { user, preference: await savePreferences(ctx.pool, userId, patch) };
@@ -73,7 +84,11 @@ async function resolveInTx(tx: DatabaseTransactionConnection, input: SignInInput
   return user;
 }
 
-async function signInExisting(tx: DatabaseTransactionConnection, existing: UserRow, input: SignInInput): Promise<UserRow> {
+async function signInExisting(
+  tx: DatabaseTransactionConnection,
+  existing: UserRow,
+  input: SignInInput,
+): Promise<UserRow> {
   const changes = profileChanges(existing, input);
   const user = await updateUserOnSignIn(tx, existing.id, changes);
   if (Object.keys(changes).length > 0) await emitUserUpserted(tx, user);
@@ -83,7 +98,8 @@ async function signInExisting(tx: DatabaseTransactionConnection, existing: UserR
 /** A local user id, or else an idp uid. */
 export async function findInternalUser(ctx: Context, idOrIdpUid: string): Promise<UserRow> {
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrIdpUid);
-  const user = (isUuid ? await findUserById(ctx.pool, idOrIdpUid) : null) ?? (await findUserByIdpUid(ctx.pool, idOrIdpUid));
+  const user =
+    (isUuid ? await findUserById(ctx.pool, idOrIdpUid) : null) ?? (await findUserByIdpUid(ctx.pool, idOrIdpUid));
   if (!user) throw notFound('User');
   return user;
 }

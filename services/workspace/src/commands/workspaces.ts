@@ -1,5 +1,6 @@
+import type { DatabaseTransactionConnection } from '@wiki/db';
 import { notFound } from '@wiki/http';
-import { insertMember } from '../db/members.js';
+import { findMemberByUser, insertMember, setMemberRole } from '../db/members.js';
 import {
   deleteWorkspace as deleteWorkspaceRow,
   findWorkspace,
@@ -10,12 +11,10 @@ import {
   type WorkspacePatch,
   type WorkspaceRow,
 } from '../db/workspaces.js';
-import { findMemberByUser, setMemberRole } from '../db/members.js';
 import { assertCan } from '../domain/roles.js';
 import { planOwnershipTransfer } from '../domain/transfer.js';
 import { emitMember, emitWorkspace } from '../events/producers.js';
 import { type Context, inTransaction, lockWorkspaceAsMember, requireMember } from './context.js';
-import type { DatabaseTransactionConnection } from '@wiki/db';
 
 export function listWorkspaces(ctx: Context, userId: string): Promise<readonly WorkspaceRow[]> {
   return listWorkspacesOfUser(ctx.pool, userId);
@@ -52,7 +51,12 @@ export function createWorkspace(ctx: Context, userId: string, input: NewWorkspac
   return inTransaction(ctx, (tx) => createWorkspaceInTx(tx, userId, input));
 }
 
-export function updateWorkspace(ctx: Context, userId: string, workspaceId: string, patch: WorkspacePatch): Promise<WorkspaceRow> {
+export function updateWorkspace(
+  ctx: Context,
+  userId: string,
+  workspaceId: string,
+  patch: WorkspacePatch,
+): Promise<WorkspaceRow> {
   return inTransaction(ctx, async (tx) => {
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCan(member.role, 'updateWorkspace');
@@ -73,13 +77,18 @@ export function deleteWorkspace(ctx: Context, userId: string, workspaceId: strin
 }
 
 /** ARCHITECTURE 5.4: the target becomes OWNER, the old owner ADMIN, and owner_id follows. */
-export function transferOwnership(ctx: Context, userId: string, workspaceId: string, newOwnerId: string): Promise<WorkspaceRow> {
+export function transferOwnership(
+  ctx: Context,
+  userId: string,
+  workspaceId: string,
+  newOwnerId: string,
+): Promise<WorkspaceRow> {
   return inTransaction(ctx, async (tx) => {
     const { member: actor } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     const target = newOwnerId === userId ? actor : await findMemberByUser(tx, workspaceId, newOwnerId);
     const plan = planOwnershipTransfer(actor, target && target.status === 'ACTIVE' ? target : null);
     const demoted = await setMemberRole(tx, actor.id, plan.previousOwner);
-    const promoted = await setMemberRole(tx, target!.id, plan.newOwner);
+    const promoted = await setMemberRole(tx, plan.target.id, plan.newOwner);
     const workspace = await setWorkspaceOwner(tx, workspaceId, newOwnerId);
     await emitMember(tx, 'role_changed', userId, demoted);
     await emitMember(tx, 'role_changed', userId, promoted);

@@ -6,7 +6,11 @@ import { type CommonQueryMethods, sql } from '@wiki/db';
  */
 
 /** Counts the documents, unless the workspace is gone (its deletion may overtake its documents' events). */
-export async function countDocuments(db: CommonQueryMethods, workspaceId: string, documentIds: readonly string[]): Promise<void> {
+export async function countDocuments(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  documentIds: readonly string[],
+): Promise<void> {
   if (documentIds.length === 0) return;
   await db.query(sql.unsafe`
     WITH added AS (

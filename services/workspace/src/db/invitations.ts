@@ -37,7 +37,15 @@ const IdRow = z.object({ id: z.string(), inserted: z.boolean() });
  */
 export async function upsertPendingInvitation(
   db: CommonQueryMethods,
-  inv: { workspaceId: string; email: string; role: Role; message: string | null; invitedBy: string; token: string; expiresAt: Date },
+  inv: {
+    workspaceId: string;
+    email: string;
+    role: Role;
+    message: string | null;
+    invitedBy: string;
+    token: string;
+    expiresAt: Date;
+  },
 ): Promise<{ id: string; inserted: boolean }> {
   await expireStale(db, sql.fragment`workspace_id = ${inv.workspaceId} AND lower(email) = lower(${inv.email})`);
   return db.one(sql.type(IdRow)`
@@ -61,19 +69,31 @@ export function findInvitation(db: CommonQueryMethods, id: string): Promise<Invi
   return db.one(sql.type(InvitationView)`SELECT ${columns} FROM ${from} WHERE inv.id = ${id}`);
 }
 
-export function findInvitationInWorkspace(db: CommonQueryMethods, workspaceId: string, id: string, lock = false): Promise<InvitationView | null> {
+export function findInvitationInWorkspace(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  id: string,
+  lock = false,
+): Promise<InvitationView | null> {
   return db.maybeOne(sql.type(InvitationView)`
     SELECT ${columns} FROM ${from} WHERE inv.id = ${id} AND inv.workspace_id = ${workspaceId}
     ${lock ? sql.fragment`FOR UPDATE OF inv` : sql.fragment``}`);
 }
 
-export function findInvitationByToken(db: CommonQueryMethods, token: string, lock = false): Promise<InvitationView | null> {
+export function findInvitationByToken(
+  db: CommonQueryMethods,
+  token: string,
+  lock = false,
+): Promise<InvitationView | null> {
   return db.maybeOne(sql.type(InvitationView)`
     SELECT ${columns} FROM ${from} WHERE inv.token = ${token} ${lock ? sql.fragment`FOR UPDATE OF inv` : sql.fragment``}`);
 }
 
 /** Open invitations of a workspace, newest first. */
-export async function listPendingOfWorkspace(db: CommonQueryMethods, workspaceId: string): Promise<readonly InvitationView[]> {
+export async function listPendingOfWorkspace(
+  db: CommonQueryMethods,
+  workspaceId: string,
+): Promise<readonly InvitationView[]> {
   await expireStale(db, sql.fragment`workspace_id = ${workspaceId}`);
   return db.any(sql.type(InvitationView)`
     SELECT ${columns} FROM ${from}

@@ -11,7 +11,10 @@ export type McpKeyRow = z.infer<typeof McpKeyRow>;
 
 const columns = sql.fragment`id, name, prefix, last_used_at AS "lastUsedAt", created_at AS "createdAt"`;
 
-export function insertMcpKey(db: CommonQueryMethods, key: { userId: string; name: string; hash: string; prefix: string }): Promise<McpKeyRow> {
+export function insertMcpKey(
+  db: CommonQueryMethods,
+  key: { userId: string; name: string; hash: string; prefix: string },
+): Promise<McpKeyRow> {
   return db.one(sql.type(McpKeyRow)`
     INSERT INTO mcp_keys (user_id, name, key_hash, prefix)
     VALUES (${key.userId}, ${key.name}, ${key.hash}, ${key.prefix})
@@ -19,11 +22,15 @@ export function insertMcpKey(db: CommonQueryMethods, key: { userId: string; name
 }
 
 export function countMcpKeys(db: CommonQueryMethods, userId: string): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM mcp_keys WHERE user_id = ${userId}`);
+  return db.oneFirst(
+    sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM mcp_keys WHERE user_id = ${userId}`,
+  );
 }
 
 export function listMcpKeys(db: CommonQueryMethods, userId: string): Promise<readonly McpKeyRow[]> {
-  return db.any(sql.type(McpKeyRow)`SELECT ${columns} FROM mcp_keys WHERE user_id = ${userId} ORDER BY created_at DESC, id`);
+  return db.any(
+    sql.type(McpKeyRow)`SELECT ${columns} FROM mcp_keys WHERE user_id = ${userId} ORDER BY created_at DESC, id`,
+  );
 }
 
 /** True when the user's key existed and is gone. */

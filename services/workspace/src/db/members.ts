@@ -54,7 +54,12 @@ export function insertMember(db: CommonQueryMethods, member: NewMember): Promise
     RETURNING ${columns}`);
 }
 
-export function findMemberByUser(db: CommonQueryMethods, workspaceId: string, userId: string, lock = false): Promise<MemberRow | null> {
+export function findMemberByUser(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  userId: string,
+  lock = false,
+): Promise<MemberRow | null> {
   return db.maybeOne(sql.type(MemberRow)`
     SELECT ${columns} FROM workspace_members m
     WHERE m.workspace_id = ${workspaceId} AND m.user_id = ${userId} ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
@@ -64,14 +69,23 @@ export function findMemberByUser(db: CommonQueryMethods, workspaceId: string, us
 export const MembershipState = MemberRow.extend({ workspaceArchived: z.boolean() });
 export type MembershipState = z.infer<typeof MembershipState>;
 
-export function findMembershipState(db: CommonQueryMethods, workspaceId: string, userId: string): Promise<MembershipState | null> {
+export function findMembershipState(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  userId: string,
+): Promise<MembershipState | null> {
   return db.maybeOne(sql.type(MembershipState)`
     SELECT ${columns}, w.is_archived AS "workspaceArchived"
     FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
     WHERE m.workspace_id = ${workspaceId} AND m.user_id = ${userId}`);
 }
 
-export function findMemberById(db: CommonQueryMethods, workspaceId: string, memberId: string, lock = false): Promise<MemberRow | null> {
+export function findMemberById(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  memberId: string,
+  lock = false,
+): Promise<MemberRow | null> {
   return db.maybeOne(sql.type(MemberRow)`
     SELECT ${columns} FROM workspace_members m
     WHERE m.workspace_id = ${workspaceId} AND m.id = ${memberId} ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
@@ -90,7 +104,12 @@ export function listMembers(db: CommonQueryMethods, workspaceId: string): Promis
 }
 
 /** Case-insensitive substring match on name or email; `%`, `_` and `\` in `q` match literally. */
-export function searchMembers(db: CommonQueryMethods, workspaceId: string, q: string, limit: number): Promise<readonly MemberView[]> {
+export function searchMembers(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  q: string,
+  limit: number,
+): Promise<readonly MemberView[]> {
   const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return db.any(sql.type(MemberView)`
     SELECT ${viewColumns} FROM ${viewFrom}
@@ -99,7 +118,11 @@ export function searchMembers(db: CommonQueryMethods, workspaceId: string, q: st
     LIMIT ${limit}`);
 }
 
-export function findMemberByEmail(db: CommonQueryMethods, workspaceId: string, email: string): Promise<MemberRow | null> {
+export function findMemberByEmail(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  email: string,
+): Promise<MemberRow | null> {
   return db.maybeOne(sql.type(MemberRow)`
     SELECT ${columns} FROM workspace_members m JOIN users u ON u.id = m.user_id
     WHERE m.workspace_id = ${workspaceId} AND lower(u.email) = lower(${email}) AND m.status = 'ACTIVE'`);

@@ -25,7 +25,9 @@ const columns = sql.fragment`
   sidebar_collapsed AS "sidebarCollapsed", locale, notifications_enabled AS "notificationsEnabled"`;
 
 export async function findPreferences(db: CommonQueryMethods, userId: string): Promise<PreferenceRow> {
-  const row = await db.maybeOne(sql.type(PreferenceRow)`SELECT ${columns} FROM user_preferences WHERE user_id = ${userId}`);
+  const row = await db.maybeOne(
+    sql.type(PreferenceRow)`SELECT ${columns} FROM user_preferences WHERE user_id = ${userId}`,
+  );
   return row ?? DEFAULT_PREFERENCES;
 }
 
@@ -44,16 +46,26 @@ const COLUMN_OF: Record<keyof PreferenceRow, string> = {
  * Writes the given fields and leaves the others as they were (or at their defaults). One
  * statement, so two concurrent saves of different fields both stick.
  */
-export async function savePreferences(db: CommonQueryMethods, userId: string, patch: PreferencePatch): Promise<PreferenceRow> {
+export async function savePreferences(
+  db: CommonQueryMethods,
+  userId: string,
+  patch: PreferencePatch,
+): Promise<PreferenceRow> {
   const given = (Object.keys(COLUMN_OF) as (keyof PreferenceRow)[]).filter((k) => patch[k] !== undefined);
   const initial: PreferenceRow = { ...DEFAULT_PREFERENCES };
   for (const k of given) (initial as Record<string, unknown>)[k] = patch[k];
   const keys = Object.keys(COLUMN_OF) as (keyof PreferenceRow)[];
   const column = (k: keyof PreferenceRow) => sql.identifier([COLUMN_OF[k]]);
-  const updates = [...given.map((k) => sql.fragment`${column(k)} = EXCLUDED.${column(k)}`), sql.fragment`updated_at = now()`];
+  const updates = [
+    ...given.map((k) => sql.fragment`${column(k)} = EXCLUDED.${column(k)}`),
+    sql.fragment`updated_at = now()`,
+  ];
   return db.one(sql.type(PreferenceRow)`
     INSERT INTO user_preferences (user_id, ${sql.join(keys.map(column), sql.fragment`, `)})
-    VALUES (${userId}, ${sql.join(keys.map((k) => sql.fragment`${initial[k]}`), sql.fragment`, `)})
+    VALUES (${userId}, ${sql.join(
+      keys.map((k) => sql.fragment`${initial[k]}`),
+      sql.fragment`, `,
+    )})
     ON CONFLICT (user_id) DO UPDATE SET ${sql.join(updates, sql.fragment`, `)}
     RETURNING ${columns}`);
 }

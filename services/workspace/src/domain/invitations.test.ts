@@ -1,5 +1,15 @@
 import { AppError } from '@wiki/http';
-import { assertCanRespond, assertOpen, canCancel, canResend, effectiveStatus, expiryFrom, inviteLink, newInvitationToken, sameEmail } from './invitations.js';
+import {
+  assertCanRespond,
+  assertOpen,
+  canCancel,
+  canResend,
+  effectiveStatus,
+  expiryFrom,
+  inviteLink,
+  newInvitationToken,
+  sameEmail,
+} from './invitations.js';
 
 const now = new Date('2026-01-10T12:00:00.000Z');
 const future = '2026-01-11T00:00:00.000Z';
@@ -57,7 +67,9 @@ describe('assertOpen and assertCanRespond', () => {
   });
 
   it('reports a used invitation as 410 even to the wrong user', () => {
-    expect(codeOf(() => assertCanRespond({ status: 'ACCEPTED', expiresAt: future, email: 'a@x.io' }, 'b@x.io', now))).toBe('GONE');
+    expect(
+      codeOf(() => assertCanRespond({ status: 'ACCEPTED', expiresAt: future, email: 'a@x.io' }, 'b@x.io', now)),
+    ).toBe('GONE');
   });
 
   it('compares emails ignoring case and surrounding spaces', () => {

@@ -45,7 +45,11 @@ export function assertOpen(invitation: InvitationState, now: Date): void {
 }
 
 /** Accept and decline: only the invited address may answer, and only while the invitation is open. */
-export function assertCanRespond(invitation: InvitationState & { email: string }, userEmail: string | undefined, now: Date): void {
+export function assertCanRespond(
+  invitation: InvitationState & { email: string },
+  userEmail: string | undefined,
+  now: Date,
+): void {
   assertOpen(invitation, now);
   if (!userEmail || !sameEmail(invitation.email, userEmail)) {
     throw forbidden('This invitation was sent to another email address');

@@ -49,7 +49,7 @@ describe('assertCanChangeRole', () => {
     expect(codeOf(() => assertCanChangeRole('ADMIN', 'EDITOR', 'OWNER'))).toBe('VALIDATION_ERROR');
   });
 
-  it("does not let the owner demote themselves", () => {
+  it('does not let the owner demote themselves', () => {
     expect(codeOf(() => assertCanChangeRole('OWNER', 'OWNER', 'ADMIN'))).toBe('VALIDATION_ERROR');
   });
 });
@@ -70,7 +70,8 @@ describe('assertCanRemove', () => {
 describe('assertCanLeave', () => {
   it('keeps the owner (409) and lets everyone else go', () => {
     expect(codeOf(() => assertCanLeave('OWNER'))).toBe('CONFLICT');
-    for (const role of ['ADMIN', 'EDITOR', 'COMMENTER', 'VIEWER'] as Role[]) expect(codeOf(() => assertCanLeave(role))).toBeUndefined();
+    for (const role of ['ADMIN', 'EDITOR', 'COMMENTER', 'VIEWER'] as Role[])
+      expect(codeOf(() => assertCanLeave(role))).toBeUndefined();
   });
 });
 

@@ -40,7 +40,10 @@ export function assertCan(role: Role, action: Action): void {
 
 /** OWNER is only ever given by a transfer of ownership; nobody grants more than they hold. */
 function assertGrantable(actorRole: Role, newRole: Role): void {
-  if (newRole === 'OWNER') throw badRequest('The OWNER role is only given by transferring ownership', [{ field: 'role', message: 'OWNER is only given by transferring ownership' }]);
+  if (newRole === 'OWNER')
+    throw badRequest('The OWNER role is only given by transferring ownership', [
+      { field: 'role', message: 'OWNER is only given by transferring ownership' },
+    ]);
   if (outranks(newRole, actorRole)) throw forbidden('You cannot grant a role higher than your own');
 }
 

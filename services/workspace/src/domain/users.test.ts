@@ -1,7 +1,7 @@
-import { defaultWorkspaceName, displayName, profileChanges } from './users.js';
+import type { AppError } from '@wiki/http';
 import { hashMcpKey, newMcpKey } from './mcp-keys.js';
 import { planOwnershipTransfer } from './transfer.js';
-import { AppError } from '@wiki/http';
+import { defaultWorkspaceName, displayName, profileChanges } from './users.js';
 
 describe('users', () => {
   it('names the default workspace after the user', () => {
@@ -50,11 +50,17 @@ describe('planOwnershipTransfer', () => {
   };
 
   it('demotes the owner to ADMIN and promotes the target', () => {
-    expect(planOwnershipTransfer(owner, { userId: 'u2', role: 'VIEWER' })).toEqual({ previousOwner: 'ADMIN', newOwner: 'OWNER' });
+    expect(planOwnershipTransfer(owner, { userId: 'u2', role: 'VIEWER' })).toEqual({
+      previousOwner: 'ADMIN',
+      newOwner: 'OWNER',
+      target: { userId: 'u2', role: 'VIEWER' },
+    });
   });
 
   it('is for the owner only, to another member', () => {
-    expect(code(() => planOwnershipTransfer({ userId: 'u1', role: 'ADMIN' }, { userId: 'u2', role: 'VIEWER' }))).toBe('FORBIDDEN');
+    expect(code(() => planOwnershipTransfer({ userId: 'u1', role: 'ADMIN' }, { userId: 'u2', role: 'VIEWER' }))).toBe(
+      'FORBIDDEN',
+    );
     expect(code(() => planOwnershipTransfer(owner, null))).toBe('VALIDATION_ERROR');
     expect(code(() => planOwnershipTransfer(owner, owner))).toBe('VALIDATION_ERROR');
   });

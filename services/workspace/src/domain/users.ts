@@ -24,11 +24,15 @@ export interface ProfileFields {
  * The profile fields that differ between the stored user and what the provider says now.
  * A missing name or avatar in the token keeps the stored one (providers omit claims).
  */
-export function profileChanges(stored: ProfileFields, given: { email: string; name?: string | null; avatarUrl?: string | null }): Partial<ProfileFields> {
+export function profileChanges(
+  stored: ProfileFields,
+  given: { email: string; name?: string | null; avatarUrl?: string | null },
+): Partial<ProfileFields> {
   const changes: Partial<ProfileFields> = {};
   if (given.email !== stored.email) changes.email = given.email;
   const name = given.name?.trim();
   if (name && name.slice(0, NAME_MAX) !== stored.name) changes.name = name.slice(0, NAME_MAX);
-  if (given.avatarUrl !== undefined && given.avatarUrl !== null && given.avatarUrl !== stored.avatarUrl) changes.avatarUrl = given.avatarUrl;
+  if (given.avatarUrl !== undefined && given.avatarUrl !== null && given.avatarUrl !== stored.avatarUrl)
+    changes.avatarUrl = given.avatarUrl;
   return changes;
 }

@@ -54,7 +54,11 @@ export async function applyDocumentEvents(events: EventEnvelope[], tx: DatabaseT
   for (const event of events) {
     const change = changeOf(event);
     if (!change) continue;
-    if (run && run.kind === change.kind && (run.kind === 'uncount' || (change.kind === 'count' && run.workspaceId === change.workspaceId))) {
+    if (
+      run &&
+      run.kind === change.kind &&
+      (run.kind === 'uncount' || (change.kind === 'count' && run.workspaceId === change.workspaceId))
+    ) {
       run.ids.push(...change.ids);
       continue;
     }
@@ -64,7 +68,8 @@ export async function applyDocumentEvents(events: EventEnvelope[], tx: DatabaseT
   if (run) await applyChange(tx, run);
 }
 
-export const applyDocumentEvent = (event: EventEnvelope, tx: DatabaseTransactionConnection) => applyDocumentEvents([event], tx);
+export const applyDocumentEvent = (event: EventEnvelope, tx: DatabaseTransactionConnection) =>
+  applyDocumentEvents([event], tx);
 
 export function startDocumentCountConsumer(deps: { bus: EventBus; pool: DatabasePool; logger: Logger }) {
   return startConsumer({

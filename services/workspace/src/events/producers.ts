@@ -19,7 +19,12 @@ export function emitUserUpserted(tx: CommonQueryMethods, user: UserRow) {
   });
 }
 
-export function emitWorkspace(tx: CommonQueryMethods, change: 'created' | 'updated' | 'deleted', actorId: string, ws: WorkspaceRow) {
+export function emitWorkspace(
+  tx: CommonQueryMethods,
+  change: 'created' | 'updated' | 'deleted',
+  actorId: string,
+  ws: WorkspaceRow,
+) {
   return publishInTx(tx, {
     type: `workspace.${change}`,
     actorId,
@@ -28,7 +33,12 @@ export function emitWorkspace(tx: CommonQueryMethods, change: 'created' | 'updat
   });
 }
 
-export function emitMember(tx: CommonQueryMethods, change: 'added' | 'role_changed' | 'removed', actorId: string, member: MemberRow) {
+export function emitMember(
+  tx: CommonQueryMethods,
+  change: 'added' | 'role_changed' | 'removed',
+  actorId: string,
+  member: MemberRow,
+) {
   return publishInTx(tx, {
     type: `member.${change}`,
     actorId,

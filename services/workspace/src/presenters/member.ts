@@ -24,5 +24,11 @@ export function presentMemberSearch(view: MemberView) {
 
 /** The internal membership answer other services' projections fall back to. */
 export function presentMembership(row: MembershipState) {
-  return { workspaceId: row.workspaceId, userId: row.userId, memberId: row.id, role: row.role, workspaceArchived: row.workspaceArchived };
+  return {
+    workspaceId: row.workspaceId,
+    userId: row.userId,
+    memberId: row.id,
+    role: row.role,
+    workspaceArchived: row.workspaceArchived,
+  };
 }

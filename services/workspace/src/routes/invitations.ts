@@ -21,85 +21,119 @@ const tokenParams = object({ token: { type: 'string', minLength: 1, maxLength: 2
 type InvitationParams = { workspaceId: string; invitationId: string };
 
 export function registerInvitationRoutes(app: FastifyInstance, ctx: Context): void {
-  app.get<{ Params: { workspaceId: string } }>('/api/v1/workspaces/:workspaceId/invitations', {
-    schema: {
-      tags,
-      summary: 'Pending invitations of the workspace (ADMIN or OWNER)',
-      params: idParams('workspaceId'),
-      response: { 200: listOf(invitationResponse), ...errors(400, 401, 403, 404) },
+  app.get<{ Params: { workspaceId: string } }>(
+    '/api/v1/workspaces/:workspaceId/invitations',
+    {
+      schema: {
+        tags,
+        summary: 'Pending invitations of the workspace (ADMIN or OWNER)',
+        params: idParams('workspaceId'),
+        response: { 200: listOf(invitationResponse), ...errors(400, 401, 403, 404) },
+      },
     },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success((await listWorkspaceInvitations(ctx, userId, request.params.workspaceId)).map((i) => presentInvitation(i)));
-  });
-
-  app.delete<{ Params: InvitationParams }>('/api/v1/workspaces/:workspaceId/invitations/:invitationId', {
-    schema: {
-      tags,
-      summary: 'Cancel a pending invitation (ADMIN or OWNER)',
-      params: idParams('workspaceId', 'invitationId'),
-      response: { 204: noContent, ...errors(400, 401, 403, 404, 409) },
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success(
+        (await listWorkspaceInvitations(ctx, userId, request.params.workspaceId)).map((i) => presentInvitation(i)),
+      );
     },
-  }, async (request, reply) => {
-    const { userId } = requireUser(request);
-    await cancelInvitation(ctx, userId, request.params.workspaceId, request.params.invitationId);
-    return reply.status(204).send();
-  });
+  );
 
-  app.post<{ Params: InvitationParams }>('/api/v1/workspaces/:workspaceId/invitations/:invitationId/resend', {
-    schema: {
-      tags,
-      summary: 'Refresh the expiry of a pending or expired invitation (same token; ADMIN or OWNER)',
-      params: idParams('workspaceId', 'invitationId'),
-      response: { 200: envelope(invitationResultResponse), ...errors(400, 401, 403, 404, 409) },
+  app.delete<{ Params: InvitationParams }>(
+    '/api/v1/workspaces/:workspaceId/invitations/:invitationId',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a pending invitation (ADMIN or OWNER)',
+        params: idParams('workspaceId', 'invitationId'),
+        response: { 204: noContent, ...errors(400, 401, 403, 404, 409) },
+      },
     },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    const invitation = await resendInvitation(ctx, userId, request.params.workspaceId, request.params.invitationId);
-    return success(presentInvitationResult(invitation, ctx.config.inviteUrl));
-  });
-
-  app.get('/api/v1/users/me/invitations', {
-    schema: { tags, summary: "The caller's pending invitations", response: { 200: listOf(invitationResponse), ...errors(401) } },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success((await myInvitations(ctx, userId)).map((i) => presentInvitation(i)));
-  });
-
-  app.get<{ Params: { token: string } }>('/api/v1/invitations/:token/info', {
-    schema: {
-      tags,
-      summary: 'Preview an invitation without signing in (404 unknown, 410 expired or used)',
-      security: [],
-      params: tokenParams,
-      response: { 200: envelope(invitationResponse), ...errors(400, 404, 410) },
+    async (request, reply) => {
+      const { userId } = requireUser(request);
+      await cancelInvitation(ctx, userId, request.params.workspaceId, request.params.invitationId);
+      return reply.status(204).send();
     },
-  }, async (request) => {
-    return success(presentInvitation(await invitationInfo(ctx, request.params.token)));
-  });
+  );
 
-  app.post<{ Params: { token: string } }>('/api/v1/invitations/:token/accept', {
-    schema: {
-      tags,
-      summary: 'Accept an invitation sent to your email; you join with the invited role',
-      params: tokenParams,
-      response: { 200: envelope(memberResponse), ...errors(400, 401, 403, 404, 409, 410) },
+  app.post<{ Params: InvitationParams }>(
+    '/api/v1/workspaces/:workspaceId/invitations/:invitationId/resend',
+    {
+      schema: {
+        tags,
+        summary: 'Refresh the expiry of a pending or expired invitation (same token; ADMIN or OWNER)',
+        params: idParams('workspaceId', 'invitationId'),
+        response: { 200: envelope(invitationResultResponse), ...errors(400, 401, 403, 404, 409) },
+      },
     },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success(presentMember(await acceptInvitation(ctx, userId, request.params.token)));
-  });
+    async (request) => {
+      const { userId } = requireUser(request);
+      const invitation = await resendInvitation(ctx, userId, request.params.workspaceId, request.params.invitationId);
+      return success(presentInvitationResult(invitation, ctx.config.inviteUrl));
+    },
+  );
 
-  app.post<{ Params: { token: string } }>('/api/v1/invitations/:token/decline', {
-    schema: {
-      tags,
-      summary: 'Decline an invitation sent to your email',
-      params: tokenParams,
-      response: { 204: noContent, ...errors(400, 401, 403, 404, 410) },
+  app.get(
+    '/api/v1/users/me/invitations',
+    {
+      schema: {
+        tags,
+        summary: "The caller's pending invitations",
+        response: { 200: listOf(invitationResponse), ...errors(401) },
+      },
     },
-  }, async (request, reply) => {
-    const { userId } = requireUser(request);
-    await declineInvitation(ctx, userId, request.params.token);
-    return reply.status(204).send();
-  });
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success((await myInvitations(ctx, userId)).map((i) => presentInvitation(i)));
+    },
+  );
+
+  app.get<{ Params: { token: string } }>(
+    '/api/v1/invitations/:token/info',
+    {
+      schema: {
+        tags,
+        summary: 'Preview an invitation without signing in (404 unknown, 410 expired or used)',
+        security: [],
+        params: tokenParams,
+        response: { 200: envelope(invitationResponse), ...errors(400, 404, 410) },
+      },
+    },
+    async (request) => {
+      return success(presentInvitation(await invitationInfo(ctx, request.params.token)));
+    },
+  );
+
+  app.post<{ Params: { token: string } }>(
+    '/api/v1/invitations/:token/accept',
+    {
+      schema: {
+        tags,
+        summary: 'Accept an invitation sent to your email; you join with the invited role',
+        params: tokenParams,
+        response: { 200: envelope(memberResponse), ...errors(400, 401, 403, 404, 409, 410) },
+      },
+    },
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success(presentMember(await acceptInvitation(ctx, userId, request.params.token)));
+    },
+  );
+
+  app.post<{ Params: { token: string } }>(
+    '/api/v1/invitations/:token/decline',
+    {
+      schema: {
+        tags,
+        summary: 'Decline an invitation sent to your email',
+        params: tokenParams,
+        response: { 204: noContent, ...errors(400, 401, 403, 404, 410) },
+      },
+    },
+    async (request, reply) => {
+      const { userId } = requireUser(request);
+      await declineInvitation(ctx, userId, request.params.token);
+      return reply.status(204).send();
+    },
+  );
 }

@@ -9,31 +9,52 @@ import { createdMcpKeyResponse, errors, mcpKeyResponse, noContent } from './sche
 const tags = ['MCP keys'];
 
 export function registerMcpKeyRoutes(app: FastifyInstance, ctx: Context): void {
-  app.post<{ Body: { name: string } }>('/api/v1/users/me/mcp-keys', {
-    schema: {
-      tags,
-      summary: 'Create an MCP key; the key is in this answer only (only its SHA-256 is stored)',
-      body: object({ name: notBlank(100) }, ['name']),
-      response: { 201: envelope(createdMcpKeyResponse), ...errors(400, 401, 409) },
+  app.post<{ Body: { name: string } }>(
+    '/api/v1/users/me/mcp-keys',
+    {
+      schema: {
+        tags,
+        summary: 'Create an MCP key; the key is in this answer only (only its SHA-256 is stored)',
+        body: object({ name: notBlank(100) }, ['name']),
+        response: { 201: envelope(createdMcpKeyResponse), ...errors(400, 401, 409) },
+      },
     },
-  }, async (request, reply) => {
-    const { userId } = requireUser(request);
-    const { row, key } = await createMcpKey(ctx, userId, request.body.name);
-    return reply.status(201).send(success(presentCreatedMcpKey(row, key)));
-  });
+    async (request, reply) => {
+      const { userId } = requireUser(request);
+      const { row, key } = await createMcpKey(ctx, userId, request.body.name);
+      return reply.status(201).send(success(presentCreatedMcpKey(row, key)));
+    },
+  );
 
-  app.get('/api/v1/users/me/mcp-keys', {
-    schema: { tags, summary: "The caller's MCP keys (without the keys themselves)", response: { 200: listOf(mcpKeyResponse), ...errors(401) } },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success((await listMcpKeys(ctx, userId)).map(presentMcpKey));
-  });
+  app.get(
+    '/api/v1/users/me/mcp-keys',
+    {
+      schema: {
+        tags,
+        summary: "The caller's MCP keys (without the keys themselves)",
+        response: { 200: listOf(mcpKeyResponse), ...errors(401) },
+      },
+    },
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success((await listMcpKeys(ctx, userId)).map(presentMcpKey));
+    },
+  );
 
-  app.delete<{ Params: { id: string } }>('/api/v1/users/me/mcp-keys/:id', {
-    schema: { tags, summary: 'Revoke an MCP key', params: idParams('id'), response: { 204: noContent, ...errors(400, 401, 404) } },
-  }, async (request, reply) => {
-    const { userId } = requireUser(request);
-    await deleteMcpKey(ctx, userId, request.params.id);
-    return reply.status(204).send();
-  });
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/users/me/mcp-keys/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke an MCP key',
+        params: idParams('id'),
+        response: { 204: noContent, ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { userId } = requireUser(request);
+      await deleteMcpKey(ctx, userId, request.params.id);
+      return reply.status(204).send();
+    },
+  );
 }

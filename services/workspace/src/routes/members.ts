@@ -15,85 +15,116 @@ type WorkspaceParams = { workspaceId: string };
 type MemberParams = WorkspaceParams & { memberId: string };
 
 export function registerMemberRoutes(app: FastifyInstance, ctx: Context): void {
-  app.get<{ Params: WorkspaceParams }>(base, {
-    schema: { tags, summary: 'Members of the workspace', params: idParams('workspaceId'), response: { 200: listOf(memberResponse), ...errors(400, 401, 404) } },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success((await listMembers(ctx, userId, request.params.workspaceId)).map(presentMember));
-  });
-
-  app.get<{ Params: WorkspaceParams; Querystring: { q: string } }>(`${base}/search`, {
-    schema: {
-      tags,
-      summary: 'Members whose name or email contains q (case-insensitive, at most 20)',
-      params: idParams('workspaceId'),
-      querystring: object({ q: { type: 'string', maxLength: 255, default: '' } }),
-      response: { 200: listOf(memberSearchResponse), ...errors(400, 401, 404) },
+  app.get<{ Params: WorkspaceParams }>(
+    base,
+    {
+      schema: {
+        tags,
+        summary: 'Members of the workspace',
+        params: idParams('workspaceId'),
+        response: { 200: listOf(memberResponse), ...errors(400, 401, 404) },
+      },
     },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success((await searchMembers(ctx, userId, request.params.workspaceId, request.query.q ?? '')).map(presentMemberSearch));
-  });
-
-  app.post<{ Params: WorkspaceParams; Body: { email: string; role: Role; message?: string | null } }>(`${base}/invite`, {
-    schema: {
-      tags,
-      summary: 'Invite someone by email (ADMIN or OWNER); inviting an open invitation again refreshes it',
-      params: idParams('workspaceId'),
-      body: object(
-        {
-          email: { type: 'string', format: 'email', maxLength: 255 },
-          role,
-          message: { type: ['string', 'null'], maxLength: 500 },
-        },
-        ['email', 'role'],
-      ),
-      response: { 201: envelope(invitationResultResponse), ...errors(400, 401, 403, 404, 409) },
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success((await listMembers(ctx, userId, request.params.workspaceId)).map(presentMember));
     },
-  }, async (request, reply) => {
-    const { userId } = requireUser(request);
-    const { email, role: invitedRole, message } = request.body;
-    const invitation = await invite(ctx, userId, request.params.workspaceId, { email, role: invitedRole, message });
-    return reply.status(201).send(success(presentInvitationResult(invitation, ctx.config.inviteUrl)));
-  });
+  );
 
-  app.put<{ Params: MemberParams; Body: { role: Role } }>(`${base}/:memberId/role`, {
-    schema: {
-      tags,
-      summary: "Change a member's role (ADMIN or OWNER); OWNER is only given by transfer (400)",
-      params: idParams('workspaceId', 'memberId'),
-      body: object({ role }, ['role']),
-      response: { 200: envelope(memberResponse), ...errors(400, 401, 403, 404) },
+  app.get<{ Params: WorkspaceParams; Querystring: { q: string } }>(
+    `${base}/search`,
+    {
+      schema: {
+        tags,
+        summary: 'Members whose name or email contains q (case-insensitive, at most 20)',
+        params: idParams('workspaceId'),
+        querystring: object({ q: { type: 'string', maxLength: 255, default: '' } }),
+        response: { 200: listOf(memberSearchResponse), ...errors(400, 401, 404) },
+      },
     },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    const { workspaceId, memberId } = request.params;
-    return success(presentMember(await changeRole(ctx, userId, workspaceId, memberId, request.body.role)));
-  });
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success(
+        (await searchMembers(ctx, userId, request.params.workspaceId, request.query.q ?? '')).map(presentMemberSearch),
+      );
+    },
+  );
 
-  app.delete<{ Params: MemberParams }>(`${base}/:memberId`, {
-    schema: {
-      tags,
-      summary: 'Remove a member (ADMIN or OWNER; not one above you, never the owner)',
-      params: idParams('workspaceId', 'memberId'),
-      response: { 204: noContent, ...errors(400, 401, 403, 404, 409) },
+  app.post<{ Params: WorkspaceParams; Body: { email: string; role: Role; message?: string | null } }>(
+    `${base}/invite`,
+    {
+      schema: {
+        tags,
+        summary: 'Invite someone by email (ADMIN or OWNER); inviting an open invitation again refreshes it',
+        params: idParams('workspaceId'),
+        body: object(
+          {
+            email: { type: 'string', format: 'email', maxLength: 255 },
+            role,
+            message: { type: ['string', 'null'], maxLength: 500 },
+          },
+          ['email', 'role'],
+        ),
+        response: { 201: envelope(invitationResultResponse), ...errors(400, 401, 403, 404, 409) },
+      },
     },
-  }, async (request, reply) => {
-    const { userId } = requireUser(request);
-    await removeMember(ctx, userId, request.params.workspaceId, request.params.memberId);
-    return reply.status(204).send();
-  });
+    async (request, reply) => {
+      const { userId } = requireUser(request);
+      const { email, role: invitedRole, message } = request.body;
+      const invitation = await invite(ctx, userId, request.params.workspaceId, { email, role: invitedRole, message });
+      return reply.status(201).send(success(presentInvitationResult(invitation, ctx.config.inviteUrl)));
+    },
+  );
 
-  app.post<{ Params: WorkspaceParams }>(`${base}/leave`, {
-    schema: {
-      tags,
-      summary: 'Leave the workspace (the OWNER gets 409 and must transfer ownership first)',
-      params: idParams('workspaceId'),
-      response: { 204: noContent, ...errors(400, 401, 404, 409) },
+  app.put<{ Params: MemberParams; Body: { role: Role } }>(
+    `${base}/:memberId/role`,
+    {
+      schema: {
+        tags,
+        summary: "Change a member's role (ADMIN or OWNER); OWNER is only given by transfer (400)",
+        params: idParams('workspaceId', 'memberId'),
+        body: object({ role }, ['role']),
+        response: { 200: envelope(memberResponse), ...errors(400, 401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const { userId } = requireUser(request);
-    await leaveWorkspace(ctx, userId, request.params.workspaceId);
-    return reply.status(204).send();
-  });
+    async (request) => {
+      const { userId } = requireUser(request);
+      const { workspaceId, memberId } = request.params;
+      return success(presentMember(await changeRole(ctx, userId, workspaceId, memberId, request.body.role)));
+    },
+  );
+
+  app.delete<{ Params: MemberParams }>(
+    `${base}/:memberId`,
+    {
+      schema: {
+        tags,
+        summary: 'Remove a member (ADMIN or OWNER; not one above you, never the owner)',
+        params: idParams('workspaceId', 'memberId'),
+        response: { 204: noContent, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { userId } = requireUser(request);
+      await removeMember(ctx, userId, request.params.workspaceId, request.params.memberId);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post<{ Params: WorkspaceParams }>(
+    `${base}/leave`,
+    {
+      schema: {
+        tags,
+        summary: 'Leave the workspace (the OWNER gets 409 and must transfer ownership first)',
+        params: idParams('workspaceId'),
+        response: { 204: noContent, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { userId } = requireUser(request);
+      await leaveWorkspace(ctx, userId, request.params.workspaceId);
+      return reply.status(204).send();
+    },
+  );
 }

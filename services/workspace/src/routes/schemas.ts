@@ -1,10 +1,23 @@
 import { ROLES } from '@wiki/auth';
-import { errorEnvelope, type JsonSchema, nullableString, nullableTimestamp, nullableUuid, object, timestamp, uuid } from '@wiki/http';
+import {
+  errorEnvelope,
+  type JsonSchema,
+  nullableString,
+  nullableTimestamp,
+  nullableUuid,
+  object,
+  timestamp,
+  uuid,
+} from '@wiki/http';
 
 /** Request and response schemas shared by this service's routes (the API shapes of spec section 2). */
 
 export const role = { type: 'string', enum: [...ROLES] } as const;
-export const hexColor = { type: 'string', maxLength: 20, pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' } as const;
+export const hexColor = {
+  type: 'string',
+  maxLength: 20,
+  pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$',
+} as const;
 export const nullableHexColor = { ...hexColor, type: ['string', 'null'] } as const;
 
 /** `{id, name, avatar}` of whoever invited; null when nobody did (a workspace's creator). */
@@ -28,7 +41,19 @@ export const workspaceResponse: JsonSchema = object(
     createdAt: timestamp,
     updatedAt: timestamp,
   },
-  ['id', 'name', 'description', 'icon', 'color', 'ownerId', 'isDefault', 'isArchived', 'documentCount', 'createdAt', 'updatedAt'],
+  [
+    'id',
+    'name',
+    'description',
+    'icon',
+    'color',
+    'ownerId',
+    'isDefault',
+    'isArchived',
+    'documentCount',
+    'createdAt',
+    'updatedAt',
+  ],
 );
 
 export const memberResponse: JsonSchema = object(
@@ -45,7 +70,19 @@ export const memberResponse: JsonSchema = object(
     acceptedAt: nullableTimestamp,
     createdAt: timestamp,
   },
-  ['id', 'userId', 'userName', 'userEmail', 'userAvatar', 'role', 'status', 'invitedBy', 'invitedAt', 'acceptedAt', 'createdAt'],
+  [
+    'id',
+    'userId',
+    'userName',
+    'userEmail',
+    'userAvatar',
+    'role',
+    'status',
+    'invitedBy',
+    'invitedAt',
+    'acceptedAt',
+    'createdAt',
+  ],
 );
 
 export const memberSearchResponse: JsonSchema = object(
@@ -103,7 +140,13 @@ export const userResponse: JsonSchema = object(
 );
 
 export const mcpKeyResponse: JsonSchema = object(
-  { id: uuid, name: { type: 'string' }, prefix: { type: 'string' }, lastUsedAt: nullableTimestamp, createdAt: timestamp },
+  {
+    id: uuid,
+    name: { type: 'string' },
+    prefix: { type: 'string' },
+    lastUsedAt: nullableTimestamp,
+    createdAt: timestamp,
+  },
   ['id', 'name', 'prefix', 'lastUsedAt', 'createdAt'],
 );
 
@@ -133,6 +176,12 @@ export function errors(...statuses: number[]): Record<number, JsonSchema> {
 export const COMMON_ERRORS = [400, 401] as const;
 
 export const keyOwnerResponse: JsonSchema = object(
-  { userId: uuid, email: { type: 'string' }, name: { type: 'string' }, avatarUrl: nullableString, idpUid: nullableString },
+  {
+    userId: uuid,
+    email: { type: 'string' },
+    name: { type: 'string' },
+    avatarUrl: nullableString,
+    idpUid: nullableString,
+  },
   ['userId', 'email', 'name', 'avatarUrl', 'idpUid'],
 );

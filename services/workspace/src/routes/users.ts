@@ -19,32 +19,45 @@ const preferencesBody = object({
 });
 
 export function registerUserRoutes(app: FastifyInstance, ctx: Context): void {
-  app.get('/api/v1/users/me', {
-    schema: { tags, summary: 'The signed-in user with their preferences', response: { 200: envelope(userResponse), ...errors(401, 404) } },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    const { user, preference } = await getMe(ctx, userId);
-    return success(presentUser(user, preference));
-  });
-
-  app.put<{ Body: PreferencePatch }>('/api/v1/users/me/preferences', {
-    schema: {
-      tags,
-      summary: 'Save some or all preferences; the others keep their values',
-      body: preferencesBody,
-      response: { 200: envelope(userResponse), ...errors(400, 401, 404) },
+  app.get(
+    '/api/v1/users/me',
+    {
+      schema: {
+        tags,
+        summary: 'The signed-in user with their preferences',
+        response: { 200: envelope(userResponse), ...errors(401, 404) },
+      },
     },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    const { lastDocumentId, lastWorkspaceId, theme, sidebarCollapsed, locale, notificationsEnabled } = request.body ?? {};
-    const { user, preference } = await updatePreferences(ctx, userId, {
-      lastDocumentId,
-      lastWorkspaceId,
-      theme,
-      sidebarCollapsed,
-      locale,
-      notificationsEnabled,
-    });
-    return success(presentUser(user, preference));
-  });
+    async (request) => {
+      const { userId } = requireUser(request);
+      const { user, preference } = await getMe(ctx, userId);
+      return success(presentUser(user, preference));
+    },
+  );
+
+  app.put<{ Body: PreferencePatch }>(
+    '/api/v1/users/me/preferences',
+    {
+      schema: {
+        tags,
+        summary: 'Save some or all preferences; the others keep their values',
+        body: preferencesBody,
+        response: { 200: envelope(userResponse), ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { userId } = requireUser(request);
+      const { lastDocumentId, lastWorkspaceId, theme, sidebarCollapsed, locale, notificationsEnabled } =
+        request.body ?? {};
+      const { user, preference } = await updatePreferences(ctx, userId, {
+        lastDocumentId,
+        lastWorkspaceId,
+        theme,
+        sidebarCollapsed,
+        locale,
+        notificationsEnabled,
+      });
+      return success(presentUser(user, preference));
+    },
+  );
 }

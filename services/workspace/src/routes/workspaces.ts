@@ -1,8 +1,15 @@
 import { requireUser } from '@wiki/auth';
-import { envelope, idParams, listOf, notBlank, object, success, SUCCESS_VOID, uuid, voidEnvelope } from '@wiki/http';
+import { envelope, idParams, listOf, notBlank, object, SUCCESS_VOID, success, uuid, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../commands/context.js';
-import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, transferOwnership, updateWorkspace } from '../commands/workspaces.js';
+import {
+  createWorkspace,
+  deleteWorkspace,
+  getWorkspace,
+  listWorkspaces,
+  transferOwnership,
+  updateWorkspace,
+} from '../commands/workspaces.js';
 import { presentWorkspace } from '../presenters/workspace.js';
 import { errors, hexColor, nullableHexColor, workspaceResponse } from './schemas.js';
 
@@ -35,61 +42,108 @@ interface WorkspaceFields {
 }
 
 export function registerWorkspaceRoutes(app: FastifyInstance, ctx: Context): void {
-  app.get('/api/v1/workspaces', {
-    schema: { tags, summary: 'Workspaces the caller belongs to', response: { 200: listOf(workspaceResponse), ...errors(401) } },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success((await listWorkspaces(ctx, userId)).map(presentWorkspace));
-  });
-
-  app.get<{ Params: { id: string } }>('/api/v1/workspaces/:id', {
-    schema: { tags, summary: 'One workspace', params: idParams('id'), response: { 200: envelope(workspaceResponse), ...errors(400, 401, 404) } },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success(presentWorkspace(await getWorkspace(ctx, userId, request.params.id)));
-  });
-
-  app.post<{ Body: WorkspaceFields & { name: string } }>('/api/v1/workspaces', {
-    schema: { tags, summary: 'Create a workspace; the caller becomes its owner', body: createBody, response: { 201: envelope(workspaceResponse), ...errors(400, 401) } },
-  }, async (request, reply) => {
-    const { userId } = requireUser(request);
-    const { name, description, icon, color } = request.body;
-    const workspace = await createWorkspace(ctx, userId, { name, description, icon, color });
-    return reply.status(201).send(success(presentWorkspace(workspace)));
-  });
-
-  app.put<{ Params: { id: string }; Body: WorkspaceFields }>('/api/v1/workspaces/:id', {
-    schema: {
-      tags,
-      summary: 'Update a workspace (ADMIN or OWNER)',
-      params: idParams('id'),
-      body: updateBody,
-      response: { 200: envelope(workspaceResponse), ...errors(400, 401, 403, 404) },
+  app.get(
+    '/api/v1/workspaces',
+    {
+      schema: {
+        tags,
+        summary: 'Workspaces the caller belongs to',
+        response: { 200: listOf(workspaceResponse), ...errors(401) },
+      },
     },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    const { name, description, icon, color, isArchived } = request.body ?? {};
-    return success(presentWorkspace(await updateWorkspace(ctx, userId, request.params.id, { name, description, icon, color, isArchived })));
-  });
-
-  app.delete<{ Params: { id: string } }>('/api/v1/workspaces/:id', {
-    schema: { tags, summary: 'Delete a workspace and all its data (OWNER only; irreversible)', params: idParams('id'), response: { 200: voidEnvelope, ...errors(400, 401, 403, 404) } },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    await deleteWorkspace(ctx, userId, request.params.id);
-    return SUCCESS_VOID;
-  });
-
-  app.post<{ Params: { id: string }; Body: { userId: string } }>('/api/v1/workspaces/:id/transfer-ownership', {
-    schema: {
-      tags,
-      summary: 'Make another member the owner (OWNER only); the old owner becomes ADMIN',
-      params: idParams('id'),
-      body: object({ userId: uuid }, ['userId']),
-      response: { 200: envelope(workspaceResponse), ...errors(400, 401, 403, 404) },
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success((await listWorkspaces(ctx, userId)).map(presentWorkspace));
     },
-  }, async (request) => {
-    const { userId } = requireUser(request);
-    return success(presentWorkspace(await transferOwnership(ctx, userId, request.params.id, request.body.userId)));
-  });
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/workspaces/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One workspace',
+        params: idParams('id'),
+        response: { 200: envelope(workspaceResponse), ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success(presentWorkspace(await getWorkspace(ctx, userId, request.params.id)));
+    },
+  );
+
+  app.post<{ Body: WorkspaceFields & { name: string } }>(
+    '/api/v1/workspaces',
+    {
+      schema: {
+        tags,
+        summary: 'Create a workspace; the caller becomes its owner',
+        body: createBody,
+        response: { 201: envelope(workspaceResponse), ...errors(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const { userId } = requireUser(request);
+      const { name, description, icon, color } = request.body;
+      const workspace = await createWorkspace(ctx, userId, { name, description, icon, color });
+      return reply.status(201).send(success(presentWorkspace(workspace)));
+    },
+  );
+
+  app.put<{ Params: { id: string }; Body: WorkspaceFields }>(
+    '/api/v1/workspaces/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a workspace (ADMIN or OWNER)',
+        params: idParams('id'),
+        body: updateBody,
+        response: { 200: envelope(workspaceResponse), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { userId } = requireUser(request);
+      const { name, description, icon, color, isArchived } = request.body ?? {};
+      return success(
+        presentWorkspace(
+          await updateWorkspace(ctx, userId, request.params.id, { name, description, icon, color, isArchived }),
+        ),
+      );
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/workspaces/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a workspace and all its data (OWNER only; irreversible)',
+        params: idParams('id'),
+        response: { 200: voidEnvelope, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { userId } = requireUser(request);
+      await deleteWorkspace(ctx, userId, request.params.id);
+      return SUCCESS_VOID;
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { userId: string } }>(
+    '/api/v1/workspaces/:id/transfer-ownership',
+    {
+      schema: {
+        tags,
+        summary: 'Make another member the owner (OWNER only); the old owner becomes ADMIN',
+        params: idParams('id'),
+        body: object({ userId: uuid }, ['userId']),
+        response: { 200: envelope(workspaceResponse), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { userId } = requireUser(request);
+      return success(presentWorkspace(await transferOwnership(ctx, userId, request.params.id, request.body.userId)));
+    },
+  );
 }
