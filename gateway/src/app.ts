@@ -1,3 +1,4 @@
+import { createServiceClient } from '@wiki/auth';
 import type { Config, ServiceName } from '@wiki/config';
 import { createApp } from '@wiki/http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
@@ -7,7 +8,6 @@ import { registerGatekeeper } from './auth/gatekeeper.js';
 import { LocalUsers } from './auth/local-users.js';
 import { providerFor } from './auth/providers/index.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
-import { WorkspaceClient } from './auth/workspace-client.js';
 import { MergedOpenApi, registerDocs } from './docs.js';
 import { HTTP_SERVICES, registerHealthRoutes } from './health.js';
 import { IdentityTokens } from './identity-forwarding.js';
@@ -44,11 +44,11 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     fastify: { trustProxy: deps.trustProxy ?? false },
   });
 
-  const workspace = new WorkspaceClient(() => config.urls.workspace, config.internalTokenSecret);
+  const peers = createServiceClient({ service: 'gateway', config, logger: app.log });
   registerGatekeeper(app, {
     verifier: createTokenVerifier(await providerFor(config)),
-    localUsers: new LocalUsers(workspace),
-    mcpKeys: new McpKeys(workspace),
+    localUsers: new LocalUsers(peers),
+    mcpKeys: new McpKeys(peers),
     identityTokens: new IdentityTokens(config.internalTokenSecret),
     rateLimiter: new RateLimiter(deps.redis, {
       ...config.rateLimit,

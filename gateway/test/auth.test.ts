@@ -102,6 +102,33 @@ describe('bearer tokens (oidc)', () => {
     expect((await forwardedIdentity(gw, headers)).kind).toBe('user');
   });
 
+  it('sends the request being served along when it asks the workspace service', async () => {
+    const res = await get('/api/v1/workspaces', {
+      ...bearer(await idp.mint({ ...ada, sub: 'idp-traced' })),
+      'x-request-id': 'req-gw-1',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(gw.internalRequestIds.at(-1)).toBe('req-gw-1');
+  });
+
+  it('refuses a sign-in the workspace service refuses (400, 409) with 401; its failure is a 503', async () => {
+    gw.resolveStatus.set('idp-clash', 409).set('idp-odd', 400).set('idp-broken', 500).set('idp-denied', 403);
+    for (const sub of ['idp-clash', 'idp-odd']) {
+      const res = await get('/api/v1/workspaces', bearer(await idp.mint({ ...ada, sub })));
+      expectUnauthorized(res);
+      expect(res.json().error.message).toBe('The account could not be signed in');
+    }
+    // A 403 means the workspace service does not take the gateway's token: not the user's fault.
+    for (const sub of ['idp-broken', 'idp-denied']) {
+      const res = await get('/api/v1/workspaces', bearer(await idp.mint({ ...ada, sub })));
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({
+        success: false,
+        error: { code: 'SERVICE_UNAVAILABLE', requestId: res.headers['x-request-id'] },
+      });
+    }
+  });
+
   it('caches the find-or-create answer instead of calling the workspace service per request', async () => {
     const token = await idp.mint({ ...ada, sub: 'idp-cached' });
     for (let i = 0; i < 3; i++) expect((await get('/api/v1/workspaces', bearer(token))).statusCode).toBe(200);

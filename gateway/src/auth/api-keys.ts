@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ServiceClient } from '@wiki/auth';
 import { unauthorized } from '@wiki/http';
 import type { FastifyBaseLogger } from 'fastify';
 import { hashOf, SingleFlight, TtlCache } from '../ttl-cache.js';
-import type { WorkspaceClient } from './workspace-client.js';
 
 export const INTERNAL_KEY_HEADER = 'x-internal-api-key';
 export const MCP_KEY_HEADER = 'x-mcp-api-key';
@@ -34,21 +34,31 @@ export class McpKeys {
   private readonly cache = new TtlCache<McpKeyOwner>();
   private readonly inFlight = new SingleFlight<McpKeyOwner>();
 
-  constructor(private readonly workspace: WorkspaceClient) {}
+  constructor(private readonly peers: ServiceClient) {}
 
   resolve(key: string, requestId: string, log: FastifyBaseLogger): Promise<McpKeyOwner> {
     const cacheKey = hashOf(key);
     const hit = this.cache.get(cacheKey);
     if (hit) return Promise.resolve(hit);
     return this.inFlight.run(cacheKey, async () => {
-      const result = await this.workspace.post<McpKeyOwner>('/internal/mcp-keys/resolve', { key }, requestId, log);
-      if (result.status === 'refused') {
-        if (result.httpStatus !== 404)
-          log.warn({ status: result.httpStatus }, 'workspace service refused an MCP key lookup');
-        throw unauthorized('Invalid MCP API key');
-      }
-      this.cache.set(cacheKey, result.data, CACHE_MS);
-      return result.data;
+      const invalid = () => unauthorized('Invalid MCP API key');
+      const owner = await this.peers.post<McpKeyOwner>(
+        'workspace',
+        '/internal/mcp-keys/resolve',
+        { key },
+        {
+          requestId,
+          // A key it cannot read (400) is as invalid as an unknown one (404, null).
+          refusal: (status) => {
+            if (status !== 400) return undefined;
+            log.warn({ status }, 'workspace service refused an MCP key lookup');
+            return invalid();
+          },
+        },
+      );
+      if (!owner) throw invalid();
+      this.cache.set(cacheKey, owner, CACHE_MS);
+      return owner;
     });
   }
 }

@@ -1,8 +1,17 @@
+import type { ServiceClient } from '@wiki/auth';
 import { unauthorized } from '@wiki/http';
 import type { FastifyBaseLogger } from 'fastify';
 import { keyOf, SingleFlight, TtlCache } from '../ttl-cache.js';
 import type { VerifiedToken } from './token-verifier.js';
-import type { LocalUser, WorkspaceClient } from './workspace-client.js';
+
+/** A local user as the workspace service knows them. */
+export interface LocalUser {
+  id: string;
+  email?: string;
+  name?: string;
+  avatarUrl?: string | null;
+  idpUid?: string;
+}
 
 /** How long a find-or-create answer is reused (the workspace service stamps lastLoginAt on each call). */
 const CACHE_MS = 30_000;
@@ -16,7 +25,7 @@ export class LocalUsers {
   private readonly cache = new TtlCache<LocalUser>();
   private readonly inFlight = new SingleFlight<LocalUser>();
 
-  constructor(private readonly workspace: WorkspaceClient) {}
+  constructor(private readonly peers: ServiceClient) {}
 
   resolve(claims: VerifiedToken, requestId: string, log: FastifyBaseLogger): Promise<LocalUser> {
     const key = keyOf(claims.idpUid, claims.email, claims.name, claims.avatarUrl);
@@ -24,13 +33,19 @@ export class LocalUsers {
     if (hit) return Promise.resolve(hit);
     return this.inFlight.run(key, async () => {
       const body = { idpUid: claims.idpUid, email: claims.email, name: claims.name, avatarUrl: claims.avatarUrl };
-      const result = await this.workspace.post<LocalUser>('/internal/users/resolve', body, requestId, log);
-      if (result.status === 'refused') {
-        log.warn({ status: result.httpStatus }, 'workspace service refused to resolve the user');
-        throw unauthorized('The account could not be signed in');
-      }
-      this.cache.set(key, result.data, CACHE_MS);
-      return result.data;
+      // The claims it cannot accept (400) or an email another account holds (409) refuse the sign-in;
+      // anything else that goes wrong is the workspace service's failure (503).
+      const refused = (status: number) => {
+        log.warn({ status }, 'workspace service refused to resolve the user');
+        return unauthorized('The account could not be signed in');
+      };
+      const user = await this.peers.post<LocalUser>('workspace', '/internal/users/resolve', body, {
+        requestId,
+        refusal: (status) => (status === 400 || status === 409 ? refused(status) : undefined),
+      });
+      if (!user) throw refused(404);
+      this.cache.set(key, user, CACHE_MS);
+      return user;
     });
   }
 }

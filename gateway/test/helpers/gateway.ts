@@ -40,6 +40,10 @@ export interface TestGateway {
   users: Map<string, ResolvedUser>;
   /** Bodies of every `/internal/users/resolve` call. */
   resolveCalls: Array<Record<string, unknown>>;
+  /** The `x-request-id` of every internal call the fake workspace service answered. */
+  internalRequestIds: Array<string | undefined>;
+  /** Statuses the fake workspace service answers a resolve with instead, by idp uid. */
+  resolveStatus: Map<string, number>;
   /** MCP keys the fake workspace service knows, key -> user. */
   mcpKeys: Map<string, ResolvedUser>;
   close(): Promise<void>;
@@ -88,6 +92,8 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
 
   const users = new Map<string, ResolvedUser>();
   const resolveCalls: Array<Record<string, unknown>> = [];
+  const internalRequestIds: Array<string | undefined> = [];
+  const resolveStatus = new Map<string, number>();
   const mcpKeys = new Map<string, ResolvedUser>();
   const workspace = fakes.workspace;
   workspace?.on(async (req, res) => {
@@ -97,9 +103,12 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       String(req.headers[IDENTITY_HEADER] ?? ''),
     ).catch(() => null);
     if (caller?.kind !== 'service' || caller.service !== 'gateway') return sendJson(res, 401, { success: false });
+    internalRequestIds.push(req.headers['x-request-id'] as string | undefined);
     const body = JSON.parse(await readBody(req)) as Record<string, any>;
     if (req.url === '/internal/users/resolve') {
       resolveCalls.push(body);
+      const status = resolveStatus.get(body.idpUid);
+      if (status) return sendJson(res, status, { success: false, error: { code: 'REFUSED', message: 'refused' } });
       const existing = users.get(body.idpUid);
       const user: ResolvedUser = {
         id: existing?.id ?? randomUUID(),
@@ -141,6 +150,8 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     fakes,
     users,
     resolveCalls,
+    internalRequestIds,
+    resolveStatus,
     mcpKeys,
     async close() {
       await app.close();

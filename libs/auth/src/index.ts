@@ -3,3 +3,5 @@ export * from './identity.js';
 export * from './membership.js';
 export * from './plugin.js';
 export * from './roles.js';
+export * from './service-client.js';
+export * from './workspace-users.js';

@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import type { Config } from '@wiki/config';
 import { type DatabasePool, type DatabaseTransactionConnection, type MigrationSet, sql, z } from '@wiki/db';
 import { type EventBus, type EventEnvelope, startConsumer } from '@wiki/events';
 import { forbidden, notFound } from '@wiki/http';
-import { serviceTokenSource } from './identity.js';
 import { atLeast, isRole, type Role } from './roles.js';
+import type { ServiceClient } from './service-client.js';
 
 /** Run before the service's own migrations by every service that checks roles. */
 export const membershipMigrations: MigrationSet = {
@@ -20,18 +19,22 @@ export interface MembershipLogger {
 }
 
 export interface MembershipAccess {
-  /** The user's role in the workspace, or null when they are not a member. */
-  roleOf(workspaceId: string, userId: string): Promise<Role | null>;
+  /**
+   * The user's role in the workspace, or null when they are not a member. `requestId` (the request
+   * being served) goes with the look-up at the workspace service when the projection has no row.
+   */
+  roleOf(workspaceId: string, userId: string, requestId?: string): Promise<Role | null>;
   /** The user's role when it is at least `minimum`; 404 for a non-member, 403 for a lower role. */
-  requireRole(workspaceId: string, userId: string, minimum: Role, what?: string): Promise<Role>;
+  requireRole(workspaceId: string, userId: string, minimum: Role, what?: string, requestId?: string): Promise<Role>;
   /** Keeps the projection current from `member.*` and `workspace.*` events. */
   startProjection(bus: EventBus): Promise<{ stop(): Promise<void> }>;
 }
 
 export interface MembershipOptions {
   pool: DatabasePool;
-  config: Pick<Config, 'urls' | 'internalTokenSecret'>;
-  /** The calling service: names its consumer `<service>-membership` and its service tokens. */
+  /** The service's client for its peers: asks the workspace service what the projection does not know. */
+  client: ServiceClient;
+  /** The calling service: names its consumers `<service>-membership` and `<service>-membership-purge`. */
   service: string;
   logger: MembershipLogger;
   /**
@@ -44,11 +47,9 @@ export interface MembershipOptions {
 const access = z.object({ known: z.boolean(), role: z.string().nullable(), closed: z.boolean() });
 const stored = z.object({ role: z.string().nullable() });
 const remote = z.object({
-  data: z.object({
-    role: z.string(),
-    memberId: z.string().nullable().optional(),
-    workspaceArchived: z.boolean().optional(),
-  }),
+  role: z.string().refine(isRole, 'is not a role'),
+  memberId: z.string().nullable().optional(),
+  workspaceArchived: z.boolean().optional(),
 });
 
 /**
@@ -62,10 +63,9 @@ export function workspaceIsOpen(workspaceIdColumn: string) {
 }
 
 export function createMembershipAccess(options: MembershipOptions): MembershipAccess {
-  const { pool, config, logger } = options;
+  const { pool, client, logger } = options;
   const cacheMs = options.cacheMs ?? 500;
   const cache = new Map<string, { role: Role | null; until: number }>();
-  const serviceToken = serviceTokenSource(config.internalTokenSecret, options.service);
 
   const forget = (workspaceId: string, userId?: string) => {
     if (userId) cache.delete(`${workspaceId}:${userId}`);
@@ -77,16 +77,10 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
    * What it stores has no event time, so any event overrides it; a row an event wrote meanwhile
    * (a removal that raced with this lookup) is kept and answered instead.
    */
-  async function readThrough(workspaceId: string, userId: string): Promise<Role | null> {
-    const url = `${config.urls.workspace}/internal/workspaces/${workspaceId}/members/${userId}`;
-    const res = await fetch(url, {
-      headers: { 'x-wiki-identity': await serviceToken() },
-      signal: AbortSignal.timeout(5000),
-    });
-    if (res.status === 404) return null;
-    if (!res.ok) throw new Error(`membership lookup answered ${res.status}`);
-    const { data } = remote.parse(await res.json());
-    if (!isRole(data.role)) throw new Error(`membership lookup returned unknown role ${data.role}`);
+  async function readThrough(workspaceId: string, userId: string, requestId?: string): Promise<Role | null> {
+    const path = `/internal/workspaces/${encodeURIComponent(workspaceId)}/members/${encodeURIComponent(userId)}`;
+    const data = await client.get('workspace', path, { requestId, parse: (body) => remote.parse(body) });
+    if (!data) return null;
     if (data.workspaceArchived) {
       await pool.query(sql.unsafe`
         INSERT INTO workspace_access_projection (workspace_id, is_archived) VALUES (${workspaceId}, true)
@@ -101,7 +95,7 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
     return kept.role as Role | null;
   }
 
-  async function roleOf(workspaceId: string, userId: string): Promise<Role | null> {
+  async function roleOf(workspaceId: string, userId: string, requestId?: string): Promise<Role | null> {
     const key = `${workspaceId}:${userId}`;
     const now = Date.now();
     const hit = cache.get(key);
@@ -117,7 +111,7 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
       ? null
       : found.known
         ? (found.role as Role | null)
-        : await readThrough(workspaceId, userId);
+        : await readThrough(workspaceId, userId, requestId);
     if (cache.size > 50_000) cache.clear();
     cache.set(key, { role, until: now + cacheMs });
     return role;
@@ -196,8 +190,8 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
 
   return {
     roleOf,
-    async requireRole(workspaceId, userId, minimum, what = 'Workspace') {
-      const role = await roleOf(workspaceId, userId);
+    async requireRole(workspaceId, userId, minimum, what = 'Workspace', requestId) {
+      const role = await roleOf(workspaceId, userId, requestId);
       if (!role) throw notFound(what);
       if (!atLeast(role, minimum)) throw forbidden(`This needs the ${minimum} role or higher`);
       return role;

@@ -59,12 +59,21 @@ export interface Actor {
   email?: string;
   avatarUrl?: string | null;
   idpUid?: string;
+  /** The request the actor made: forwarded as `x-request-id` when serving it calls another service. */
+  requestId?: string;
 }
 
 /** requireUser, narrowed to the Actor that commands take. */
 export function requireActor(request: FastifyRequest): Actor {
   const id = requireUser(request);
-  return { userId: id.userId, name: id.name, email: id.email, avatarUrl: id.avatarUrl, idpUid: id.idpUid };
+  return {
+    userId: id.userId,
+    name: id.name,
+    email: id.email,
+    avatarUrl: id.avatarUrl,
+    idpUid: id.idpUid,
+    requestId: request.id,
+  };
 }
 
 /** A preHandler that lets only the given credential kinds through. */

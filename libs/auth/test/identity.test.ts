@@ -82,7 +82,7 @@ describe('identity plugin', () => {
     expect(completed[1]).toMatchObject({ statusCode: 401 });
   });
 
-  it('requireActor gives commands the caller and profile only, and a 401 to a service', async () => {
+  it('requireActor gives commands the caller, profile and request id only, and a 401 to a service', async () => {
     const app = await createApp({ service: 'test', logLevel: 'silent' });
     await app.register(identity, { secret });
     app.get('/actor', async (request) => requireActor(request));
@@ -95,12 +95,14 @@ describe('identity plugin', () => {
       idpUid: 'idp|ada',
       roles: ['wiki-admin'],
     });
-    expect((await app.inject({ url: '/actor', headers: { [IDENTITY_HEADER]: user } })).json()).toEqual({
+    const headers = { [IDENTITY_HEADER]: user, 'x-request-id': 'req-actor-1' };
+    expect((await app.inject({ url: '/actor', headers })).json()).toEqual({
       userId: 'u-9',
       name: 'Ada',
       email: 'ada@example.com',
       avatarUrl: null,
       idpUid: 'idp|ada',
+      requestId: 'req-actor-1',
     });
     const service = await mintServiceToken(secret, 'document');
     expect((await app.inject({ url: '/actor', headers: { [IDENTITY_HEADER]: service } })).statusCode).toBe(401);

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMembershipAccess, type MembershipAccess, membershipMigrations, verifyIdentityToken } from '@wiki/auth';
+import {
+  createMembershipAccess,
+  createServiceClient,
+  type MembershipAccess,
+  membershipMigrations,
+  verifyIdentityToken,
+} from '@wiki/auth';
 import { databaseUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import {
@@ -22,14 +28,23 @@ const bob = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
 
 /**
  * Stands in for the workspace service's internal membership route, the peer the projection
- * reads through to; it also checks that the caller presents a valid service token.
+ * reads through to; it also checks that the caller presents a valid service token. It fails (500)
+ * for workspaces in `broken`.
  */
-async function startMembershipPeer(secret: string, members: Map<string, string>, archived: Set<string>) {
+async function startMembershipPeer(
+  secret: string,
+  members: Map<string, string>,
+  archived: Set<string>,
+  broken: Set<string>,
+) {
   const calls: string[] = [];
+  /** The x-request-id of each call. */
+  const requestIds: Array<string | undefined> = [];
   /** Set by a test to hold the next answer back until it says so (a lookup racing an event). */
   const gate: { hold: Promise<void> | null } = { hold: null };
   const server: Server = createServer(async (req, res) => {
     calls.push(req.url ?? '');
+    requestIds.push(req.headers['x-request-id'] as string | undefined);
     try {
       const identity = await verifyIdentityToken(secret, String(req.headers['x-wiki-identity']));
       if (identity.kind !== 'service') throw new Error('not a service');
@@ -38,6 +53,10 @@ async function startMembershipPeer(secret: string, members: Map<string, string>,
       return;
     }
     const [, , , workspaceId, , userId] = (req.url ?? '').split('/');
+    if (broken.has(workspaceId)) {
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"success":false}');
+      return;
+    }
     const role = members.get(`${workspaceId}:${userId}`);
     if (!role) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"success":false}');
@@ -56,6 +75,7 @@ async function startMembershipPeer(secret: string, members: Map<string, string>,
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
+    requestIds,
     gate,
     close: () => new Promise((r) => server.close(r)),
   };
@@ -66,6 +86,7 @@ describe('membership projection', () => {
   const url = databaseUrl(config.pgUrl, `${uniqueName()}_membership`);
   const members = new Map<string, string>([[`${ws}:${ada}`, 'EDITOR']]);
   const archived = new Set<string>();
+  const broken = new Set<string>();
   let pool: DatabasePool;
   let bus: EventBus;
   let access: MembershipAccess;
@@ -76,7 +97,7 @@ describe('membership projection', () => {
     await ensureDatabase(url);
     await migrate(url, [eventsMigrations, membershipMigrations]);
     pool = await createDatabasePool(url);
-    peer = await startMembershipPeer(config.internalTokenSecret, members, archived);
+    peer = await startMembershipPeer(config.internalTokenSecret, members, archived, broken);
     config.urls.workspace = peer.url;
     bus = await connectEventBus({
       natsUrl: config.natsUrl,
@@ -87,7 +108,8 @@ describe('membership projection', () => {
     });
     await bus.ensureStream();
     const relay = startOutboxRelay({ pool, bus, logger: silent });
-    access = createMembershipAccess({ pool, config, service: 'test', logger: silent, cacheMs: 0 });
+    const client = createServiceClient({ service: 'test', config, logger: silent });
+    access = createMembershipAccess({ pool, client, service: 'test', logger: silent, cacheMs: 0 });
     const projection = await access.startProjection(bus);
     stops.push(
       () => projection.stop(),
@@ -133,6 +155,30 @@ describe('membership projection', () => {
     expect(await projected(ws, ada)).toBe('EDITOR');
     expect(await access.roleOf(ws, ada)).toBe('EDITOR');
     expect(peer.calls).toHaveLength(1);
+  });
+
+  it('sends the request being served along with a read-through', async () => {
+    const team = randomUUID();
+    members.set(`${team}:${ada}`, 'VIEWER');
+    expect(await access.requireRole(team, ada, 'VIEWER', 'Workspace', 'req-membership-1')).toBe('VIEWER');
+    expect(peer.requestIds[peer.calls.indexOf(`/internal/workspaces/${team}/members/${ada}`)]).toBe('req-membership-1');
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE, keeping nothing, when the workspace service fails or sends no role', async () => {
+    const down = randomUUID();
+    broken.add(down);
+    const odd = randomUUID();
+    members.set(`${odd}:${ada}`, 'EMPEROR');
+    for (const workspaceId of [down, odd]) {
+      await expect(access.requireRole(workspaceId, ada, 'VIEWER')).rejects.toMatchObject({
+        statusCode: 503,
+        code: 'SERVICE_UNAVAILABLE',
+      });
+      expect(await projected(workspaceId, ada)).toBeNull();
+    }
+    broken.delete(down);
+    members.set(`${down}:${ada}`, 'EDITOR');
+    expect(await access.roleOf(down, ada)).toBe('EDITOR');
   });
 
   it('answers 404 for non-members and 403 for a role below the minimum', async () => {

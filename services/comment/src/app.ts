@@ -1,11 +1,9 @@
-import { createMembershipAccess, identity, type MembershipAccess, serviceTokenSource } from '@wiki/auth';
+import { createMembershipAccess, createServiceClient, identity, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import { createApp, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import { type DocumentServiceClient, documentServiceClient } from './clients/document-service.js';
-import { internalGet } from './clients/internal-fetch.js';
-import { type WorkspaceServiceClient, workspaceServiceClient } from './clients/workspace-service.js';
+import { documentServiceClient } from './clients/document-service.js';
 import type { CommentContext } from './commands/context.js';
 import { documentDirectory } from './projections/documents.js';
 import { userDirectory } from './projections/users.js';
@@ -25,9 +23,6 @@ export interface AppDeps {
   eventsCommitted?: () => void;
   /** Readiness checks besides the database (e.g. NATS). */
   checks?: Record<string, () => Promise<unknown>>;
-  /** Replace the peers (tests); by default they are reached at config.urls with a service token. */
-  documentService?: DocumentServiceClient;
-  workspaceService?: WorkspaceServiceClient;
   logLevel?: string;
 }
 
@@ -41,19 +36,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   await app.register(identity, { secret: config.internalTokenSecret });
 
-  const get = internalGet(serviceTokenSource(config.internalTokenSecret, 'comment'));
-  const access = createMembershipAccess({ pool: deps.pool, config, service: 'comment', logger: app.log });
+  const peers = createServiceClient({ service: 'comment', config, logger: app.log });
+  const access = createMembershipAccess({ pool: deps.pool, client: peers, service: 'comment', logger: app.log });
   app.decorate('commentMembership', access);
 
   const ctx: CommentContext = {
     pool: deps.pool,
     access,
-    documents: documentDirectory(deps.pool, deps.documentService ?? documentServiceClient(config.urls.document, get)),
-    users: userDirectory(
-      deps.pool,
-      deps.workspaceService ?? workspaceServiceClient(config.urls.workspace, get),
-      app.log,
-    ),
+    documents: documentDirectory(deps.pool, documentServiceClient(peers)),
+    users: userDirectory(deps.pool, peers, app.log),
     eventsCommitted: deps.eventsCommitted ?? (() => {}),
     logger: app.log,
   };

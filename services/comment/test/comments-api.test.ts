@@ -129,6 +129,28 @@ describe('POST /comments/documents/{documentId}/threads', () => {
     expect(stack.docs.lookups.filter((id) => id === fresh)).toHaveLength(1);
   });
 
+  it('sends the request being served along with the look-up', async () => {
+    const fresh = stack.docs.add({ workspaceId });
+    const res = await stack.request('GET', threadsPath(fresh), {
+      token: carl.token,
+      headers: { 'x-request-id': 'req-comment-lookup' },
+    });
+    expect(res.status).toBe(200);
+    expect(stack.docs.lookupRequestIds[stack.docs.lookups.lastIndexOf(fresh)]).toBe('req-comment-lookup');
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE when the document service fails, and asks again later', async () => {
+    const fresh = stack.docs.add({ workspaceId });
+    stack.docs.failWith = 500;
+    try {
+      expectError(await createThread(carl, 'x', {}, fresh), 503, 'SERVICE_UNAVAILABLE');
+      expectError(await list(carl, '', fresh), 503, 'SERVICE_UNAVAILABLE');
+    } finally {
+      stack.docs.failWith = null;
+    }
+    expect((await list(carl, '', fresh)).status).toBe(200);
+  });
+
   it('answers 404 when the document is in a workspace the caller does not belong to', async () => {
     const otherWorkspace = await workspaceWith(stack, sam);
     const samsDoc = stack.docs.add({ workspaceId: otherWorkspace });

@@ -24,6 +24,10 @@ export interface FakeDocumentService {
   remove(id: string): void;
   /** Requests it answered, by document id. */
   lookups: string[];
+  /** The `x-request-id` each look-up carried, in the order of `lookups`. */
+  lookupRequestIds: Array<string | undefined>;
+  /** While set, every look-up fails with this status. */
+  failWith: number | null;
   useSecret(secret: string): void;
   close(): Promise<void>;
 }
@@ -31,6 +35,7 @@ export interface FakeDocumentService {
 export async function startFakeDocumentService(): Promise<FakeDocumentService> {
   const docs = new Map<string, { id: string; workspaceId: string; title: string }>();
   const lookups: string[] = [];
+  const lookupRequestIds: Array<string | undefined> = [];
   let secret = '';
   const server: Server = createServer(async (req, res) => {
     const match = /^\/internal\/documents\/([^/?]+)$/.exec(req.url ?? '');
@@ -46,15 +51,19 @@ export async function startFakeDocumentService(): Promise<FakeDocumentService> {
       return send(401, { success: false });
     }
     lookups.push(match[1]);
+    lookupRequestIds.push(req.headers['x-request-id'] as string | undefined);
+    if (fake.failWith) return send(fake.failWith, { success: false });
     const doc = docs.get(match[1]);
     if (!doc) return send(404, { success: false, error: { code: 'NOT_FOUND', message: 'Document not found' } });
     return send(200, { success: true, data: { ...doc, parentId: null, isArchived: false, isPublished: false } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const fake: FakeDocumentService = {
     url: `http://127.0.0.1:${port}`,
     lookups,
+    lookupRequestIds,
+    failWith: null,
     add(doc) {
       const id = doc.id ?? randomUUID();
       docs.set(id, { id, workspaceId: doc.workspaceId, title: doc.title ?? 'Doc' });
@@ -66,6 +75,7 @@ export async function startFakeDocumentService(): Promise<FakeDocumentService> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return fake;
 }
 
 export interface CommentStack extends Stack {

@@ -1,9 +1,8 @@
-import { createMembershipAccess, identity, type MembershipAccess } from '@wiki/auth';
+import { createMembershipAccess, createServiceClient, identity, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import { workspaceUsersClient } from './clients/workspace-users.js';
 import type { DocumentContext } from './context.js';
 import { batchedDocumentInserts } from './db/document-inserts.js';
 import { createPreparedStatements, type PreparedStatements } from './db/prepared-statements.js';
@@ -57,12 +56,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', () => owned.end());
     prepared = owned;
   }
+  const peers = createServiceClient({ service: 'document', config, logger: app.log });
   const ctx: DocumentContext = {
     pool,
     prepared,
     insertDocument: batchedDocumentInserts(prepared),
-    membership: deps.membership ?? createMembershipAccess({ pool, config, service: 'document', logger: app.log }),
-    users: createUserDirectory(pool, workspaceUsersClient(config), app.log),
+    membership:
+      deps.membership ?? createMembershipAccess({ pool, client: peers, service: 'document', logger: app.log }),
+    users: createUserDirectory(pool, peers, app.log),
     eventsWritten: deps.eventsWritten ?? (() => {}),
   };
   contexts.set(app, ctx);

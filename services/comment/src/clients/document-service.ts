@@ -1,7 +1,7 @@
+import type { ServiceClient } from '@wiki/auth';
 import { z } from '@wiki/db';
-import type { InternalGet } from './internal-fetch.js';
 
-const answer = z.object({ data: z.object({ id: z.string(), workspaceId: z.string() }) });
+const answer = z.object({ id: z.string(), workspaceId: z.string() });
 
 export interface RemoteDocument {
   id: string;
@@ -9,13 +9,16 @@ export interface RemoteDocument {
 }
 
 /** The document service's `GET /internal/documents/:id`: the document, or null when it does not exist. */
-export function documentServiceClient(baseUrl: string, get: InternalGet) {
+export function documentServiceClient(peers: ServiceClient) {
   return {
-    async fetchDocument(id: string): Promise<RemoteDocument | null> {
-      const body = await get(`${baseUrl}/internal/documents/${encodeURIComponent(id)}`);
-      if (body === null) return null;
-      const { data } = answer.parse(body);
-      return { id: data.id, workspaceId: data.workspaceId };
+    fetchDocument(id: string, requestId?: string): Promise<RemoteDocument | null> {
+      return peers.get('document', `/internal/documents/${encodeURIComponent(id)}`, {
+        requestId,
+        parse: (data) => {
+          const doc = answer.parse(data);
+          return { id: doc.id, workspaceId: doc.workspaceId };
+        },
+      });
     },
   };
 }

@@ -23,12 +23,16 @@ async function commentForMember(ctx: CommentContext, commentId: string, actor: A
   if (!comment) throw notFound('Comment');
   const thread = await findThread(ctx.pool, comment.threadId);
   if (!thread) throw notFound('Comment');
-  const role = await ctx.access.requireRole(thread.workspaceId, actor.userId, READ_ROLE, 'Comment');
+  const role = await ctx.access.requireRole(thread.workspaceId, actor.userId, READ_ROLE, 'Comment', actor.requestId);
   return { comment, thread, role };
 }
 
-async function present(ctx: CommentContext, comment: Parameters<typeof presentComment>[0]): Promise<CommentResponse> {
-  return presentComment(comment, await ctx.users.profiles([comment.authorId]));
+async function present(
+  ctx: CommentContext,
+  comment: Parameters<typeof presentComment>[0],
+  requestId?: string,
+): Promise<CommentResponse> {
+  return presentComment(comment, await ctx.users.profiles([comment.authorId], requestId));
 }
 
 /**
@@ -42,7 +46,7 @@ export async function addComment(
   content: string,
 ): Promise<CommentResponse> {
   const { thread } = await threadForMember(ctx, threadId, actor, WRITE_ROLE);
-  const mentions = await mentionedMembers(ctx, thread.workspaceId, content, actor.userId);
+  const mentions = await mentionedMembers(ctx, thread.workspaceId, content, actor.userId, actor.requestId);
   await rememberActor(ctx, actor);
   const comment = await ctx.pool.transaction(async (tx) => {
     // The lock orders this after a concurrent thread deletion (which then wins with a 404).
@@ -55,7 +59,7 @@ export async function addComment(
     return added;
   });
   ctx.eventsCommitted();
-  return present(ctx, comment);
+  return present(ctx, comment, actor.requestId);
 }
 
 /** Only the author edits; the comment becomes isEdited. */
@@ -73,7 +77,7 @@ export async function editComment(
         : 'Only the author can edit this comment',
     );
   }
-  const mentions = await mentionedMembers(ctx, thread.workspaceId, content, actor.userId);
+  const mentions = await mentionedMembers(ctx, thread.workspaceId, content, actor.userId, actor.requestId);
   await rememberActor(ctx, actor);
   const edited = await ctx.pool.transaction(async (tx) => {
     const current = await findThread(tx, thread.id, true);
@@ -87,7 +91,7 @@ export async function editComment(
     return after;
   });
   ctx.eventsCommitted();
-  return present(ctx, edited);
+  return present(ctx, edited, actor.requestId);
 }
 
 /**

@@ -43,7 +43,7 @@ export async function rememberActor(ctx: CommentContext, actor: Actor): Promise<
 export async function threadForMember(ctx: CommentContext, threadId: string, actor: Actor, minimum = READ_ROLE) {
   const thread = await findThread(ctx.pool, threadId);
   if (!thread) throw notFound('Thread');
-  const role = await ctx.access.requireRole(thread.workspaceId, actor.userId, minimum, 'Thread');
+  const role = await ctx.access.requireRole(thread.workspaceId, actor.userId, minimum, 'Thread', actor.requestId);
   return { thread, role };
 }
 
@@ -53,10 +53,10 @@ export async function listThreads(
   documentId: string,
   status: ThreadStatusFilter,
 ): Promise<CommentThreadResponse[]> {
-  const doc = await ctx.documents.require(documentId);
-  await ctx.access.requireRole(doc.workspaceId, actor.userId, READ_ROLE, 'Document');
+  const doc = await ctx.documents.require(documentId, actor.requestId);
+  await ctx.access.requireRole(doc.workspaceId, actor.userId, READ_ROLE, 'Document', actor.requestId);
   const threads = await selectThreads(ctx.pool, documentId, status === 'all' ? null : status);
-  return threadViews(ctx, threads);
+  return threadViews(ctx, threads, actor.requestId);
 }
 
 export async function createThread(
@@ -67,9 +67,9 @@ export async function createThread(
 ): Promise<CommentThreadResponse> {
   const problem = anchorProblem(input.anchor);
   if (problem) throw badRequest(`${problem.field} ${problem.message}`, [problem]);
-  const doc = await ctx.documents.require(documentId);
-  await ctx.access.requireRole(doc.workspaceId, actor.userId, WRITE_ROLE, 'Document');
-  const mentions = await mentionedMembers(ctx, doc.workspaceId, input.comment.content, actor.userId);
+  const doc = await ctx.documents.require(documentId, actor.requestId);
+  await ctx.access.requireRole(doc.workspaceId, actor.userId, WRITE_ROLE, 'Document', actor.requestId);
+  const mentions = await mentionedMembers(ctx, doc.workspaceId, input.comment.content, actor.userId, actor.requestId);
   await rememberActor(ctx, actor);
 
   const thread = await ctx.pool.transaction(async (tx) => {
@@ -93,7 +93,7 @@ export async function createThread(
     return created;
   });
   ctx.eventsCommitted();
-  return threadView(ctx, thread);
+  return threadView(ctx, thread, actor.requestId);
 }
 
 /** resolve: open -> resolved (sets resolvedAt/resolvedBy); reopen: resolved -> open (clears them). */
@@ -123,7 +123,7 @@ export async function transitionThread(
     return changed;
   });
   ctx.eventsCommitted();
-  return threadView(ctx, updated);
+  return threadView(ctx, updated, actor.requestId);
 }
 
 /** Deletes a thread with all its comments; its creator or an ADMIN+ may. */

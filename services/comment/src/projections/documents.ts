@@ -15,13 +15,14 @@ export interface KnownDocument {
  */
 export function documentDirectory(pool: DatabasePool, client: DocumentServiceClient) {
   return {
-    async require(id: string): Promise<KnownDocument> {
+    /** `requestId`, the request being served, goes with the look-up. */
+    async require(id: string, requestId?: string): Promise<KnownDocument> {
       const local = await findDocument(pool, id);
       if (local) {
         if (local.deleted) throw notFound('Document');
         return { id: local.id, workspaceId: local.workspaceId };
       }
-      const remote = await client.fetchDocument(id);
+      const remote = await client.fetchDocument(id, requestId);
       if (!remote) throw notFound('Document');
       await upsertDocument(pool, remote, false);
       // Re-read: a deletion event may have landed while we were asking.

@@ -1,5 +1,5 @@
+import { fetchWorkspaceUser, type ServiceClient } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
-import type { WorkspaceServiceClient } from '../clients/workspace-service.js';
 import { findUsers, saveUser, type UserProfile, type UserRow } from '../db/users.js';
 
 export interface Logger {
@@ -14,10 +14,10 @@ export const UNKNOWN_USER_NAME = 'Unknown user';
  * the workspace service for users it has not seen yet. A failed look-up never fails the request:
  * the comment is still worth showing, with a placeholder name.
  */
-export function userDirectory(pool: DatabasePool, client: WorkspaceServiceClient, logger: Logger) {
-  async function lookUp(id: string): Promise<UserRow | null> {
+export function userDirectory(pool: DatabasePool, peers: ServiceClient, logger: Logger) {
+  async function lookUp(id: string, requestId?: string): Promise<UserRow | null> {
     try {
-      const profile = await client.fetchUser(id);
+      const profile = await fetchWorkspaceUser(peers, id, requestId);
       if (!profile) return null;
       await saveUser(pool, profile, false);
       return { id, name: profile.name, avatarUrl: profile.avatarUrl ?? null };
@@ -28,12 +28,15 @@ export function userDirectory(pool: DatabasePool, client: WorkspaceServiceClient
   }
 
   return {
-    /** Every requested id maps to a row (placeholders for unknown users). */
-    async profiles(ids: Iterable<string>): Promise<Map<string, UserRow>> {
+    /**
+     * Every requested id maps to a row (placeholders for unknown users). `requestId`, the request
+     * being served, goes with the look-ups.
+     */
+    async profiles(ids: Iterable<string>, requestId?: string): Promise<Map<string, UserRow>> {
       const wanted = [...new Set(ids)];
       const found = new Map((await findUsers(pool, wanted)).map((u) => [u.id, u]));
       const missing = wanted.filter((id) => !found.has(id));
-      const fetched = await Promise.all(missing.map(lookUp));
+      const fetched = await Promise.all(missing.map((id) => lookUp(id, requestId)));
       for (const [i, id] of missing.entries())
         found.set(id, fetched[i] ?? { id, name: UNKNOWN_USER_NAME, avatarUrl: null });
       return found;

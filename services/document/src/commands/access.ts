@@ -6,17 +6,19 @@ import { type DocumentState, findWorkspaceOf } from '../db/documents.js';
 /**
  * The workspace of a document the user may act on with at least `minimum`: 404 when the document
  * does not exist or the user is not a member of its workspace (existence is not leaked), 403 when
- * their role is too low.
+ * their role is too low. `requestId` (the request being served) goes with a look-up at the
+ * workspace service.
  */
 export async function requireDocumentRole(
   ctx: DocumentContext,
   documentId: string,
   userId: string,
   minimum: Role,
+  requestId?: string,
 ): Promise<string> {
   const workspaceId = await findWorkspaceOf(ctx.pool, documentId);
   if (!workspaceId) throw notFound('Document');
-  await ctx.membership.requireRole(workspaceId, userId, minimum, 'Document');
+  await ctx.membership.requireRole(workspaceId, userId, minimum, 'Document', requestId);
   return workspaceId;
 }
 

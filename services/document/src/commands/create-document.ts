@@ -20,7 +20,7 @@ export const DEFAULT_TITLE = 'Untitled';
 
 /** Creates a document as the last child of its parent (or the last root). Needs EDITOR. */
 export async function createDocument(ctx: DocumentContext, actor: Actor, input: CreateInput): Promise<DocumentDetail> {
-  await ctx.membership.requireRole(input.workspaceId, actor.userId, 'EDITOR', 'Workspace');
+  await ctx.membership.requireRole(input.workspaceId, actor.userId, 'EDITOR', 'Workspace', actor.requestId);
   const content = input.content === undefined || input.content === null ? emptyContent() : parseContent(input.content);
   checkCoverImageUrl(input.coverImageUrl);
   const text = deriveText(content.blocks);

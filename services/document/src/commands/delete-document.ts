@@ -12,7 +12,7 @@ import { lockTreeExclusive } from './tree-lock.js';
  * and the comment-thread projection of the removed documents go with them.
  */
 export async function deleteDocument(ctx: DocumentContext, actor: Actor, id: string, cascade: boolean): Promise<void> {
-  const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR');
+  const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR', actor.requestId);
   await ctx.pool.transaction(async (tx) => {
     await lockTreeExclusive(tx, workspaceId);
     const doc = await findState(tx, id, 'update');

@@ -29,7 +29,7 @@ export interface MoveInput {
  * only together make a cycle cannot both pass.
  */
 export async function moveDocument(ctx: DocumentContext, actor: Actor, id: string, input: MoveInput): Promise<void> {
-  const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR');
+  const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR', actor.requestId);
   const parentId = input.parentId ?? null;
   if (parentId === id) throw invalidField('parentId', 'cannot be the document itself');
 

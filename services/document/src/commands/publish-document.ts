@@ -14,7 +14,7 @@ export async function setPublication(
   id: string,
   published: boolean,
 ): Promise<void> {
-  await requireDocumentRole(ctx, id, actor.userId, 'EDITOR');
+  await requireDocumentRole(ctx, id, actor.userId, 'EDITOR', actor.requestId);
   const changed = await ctx.pool.transaction(async (tx) => {
     const doc = await findState(tx, id, 'update');
     if (!doc) throw notFound('Document');

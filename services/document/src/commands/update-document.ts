@@ -39,7 +39,7 @@ export async function updateDocument(
   id: string,
   input: UpdateInput,
 ): Promise<void> {
-  const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR');
+  const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR', actor.requestId);
   const patch: DocumentPatch = {};
   const changed: string[] = [];
   if (input.title !== undefined) {

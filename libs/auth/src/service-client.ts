@@ -1,0 +1,140 @@
+import type { Config, ServiceName } from '@wiki/config';
+import { AppError } from '@wiki/http';
+import { Agent, type Dispatcher, request } from 'undici';
+import { IDENTITY_HEADER, serviceTokenSource } from './identity.js';
+
+/** How long a call may take, answer read included, unless the client or the call says otherwise. */
+export const SERVICE_CALL_TIMEOUT_MS = 5_000;
+
+export interface ServiceClientLogger {
+  error(obj: object, msg?: string): void;
+}
+
+export interface ServiceClientOptions {
+  /** The calling service, named in the identity tokens (kind `service`) its calls carry. */
+  service: string;
+  /** The peers' base URLs (read at every call) and the secret the tokens are signed with. */
+  config: Pick<Config, 'urls' | 'internalTokenSecret'>;
+  /** Where a failed call is logged, once, with its cause. */
+  logger: ServiceClientLogger;
+  timeoutMs?: number;
+  /** By default one keep-alive Agent shared by every client of the process. */
+  dispatcher?: Dispatcher;
+}
+
+export interface CallOptions<T> {
+  /**
+   * The `x-request-id` of the request being served, so that the peer's log lines carry it too.
+   * Passed explicitly: an AsyncLocalStorage would find it by itself, but on Node 20 it slows every
+   * promise of the process (docs/DECISIONS.md).
+   */
+  requestId?: string;
+  timeoutMs?: number;
+  /** Checks and shapes the answer's `data`; what it throws is a failure of the peer (503). */
+  parse?: (data: unknown) => T;
+  /**
+   * For a 4xx answer other than 404: the error to throw instead of the 503, when the caller gives
+   * that refusal a meaning (the gateway: the workspace service refusing a sign-in is a 401).
+   */
+  refusal?: (status: number) => Error | undefined;
+}
+
+/**
+ * Calls another service's JSON routes (`/internal/...`) as this service. The answer is the `data`
+ * of the peer's envelope (ARCHITECTURE 5.1); a 404 is null. Anything else (refused connection,
+ * timeout, 5xx, an unexpected status, a body that is not the JSON expected) is logged once and
+ * thrown as a 503 SERVICE_UNAVAILABLE, which is what the caller's client then sees.
+ */
+export interface ServiceClient {
+  get<T = unknown>(peer: ServiceName, path: string, options?: CallOptions<T>): Promise<T | null>;
+  post<T = unknown>(peer: ServiceName, path: string, body: unknown, options?: CallOptions<T>): Promise<T | null>;
+}
+
+let sharedAgent: Agent | undefined;
+
+/**
+ * Keep-alive connections to every peer, reused across calls. Idle connections do not hold the
+ * process open, so the agent is never closed.
+ */
+function agent(): Agent {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  return sharedAgent;
+}
+
+/** What a call got, short of a failure. */
+type Outcome<T> = { data: T | null } | { refused: Error };
+
+/** Created once per process (in its app) and handed to whatever calls a peer. */
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  const { config, logger } = options;
+  const token = serviceTokenSource(config.internalTokenSecret, options.service);
+  const dispatcher = options.dispatcher ?? agent();
+  const defaultTimeoutMs = options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS;
+
+  async function attempt<T>(
+    method: 'GET' | 'POST',
+    peer: ServiceName,
+    path: string,
+    body: unknown,
+    call: CallOptions<T>,
+  ): Promise<Outcome<T>> {
+    const headers: Record<string, string> = { [IDENTITY_HEADER]: await token(), accept: 'application/json' };
+    if (call.requestId) headers['x-request-id'] = call.requestId;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await request(`${config.urls[peer]}${path}`, {
+      method,
+      headers,
+      body: payload,
+      dispatcher,
+      signal: AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs),
+    });
+    const status = res.statusCode;
+    if (status < 200 || status >= 300) {
+      await res.body.dump();
+      if (status === 404) return { data: null };
+      const refused = status < 500 ? call.refusal?.(status) : undefined;
+      if (refused) return { refused };
+      throw new Error(`answered ${status}`);
+    }
+    const answer = (await res.body.json()) as { data?: unknown } | null;
+    if (answer?.data === undefined) throw new Error(`answered ${status} without data`);
+    return { data: call.parse ? call.parse(answer.data) : (answer.data as T) };
+  }
+
+  async function send<T>(
+    method: 'GET' | 'POST',
+    peer: ServiceName,
+    path: string,
+    body: unknown,
+    call: CallOptions<T> = {},
+  ): Promise<T | null> {
+    let outcome: Outcome<T>;
+    try {
+      outcome = await attempt(method, peer, path, body, call);
+    } catch (error) {
+      logger.error(
+        { peer, method, path, requestId: call.requestId, cause: describe(error) },
+        `call to the ${peer} service failed`,
+      );
+      throw new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
+    }
+    if ('refused' in outcome) throw outcome.refused;
+    return outcome.data;
+  }
+
+  return {
+    get: (peer, path, call) => send('GET', peer, path, undefined, call),
+    post: (peer, path, body, call) => send('POST', peer, path, body, call),
+  };
+}
+
+/** The cause in one line: the error's name and message, and its own cause (undici's socket errors). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${error.name}: ${error.message}${cause}`;
+}
