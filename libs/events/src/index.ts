@@ -20,6 +20,7 @@ export {
   countPending,
   DEFAULT_CONSUMED_RETENTION_MS,
   DEFAULT_SENT_RETENTION_MS,
+  insertEnvelopesSql,
   type PruneOptions,
   pruneEvents,
   publishInTx,

@@ -14,6 +14,19 @@ export async function publishInTx<T>(tx: CommonQueryMethods, event: NewEvent<T>)
   return envelope;
 }
 
+/**
+ * The outbox INSERT of many events as SQL text, for a statement a service writes itself (e.g. a
+ * prepared statement on pg that inserts a batch of rows and their events in one round trip): use
+ * it as a data-modifying CTE, `WITH …, events AS (${insertEnvelopesSql('SELECT … ORDER BY …')}) …`.
+ * `envelopes` is a query whose rows have one column, an envelope as jsonb (see createEnvelope),
+ * in the order the events are to be published; they go out if and only if that statement (or the
+ * transaction around it) commits. The caller wakes the relay after the commit.
+ */
+export function insertEnvelopesSql(envelopes: string): string {
+  return `INSERT INTO event_outbox (id, type, envelope)
+    SELECT (e.envelope->>'id')::uuid, e.envelope->>'type', e.envelope FROM (${envelopes}) AS e(envelope)`;
+}
+
 const outboxRow = z.object({ id: z.string(), type: z.string(), envelope: z.string() });
 export type OutboxRow = z.infer<typeof outboxRow>;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { migrate, sql, z } from '@wiki/db';
 import { eventually } from '@wiki/testing';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectEventBus,
@@ -11,6 +12,7 @@ import {
   type EventBus,
   type EventEnvelope,
   eventsMigrations,
+  insertEnvelopesSql,
   type OutboxRelay,
   pruneEvents,
   publishInTx,
@@ -148,6 +150,39 @@ describe('events through the outbox', () => {
       expect((await messagesOn(`${prefix}.order.a`)) + (await messagesOn(`${prefix}.order.b`))).toBe(ids.length);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('writes the events of a statement of its own (insertEnvelopesSql) with it, in the order its query gives', async () => {
+    const h = recordingHandler('many');
+    consumers.push(
+      await startConsumer({ bus, pool: db.pool, name: 'many', types: ['many.happened'], handle: h.handle, logger }),
+    );
+    const envelopes = [1, 2, 3].map((i) => createEnvelope({ type: 'many.happened', data: { i } }));
+    // As a service's prepared statement uses it: its own rows and their events, one statement.
+    const statement = (end: string) => `
+      WITH input AS MATERIALIZED (
+        SELECT e, ord FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(e, ord)
+      ),
+      effect AS (INSERT INTO effects (consumer, event_id) SELECT 'statement', (e->>'id')::uuid FROM input),
+      events AS (${insertEnvelopesSql('SELECT e FROM input ORDER BY ord DESC')})
+      ${end}`;
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const pendingBefore = await countPending(db.pool);
+      await expect(client.query(statement('SELECT 1 / 0'), [JSON.stringify(envelopes)])).rejects.toThrow(
+        'division by zero',
+      );
+      expect(await countPending(db.pool)).toBe(pendingBefore);
+
+      await client.query(statement('SELECT count(*) FROM input'), [JSON.stringify(envelopes)]);
+      relay.kick();
+      const reversed = envelopes.map((e) => e.id).reverse();
+      await eventually(() => expect(h.order).toEqual(reversed));
+      expect(await db.effects('statement', envelopes[0].id)).toBe(1);
+    } finally {
+      await client.end();
     }
   });
 

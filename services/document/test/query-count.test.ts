@@ -3,10 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { type MembershipAccess, membershipMigrations, mintIdentityToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
-import { eventsMigrations } from '@wiki/events';
+import { createEnvelope, eventsMigrations } from '@wiki/events';
 import { cleanupConfig, isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
+import { DocumentDetail } from '../src/db/documents.js';
 import { createPreparedStatements, type PreparedStatements } from '../src/db/prepared-statements.js';
 
 /**
@@ -313,6 +314,60 @@ describe('queries per request', () => {
       expect(created.map((e) => e.envelope.data)).toEqual([
         expect.objectContaining({ parentId: parent.id, updatedAt: responses[0].json().data.updatedAt }),
       ]);
+    });
+
+    it('answers each created document as its GET answers it, field by field, user names from the projection', async () => {
+      // The same user, with a name and picture in its identity token that the users projection
+      // (where a GET takes them from) does not hold: the creation answers what the GET answers.
+      const renamed = await mintIdentityToken(
+        config.internalTokenSecret,
+        { kind: 'user', userId, name: 'Not Counter', email: 'c@example.com', avatarUrl: 'https://img.test/a.png' },
+        3600,
+      );
+      const as = (identity: string) => ({ 'x-wiki-identity': identity });
+      const parent = (await post({ workspaceId: ws, title: 'detail parent' })).json().data;
+      const paragraph = {
+        type: 'paragraph',
+        props: {},
+        content: [{ type: 'text', text: 'Some words here', styles: {} }],
+      };
+      const bodies = [
+        {
+          workspaceId: ws,
+          parentId: parent.id,
+          title: 'detailed',
+          content: [paragraph],
+          icon: '📄',
+          coverImageUrl: '/c.png',
+        },
+        { workspaceId: ws },
+      ];
+      const created = await Promise.all(
+        bodies.map((payload) =>
+          app.inject({ method: 'POST', url: '/api/v1/documents', headers: as(renamed), payload }),
+        ),
+      );
+      expect(created.map((r) => r.statusCode)).toEqual([201, 201]);
+      for (const res of created) {
+        const doc = res.json().data;
+        expect(doc.createdByUser).toEqual({ id: userId, name: 'Counter', avatarUrl: null });
+        const read = await app.inject({ method: 'GET', url: `/api/v1/documents/${doc.id}`, headers: as(token) });
+        expect(read.statusCode).toBe(200);
+        expect(read.json().data).toEqual(doc);
+      }
+      expect(created[0].json().data).toMatchObject({ parentId: parent.id, wordCount: 3, icon: '📄', childCount: 0 });
+
+      // The prepared statements' rows are not parsed: they are the detail shape exactly as they come.
+      const read = await prepared.findDetail(created[0].json().data.id);
+      expect(DocumentDetail.row.strict().parse(read)).toEqual(read);
+      const doc = {
+        ...{ id: randomUUID(), workspaceId: ws, parentId: null, title: 'raw', content: '[]', plainText: '' },
+        ...{ excerpt: '', wordCount: 0, icon: null, coverImageUrl: null, userId },
+      };
+      const envelope = createEnvelope({ type: 'document.created', actorId: userId, workspaceId: ws, data: {} });
+      const inserted = (await prepared.insertDocuments([{ doc, envelope }])).get(doc.id);
+      expect(DocumentDetail.row.strict().parse(inserted)).toEqual(inserted);
+      expect(await prepared.findDetail(doc.id)).toEqual(inserted);
     });
   });
 });

@@ -18,13 +18,17 @@ export interface CreateInput {
 
 export const DEFAULT_TITLE = 'Untitled';
 
-/** Creates a document as the last child of its parent (or the last root). Needs EDITOR. */
+/**
+ * Creates a document as the last child of its parent (or the last root) and answers it as a GET of
+ * it would. Needs EDITOR.
+ */
 export async function createDocument(ctx: DocumentContext, actor: Actor, input: CreateInput): Promise<DocumentDetail> {
   await ctx.membership.requireRole(input.workspaceId, actor.userId, 'EDITOR', 'Workspace', actor.requestId);
   const content = input.content === undefined || input.content === null ? emptyContent() : parseContent(input.content);
   checkCoverImageUrl(input.coverImageUrl);
   const text = deriveText(content.blocks);
   const parentId = input.parentId ?? null;
+  // Before the insert: its answer reads the creator's name from the users projection, as a GET does.
   await ctx.users.remember(actor);
 
   const title = input.title ?? DEFAULT_TITLE;
@@ -67,32 +71,6 @@ export async function createDocument(ctx: DocumentContext, actor: Actor, input: 
       throw invalidField('parentId', 'is archived: restore it before adding documents under it');
     throw invalidField('parentId', 'must be a document of the same workspace');
   }
-  const doc = { ...inserted, ...state, updatedAt: inserted.updatedAt };
   ctx.eventsWritten();
-
-  return {
-    id: doc.id,
-    workspaceId: doc.workspaceId,
-    parentId: doc.parentId,
-    title: doc.title,
-    content: content.json,
-    excerpt: text.excerpt,
-    wordCount: text.wordCount,
-    icon: doc.icon,
-    coverImageUrl,
-    isTemplate: false,
-    isArchived: false,
-    isPublished: false,
-    ownerId: actor.userId,
-    createdBy: actor.userId,
-    lastEditedBy: actor.userId,
-    createdAt: doc.createdAt,
-    updatedAt: doc.updatedAt,
-    childCount: 0,
-    openCommentCount: 0,
-    createdByName: actor.name ?? null,
-    createdByAvatarUrl: actor.avatarUrl ?? null,
-    lastEditedByName: actor.name ?? null,
-    lastEditedByAvatarUrl: actor.avatarUrl ?? null,
-  };
+  return inserted;
 }

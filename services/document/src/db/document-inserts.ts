@@ -1,8 +1,12 @@
 import { createBatcher } from '@wiki/db';
-import type { Inserted, NewDocumentWithEvent, PreparedStatements } from './prepared-statements.js';
+import type { DocumentDetail } from './documents.js';
+import type { NewDocumentWithEvent, PreparedStatements } from './prepared-statements.js';
 
-/** Inserts one document with its event; null when its parent did not qualify (see INSERT_DOCUMENTS). */
-export type InsertDocument = (entry: NewDocumentWithEvent) => Promise<Inserted | null>;
+/**
+ * Inserts one document with its event and answers it as a GET would; null when its parent did not
+ * qualify (see INSERT_DOCUMENTS).
+ */
+export type InsertDocument = (entry: NewDocumentWithEvent) => Promise<DocumentDetail | null>;
 
 /**
  * Creations that arrive while others are being written go to the database together, as one
@@ -10,7 +14,7 @@ export type InsertDocument = (entry: NewDocumentWithEvent) => Promise<Inserted |
  * becomes a message of hundreds of megabytes.
  */
 export function batchedDocumentInserts(prepared: PreparedStatements): InsertDocument {
-  const batcher = createBatcher<NewDocumentWithEvent, Inserted | null>(
+  const batcher = createBatcher<NewDocumentWithEvent, DocumentDetail | null>(
     async (entries) => {
       const inserted = await prepared.insertDocuments(entries);
       return entries.map((e) => inserted.get(e.doc.id) ?? null);

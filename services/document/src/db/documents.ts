@@ -1,70 +1,76 @@
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
-
-/** Everything DocumentResponse needs, read in one query (counts and user names joined in: db/prepared-statements.ts). */
-export const DocumentDetail = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  parentId: z.string().nullable(),
-  title: z.string(),
-  content: z.string(),
-  excerpt: z.string(),
-  wordCount: z.number(),
-  icon: z.string().nullable(),
-  coverImageUrl: z.string().nullable(),
-  isTemplate: z.boolean(),
-  isArchived: z.boolean(),
-  isPublished: z.boolean(),
-  ownerId: z.string(),
-  createdBy: z.string(),
-  lastEditedBy: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  childCount: z.number(),
-  openCommentCount: z.number(),
-  createdByName: z.string().nullable(),
-  createdByAvatarUrl: z.string().nullable(),
-  lastEditedByName: z.string().nullable(),
-  lastEditedByAvatarUrl: z.string().nullable(),
-});
-export type DocumentDetail = z.infer<typeof DocumentDetail>;
-
-/** The fields of a document that events and rules need (no content). */
-export const DocumentState = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  parentId: z.string().nullable(),
-  title: z.string(),
-  icon: z.string().nullable(),
-  plainText: z.string(),
-  isTemplate: z.boolean(),
-  isArchived: z.boolean(),
-  archiveRootId: z.string().nullable(),
-  isPublished: z.boolean(),
-  updatedAt: z.string(),
-});
-export type DocumentState = z.infer<typeof DocumentState>;
-
-export const ListItem = z.object({
-  id: z.string(),
-  title: z.string(),
-  parentId: z.string().nullable(),
-  workspaceId: z.string(),
-  icon: z.string().nullable(),
-  updatedAt: z.string(),
-  childCount: z.number(),
-});
-export type ListItem = z.infer<typeof ListItem>;
+import { iso, shape } from './shape.js';
 
 /** Kept by triggers (migrations/0002_child_counts.sql): one index lookup, whatever the number of children. */
 const visibleChildCount = sql.fragment`coalesce((SELECT c.visible_children FROM document_child_counts c WHERE c.document_id = d.id), 0)`;
 
-const stateColumns = sql.fragment`
-  d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.icon, d.plain_text AS "plainText",
-  d.is_template AS "isTemplate", d.is_archived AS "isArchived", d.archive_root_id AS "archiveRootId",
-  d.is_published AS "isPublished", d.updated_at AS "updatedAt"`;
+/**
+ * Everything DocumentResponse needs, in one query: counts and user names joined in. Read by the
+ * prepared GET and answered by the creating INSERT itself (db/prepared-statements.ts), shown by
+ * presenters/documents.ts.
+ */
+export const DocumentDetail = shape(
+  {
+    id: [z.string(), sql.fragment`d.id`],
+    workspaceId: [z.string(), sql.fragment`d.workspace_id`],
+    parentId: [z.string().nullable(), sql.fragment`d.parent_id`],
+    title: [z.string(), sql.fragment`d.title`],
+    content: [z.string(), sql.fragment`d.content`],
+    excerpt: [z.string(), sql.fragment`d.excerpt`],
+    wordCount: [z.number(), sql.fragment`d.word_count`],
+    icon: [z.string().nullable(), sql.fragment`d.icon`],
+    coverImageUrl: [z.string().nullable(), sql.fragment`d.cover_image_url`],
+    isTemplate: [z.boolean(), sql.fragment`d.is_template`],
+    isArchived: [z.boolean(), sql.fragment`d.is_archived`],
+    isPublished: [z.boolean(), sql.fragment`d.is_published`],
+    ownerId: [z.string(), sql.fragment`d.owner_id`],
+    createdBy: [z.string(), sql.fragment`d.created_by`],
+    lastEditedBy: [z.string(), sql.fragment`d.last_edited_by`],
+    // Formatted by Postgres: the prepared statements' rows are not parsed.
+    createdAt: [z.string(), iso(sql.fragment`d.created_at`)],
+    updatedAt: [z.string(), iso(sql.fragment`d.updated_at`)],
+    childCount: [z.number(), visibleChildCount],
+    openCommentCount: [
+      z.number(),
+      sql.fragment`(SELECT count(*)::int FROM comment_threads t WHERE t.document_id = d.id AND t.is_open)`,
+    ],
+    // Null when the users projection does not know the user yet (the presenter looks it up then).
+    createdByName: [z.string().nullable(), sql.fragment`cu.name`],
+    createdByAvatarUrl: [z.string().nullable(), sql.fragment`cu.avatar_url`],
+    lastEditedByName: [z.string().nullable(), sql.fragment`eu.name`],
+    lastEditedByAvatarUrl: [z.string().nullable(), sql.fragment`eu.avatar_url`],
+  },
+  sql.fragment`LEFT JOIN users cu ON cu.id = d.created_by LEFT JOIN users eu ON eu.id = d.last_edited_by`,
+);
+export type DocumentDetail = z.infer<typeof DocumentDetail.row>;
 
-const listColumns = sql.fragment`
-  d.id, d.title, d.parent_id AS "parentId", d.workspace_id AS "workspaceId", d.icon, d.updated_at AS "updatedAt"`;
+/** The fields of a document that events and rules need (no content). */
+export const DocumentState = shape({
+  id: [z.string(), sql.fragment`d.id`],
+  workspaceId: [z.string(), sql.fragment`d.workspace_id`],
+  parentId: [z.string().nullable(), sql.fragment`d.parent_id`],
+  title: [z.string(), sql.fragment`d.title`],
+  icon: [z.string().nullable(), sql.fragment`d.icon`],
+  plainText: [z.string(), sql.fragment`d.plain_text`],
+  isTemplate: [z.boolean(), sql.fragment`d.is_template`],
+  isArchived: [z.boolean(), sql.fragment`d.is_archived`],
+  archiveRootId: [z.string().nullable(), sql.fragment`d.archive_root_id`],
+  isPublished: [z.boolean(), sql.fragment`d.is_published`],
+  updatedAt: [z.string(), sql.fragment`d.updated_at`],
+});
+export type DocumentState = z.infer<typeof DocumentState.row>;
+
+/** A document in a list of siblings (DocumentListResponse). */
+export const ListItem = shape({
+  id: [z.string(), sql.fragment`d.id`],
+  title: [z.string(), sql.fragment`d.title`],
+  parentId: [z.string().nullable(), sql.fragment`d.parent_id`],
+  workspaceId: [z.string(), sql.fragment`d.workspace_id`],
+  icon: [z.string().nullable(), sql.fragment`d.icon`],
+  updatedAt: [z.string(), sql.fragment`d.updated_at`],
+  childCount: [z.number(), visibleChildCount],
+});
+export type ListItem = z.infer<typeof ListItem.row>;
 
 /** `lock`: FOR UPDATE (the document is being changed) or FOR SHARE (it must not change under us). */
 export function findState(
@@ -74,12 +80,14 @@ export function findState(
 ): Promise<DocumentState | null> {
   const clause =
     lock === 'update' ? sql.fragment`FOR UPDATE` : lock === 'share' ? sql.fragment`FOR SHARE` : sql.fragment``;
-  return db.maybeOne(sql.type(DocumentState)`SELECT ${stateColumns} FROM documents d WHERE d.id = ${id} ${clause}`);
+  return db.maybeOne(
+    sql.type(DocumentState.row)`SELECT ${DocumentState.columns} FROM documents d WHERE d.id = ${id} ${clause}`,
+  );
 }
 
 /** The state of a document this transaction has just seen or changed: its absence is a bug, not a 404. */
 export async function stateOf(db: CommonQueryMethods, id: string): Promise<DocumentState> {
-  return db.one(sql.type(DocumentState)`SELECT ${stateColumns} FROM documents d WHERE d.id = ${id}`);
+  return db.one(sql.type(DocumentState.row)`SELECT ${DocumentState.columns} FROM documents d WHERE d.id = ${id}`);
 }
 
 /** The workspace a document belongs to, or null: the first step of every permission check. */
@@ -125,14 +133,14 @@ export function updateDocument(db: CommonQueryMethods, id: string, patch: Docume
   if (patch.icon !== undefined) sets.push(sql.fragment`icon = ${patch.icon}`);
   if (patch.coverImageUrl !== undefined) sets.push(sql.fragment`cover_image_url = ${patch.coverImageUrl}`);
   if (patch.lastEditedBy !== undefined) sets.push(sql.fragment`last_edited_by = ${patch.lastEditedBy}`);
-  return db.one(sql.type(DocumentState)`
-    UPDATE documents d SET ${sql.join(sets, sql.fragment`, `)} WHERE d.id = ${id} RETURNING ${stateColumns}`);
+  return db.one(sql.type(DocumentState.row)`
+    UPDATE documents d SET ${sql.join(sets, sql.fragment`, `)} WHERE d.id = ${id} RETURNING ${DocumentState.columns}`);
 }
 
 export function setPublished(db: CommonQueryMethods, id: string, published: boolean): Promise<DocumentState> {
-  return db.one(sql.type(DocumentState)`
+  return db.one(sql.type(DocumentState.row)`
     UPDATE documents d SET is_published = ${published}, published_at = CASE WHEN ${published} THEN now() END, updated_at = now()
-    WHERE d.id = ${id} RETURNING ${stateColumns}`);
+    WHERE d.id = ${id} RETURNING ${DocumentState.columns}`);
 }
 
 /** Visible documents directly under `parentId` (or the roots of the workspace when null), in order. */
@@ -142,8 +150,8 @@ export function listChildren(
   parentId: string | null,
 ): Promise<readonly ListItem[]> {
   const where = parentId === null ? sql.fragment`d.parent_id IS NULL` : sql.fragment`d.parent_id = ${parentId}`;
-  return db.any(sql.type(ListItem)`
-    SELECT ${listColumns}, ${visibleChildCount} AS "childCount"
+  return db.any(sql.type(ListItem.row)`
+    SELECT ${ListItem.columns}
     FROM documents d
     WHERE d.workspace_id = ${workspaceId} AND ${where} AND NOT d.is_archived
     ORDER BY d.position, d.created_at, d.id`);
@@ -167,32 +175,35 @@ export function treeText(db: CommonQueryMethods, workspaceId: string): Promise<s
     ) d`);
 }
 
-export const Breadcrumb = z.object({
-  id: z.string(),
-  parentId: z.string().nullable(),
-  title: z.string(),
-  icon: z.string().nullable(),
-  isPublished: z.boolean(),
-  isArchived: z.boolean(),
-  childCount: z.number(),
-  publicChildCount: z.number(),
+/** Published, not archived children: what a public reader sees under a document. */
+export const publicChildCount = sql.fragment`
+  (SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND c.is_published AND NOT c.is_archived)`;
+
+/** A link of the chain from the root down to a document (DocumentBreadcrumb, and the public chain). */
+export const Breadcrumb = shape({
+  id: [z.string(), sql.fragment`d.id`],
+  parentId: [z.string().nullable(), sql.fragment`d.parent_id`],
+  title: [z.string(), sql.fragment`d.title`],
+  icon: [z.string().nullable(), sql.fragment`d.icon`],
+  isPublished: [z.boolean(), sql.fragment`d.is_published`],
+  isArchived: [z.boolean(), sql.fragment`d.is_archived`],
+  childCount: [z.number(), visibleChildCount],
+  publicChildCount: [z.number(), publicChildCount],
 });
-export type Breadcrumb = z.infer<typeof Breadcrumb>;
+export type Breadcrumb = z.infer<typeof Breadcrumb.row>;
 
 /** Longest chain walked upwards: far beyond any real tree, it only stops a corrupt one. */
 const MAX_DEPTH = 10_000;
 
 /** The document and its ancestors, ordered from the root down to the document itself. */
 export function ancestorsOf(db: CommonQueryMethods, id: string): Promise<readonly Breadcrumb[]> {
-  return db.any(sql.type(Breadcrumb)`
+  return db.any(sql.type(Breadcrumb.row)`
     WITH RECURSIVE up AS (
       SELECT d.id, d.parent_id, 0 AS depth FROM documents d WHERE d.id = ${id}
       UNION ALL
       SELECT p.id, p.parent_id, up.depth + 1 FROM documents p JOIN up ON p.id = up.parent_id WHERE up.depth < ${MAX_DEPTH}
     )
-    SELECT d.id, d.parent_id AS "parentId", d.title, d.icon, d.is_published AS "isPublished", d.is_archived AS "isArchived",
-      ${visibleChildCount} AS "childCount",
-      (SELECT count(*)::int FROM documents c WHERE c.parent_id = d.id AND c.is_published AND NOT c.is_archived) AS "publicChildCount"
+    SELECT ${Breadcrumb.columns}
     FROM up JOIN documents d ON d.id = up.id
     ORDER BY up.depth DESC`);
 }

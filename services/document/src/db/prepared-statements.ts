@@ -1,27 +1,20 @@
-import type { EventEnvelope } from '@wiki/events';
+import { type EventEnvelope, insertEnvelopesSql } from '@wiki/events';
 import pg from 'pg';
-import type { DocumentDetail, NewDocument } from './documents.js';
+import { DocumentDetail, type NewDocument } from './documents.js';
 
 /**
  * The hottest read (GET /documents/:id) and write (POST /documents) on a plain node-postgres pool
  * with named prepared statements: Postgres parses and plans each once per connection instead of on
- * every request, which slonik (no named statements) cannot do. The row shapes are fixed by the SQL
- * below, so they are not run through zod; timestamps are formatted as ISO 8601 by Postgres (the
- * same text the shared pool's parser produces) and counts are int4, so node-postgres' default
- * parsers give the API's types. Everything else stays on the slonik pool.
+ * every request, which slonik (no named statements) cannot do. Both answer the DocumentDetail shape
+ * (db/documents.ts): its rows are not run through zod, as its timestamps are formatted as ISO 8601
+ * by Postgres (the same text the shared pool's parser produces) and its counts are int4, so
+ * node-postgres' default parsers give the API's types. Everything else stays on the slonik pool.
  */
 export interface PreparedStatements {
   findDetail(id: string): Promise<DocumentDetail | null>;
-  /** See INSERT_DOCUMENTS. Answers the inserted rows by id; a document missing there was not inserted. */
-  insertDocuments(documents: readonly NewDocumentWithEvent[]): Promise<Map<string, Inserted>>;
+  /** See INSERT_DOCUMENTS. Answers the inserted documents by id; a document missing there was not inserted. */
+  insertDocuments(documents: readonly NewDocumentWithEvent[]): Promise<Map<string, DocumentDetail>>;
   end(): Promise<void>;
-}
-
-/** What inserting a document answers. */
-export interface Inserted {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** A document to insert and its document.created envelope (data.updatedAt is stamped on insert). */
@@ -30,32 +23,21 @@ export interface NewDocumentWithEvent {
   envelope: EventEnvelope;
 }
 
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const detail = DocumentDetail.text;
 
 const FIND_DETAIL = {
   // The name is per connection; change it whenever the text changes.
-  name: 'document_detail_v2',
-  text: `
-  SELECT d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.content, d.excerpt,
-    d.word_count AS "wordCount", d.icon, d.cover_image_url AS "coverImageUrl", d.is_template AS "isTemplate",
-    d.is_archived AS "isArchived", d.is_published AS "isPublished", d.owner_id AS "ownerId",
-    d.created_by AS "createdBy", d.last_edited_by AS "lastEditedBy",
-    ${iso('d.created_at')} AS "createdAt", ${iso('d.updated_at')} AS "updatedAt",
-    coalesce((SELECT c.visible_children FROM document_child_counts c WHERE c.document_id = d.id), 0) AS "childCount",
-    (SELECT count(*)::int FROM comment_threads t WHERE t.document_id = d.id AND t.is_open) AS "openCommentCount",
-    cu.name AS "createdByName", cu.avatar_url AS "createdByAvatarUrl",
-    eu.name AS "lastEditedByName", eu.avatar_url AS "lastEditedByAvatarUrl"
-  FROM documents d
-  LEFT JOIN users cu ON cu.id = d.created_by
-  LEFT JOIN users eu ON eu.id = d.last_edited_by
-  WHERE d.id = $1`,
+  name: 'document_detail_v3',
+  text: `SELECT ${detail.columns} FROM documents d ${detail.joins} WHERE d.id = $1`,
 };
 
 /**
  * Inserts documents and the outbox rows of their events in ONE statement, for any number of them
  * (the rows come in as arrays): a single statement is its own transaction, so each event is written
- * if and only if its document is, and a whole batch costs one round trip and one commit. Each event
- * gets data.updatedAt as the database stamped it.
+ * if and only if its document is, and a whole batch costs one round trip and one commit. It answers
+ * each inserted document as the GET reads it (the same DocumentDetail columns, over the inserted
+ * rows: the statement does not see its own inserts in the tables, so the new document's counts
+ * are 0, as they are), and each event gets that answer's updatedAt as data.updatedAt.
  *
  * A document with a parent is only inserted while that parent exists in the same workspace and is
  * not archived, and the parents are share-locked until the statement ends: an archive or delete of
@@ -64,7 +46,7 @@ const FIND_DETAIL = {
  */
 const INSERT_DOCUMENTS = {
   // The rows arrive as one JSON array (JSON.stringify is native; array literals are escaped in JS).
-  name: 'insert_documents_v2',
+  name: 'insert_documents_v3',
   text: `
   WITH input AS MATERIALIZED (
     SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (id uuid, workspace_id uuid, parent_id uuid, title text,
@@ -86,15 +68,17 @@ const INSERT_DOCUMENTS = {
     FROM input i
     WHERE i.parent_id IS NULL OR EXISTS (SELECT 1 FROM parents p WHERE p.id = i.parent_id AND p.workspace_id = i.workspace_id)
     ORDER BY i.ord
-    RETURNING id, created_at, updated_at
+    RETURNING *
   ),
-  event AS (
-    INSERT INTO event_outbox (id, type, envelope)
-    SELECT (i.envelope->>'id')::uuid, i.envelope->>'type', jsonb_set(i.envelope, '{data,updatedAt}', to_jsonb(${iso('doc.updated_at')}))
-    FROM doc JOIN input i ON i.id = doc.id
-    ORDER BY i.ord
+  detail AS MATERIALIZED (
+    SELECT ${detail.columns} FROM doc d ${detail.joins}
+  ),
+  event AS (${insertEnvelopesSql(`
+    SELECT jsonb_set(i.envelope, '{data,updatedAt}', to_jsonb(detail."updatedAt"))
+    FROM detail JOIN input i ON i.id = detail.id
+    ORDER BY i.ord`)}
   )
-  SELECT id, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt" FROM doc`,
+  SELECT * FROM detail`,
 };
 
 /** Same statement timeout as the shared pool (libs/db). */
@@ -128,7 +112,7 @@ export function createPreparedStatements(
         user_id: doc.userId,
         envelope,
       }));
-      const result = await pool.query<Inserted>({ ...INSERT_DOCUMENTS, values: [JSON.stringify(rows)] });
+      const result = await pool.query<DocumentDetail>({ ...INSERT_DOCUMENTS, values: [JSON.stringify(rows)] });
       return new Map(result.rows.map((row) => [row.id, row]));
     },
     end: () => pool.end(),
