@@ -1,57 +1,121 @@
-/**
- * JSON-schema building blocks shared by every service's routes. Schemas are plain objects so
- * Fastify compiles them once (ajv for input, fast-json-stringify for output).
- */
-export type JsonSchema = Record<string, unknown>;
+import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
 
-export const uuid = { type: 'string', format: 'uuid' } as const;
-export const nullableUuid = { type: ['string', 'null'], format: 'uuid' } as const;
-export const timestamp = { type: 'string', format: 'date-time' } as const;
-export const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
-export const nullableString = { type: ['string', 'null'] } as const;
+/**
+ * JSON-schema building blocks shared by every service's routes, built with TypeBox: at run time
+ * each is a plain JSON Schema object (Fastify compiles it once: ajv for input, fast-json-stringify
+ * for output, @fastify/swagger for the description), and its TypeScript type carries `Static<S>`,
+ * the type of the values it accepts. A route registered on `app.withTypeProvider<TypeBoxTypeProvider>()`
+ * gets its `request.params`, `query`, `body` and reply types from its schemas.
+ *
+ * The builders write exactly the JSON the routes always had (`type: [T, 'null']` rather than
+ * `anyOf`, `required` listed next to the properties), so validation messages and the OpenAPI
+ * description do not depend on TypeBox's own spelling.
+ */
+export type { Static, TSchema };
+
+/** Any schema made by these builders or by TypeBox. */
+export type JsonSchema = TSchema;
+
+/** The properties of an object schema. */
+export type Properties = Record<string, TSchema>;
+
+type Evaluate<T> = { [K in keyof T]: T[K] } & {};
+
+/** A property is present after validation when it is required or has a default (ajv's useDefaults). */
+type Present<P extends Properties, R extends keyof P> =
+  | R
+  | { [K in keyof P]: P[K] extends { default: unknown } ? K : never }[keyof P];
+
+/** `Static` of an object schema: the required properties, and the others optional. */
+export type ObjectStatic<P extends Properties, R extends keyof P> = Evaluate<
+  { [K in Present<P, R>]: Static<P[K]> } & { [K in Exclude<keyof P, Present<P, R>>]?: Static<P[K]> }
+>;
+
+function typeName(schema: TSchema): string {
+  const { type } = schema as { type?: unknown };
+  if (typeof type !== 'string') throw new Error(`nullable() needs a schema with one type, got ${JSON.stringify(type)}`);
+  return type;
+}
+
+export const uuid = Type.String({ format: 'uuid' });
+export const timestamp = Type.String({ format: 'date-time' });
+
+/** The schema, or null: `{ ...schema, type: [its type, 'null'] }`. */
+export function nullable<S extends TSchema>(schema: S): TUnsafe<Static<S> | null> {
+  return Type.Unsafe<Static<S> | null>({ ...schema, type: [typeName(schema), 'null'] });
+}
+
+export const nullableUuid = nullable(uuid);
+export const nullableTimestamp = nullable(timestamp);
+export const nullableString = nullable(Type.String());
 
 /** A string that must hold at least one non-space character. */
-export const notBlank = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S' }) as const;
+export const notBlank = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '\\S' });
 
-export function object(properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
-  return { type: 'object', properties, required, additionalProperties: false };
+/** One of the given strings: `{ type: 'string', enum }` (its type is their union). */
+export function stringEnum<const V extends readonly string[]>(values: V): TUnsafe<V[number]> {
+  return Type.Unsafe<V[number]>({ type: 'string', enum: [...values] });
+}
+
+/** The schema with a default, which ajv fills in when the value is absent (so the value is always there). */
+export function withDefault<S extends TSchema>(
+  schema: S,
+  value: Static<S>,
+): TUnsafe<Static<S>> & { default: Static<S> } {
+  return Type.Unsafe<Static<S>>({ ...schema, default: value }) as TUnsafe<Static<S>> & { default: Static<S> };
+}
+
+/** An object with these properties (`required` lists the ones that must be there); no others are kept. */
+export function object<const P extends Properties, const R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[] = [],
+): TUnsafe<ObjectStatic<P, R>> {
+  return Type.Unsafe<ObjectStatic<P, R>>({ type: 'object', properties, required, additionalProperties: false });
+}
+
+/** An object with these properties that says nothing about others (response shapes that never had the rule). */
+export function openObject<const P extends Properties, const R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[] = [],
+): TUnsafe<ObjectStatic<P, R>> {
+  return Type.Unsafe<ObjectStatic<P, R>>({ type: 'object', properties, required });
 }
 
 /** `ApiResponse<T>`: `{ success: true, data }`. */
-export function envelope(data: JsonSchema): JsonSchema {
-  return { type: 'object', properties: { success: { type: 'boolean' }, data }, required: ['success', 'data'] };
+export function envelope<D extends TSchema>(data: D): TUnsafe<{ success: boolean; data: Static<D> }> {
+  return openObject({ success: Type.Boolean(), data }, ['success', 'data']);
 }
 
-export const listOf = (item: JsonSchema): JsonSchema => envelope({ type: 'array', items: item });
+export const listOf = <I extends TSchema>(item: I) => envelope(Type.Array(item));
 
 /** `ApiResponse<Void>`: `{ success: true }`. */
-export const voidEnvelope: JsonSchema = {
-  type: 'object',
-  properties: { success: { type: 'boolean' } },
-  required: ['success'],
-};
+export const voidEnvelope = openObject({ success: Type.Boolean() }, ['success']);
 
-export const errorEnvelope: JsonSchema = {
+export const errorEnvelope = Type.Unsafe<{
+  success?: boolean;
+  error?: { code?: string; message?: string; requestId?: string; details?: { field?: string; message?: string }[] };
+}>({
   type: 'object',
   properties: {
-    success: { type: 'boolean' },
+    success: Type.Boolean(),
     error: {
       type: 'object',
       properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        requestId: { type: 'string' },
+        code: Type.String(),
+        message: Type.String(),
+        requestId: Type.String(),
         details: {
           type: 'array',
-          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+          items: { type: 'object', properties: { field: Type.String(), message: Type.String() } },
         },
       },
     },
   },
-};
+});
 
-export const idParams = (...names: string[]): JsonSchema =>
-  object(Object.fromEntries(names.map((n) => [n, uuid])), names);
+/** Path parameters that are all UUIDs, all required. */
+export const idParams = <const N extends string>(...names: N[]) =>
+  object(Object.fromEntries(names.map((n) => [n, uuid])) as { [K in N]: typeof uuid }, names);
 
 export function success<T>(data: T): { success: true; data: T } {
   return { success: true, data };

@@ -1,9 +1,22 @@
-import { conflict, createApp, envelope, idParams, notBlank, object, registerHealth, success, uuid } from '@wiki/http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  conflict,
+  createApp,
+  envelope,
+  idParams,
+  notBlank,
+  object,
+  registerHealth,
+  stringEnum,
+  success,
+  uuid,
+} from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 
 async function build(): Promise<FastifyInstance> {
   const app = await createApp({ service: 'test', logLevel: 'silent', bodyLimit: 1024, openapi: { title: 'Test API' } });
-  app.post(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/things/:id',
     {
       schema: {
@@ -11,17 +24,17 @@ async function build(): Promise<FastifyInstance> {
         body: object(
           {
             name: notBlank(10),
-            size: { type: 'integer', minimum: 1 },
-            color: { type: 'string', enum: ['red', 'blue'] },
+            size: Type.Integer({ minimum: 1 }),
+            color: stringEnum(['red', 'blue']),
           },
           ['name'],
         ),
-        response: { 200: envelope(object({ id: uuid, name: { type: 'string' } })) },
+        response: { 200: envelope(object({ id: uuid, name: Type.String() })) },
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
-      const { name } = request.body as { name: string };
+      const { id } = request.params;
+      const { name } = request.body;
       return success({ id, name, secret: 'never serialized' });
     },
   );

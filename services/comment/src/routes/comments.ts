@@ -1,4 +1,5 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
 import { envelope, errorEnvelope, idParams, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
@@ -9,8 +10,9 @@ import { commentResponse, contentInput } from './schemas.js';
 const tags = ['Comments'];
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 
-export function registerCommentRoutes(app: FastifyInstance, ctx: CommentContext): void {
-  app.post<{ Params: { threadId: string }; Body: { content: string } }>(
+export function registerCommentRoutes(server: FastifyInstance, ctx: CommentContext): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
     '/api/v1/comments/threads/:threadId/comments',
     {
       schema: {
@@ -27,7 +29,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: CommentContext)
     },
   );
 
-  app.put<{ Params: { commentId: string }; Body: { content: string } }>(
+  app.put(
     '/api/v1/comments/:commentId',
     {
       schema: {
@@ -42,7 +44,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: CommentContext)
       success(await editComment(ctx, requireActor(request), request.params.commentId, request.body.content)),
   );
 
-  app.delete<{ Params: { commentId: string } }>(
+  app.delete(
     '/api/v1/comments/:commentId',
     {
       schema: {

@@ -1,4 +1,16 @@
-import { type JsonSchema, notBlank, nullableString, nullableTimestamp, object, timestamp, uuid } from '@wiki/http';
+import {
+  notBlank,
+  nullable,
+  nullableString,
+  nullableTimestamp,
+  object,
+  openObject,
+  stringEnum,
+  timestamp,
+  uuid,
+  withDefault,
+} from '@wiki/http';
+import Type from 'typebox';
 import { THREAD_STATUS_FILTERS } from '../domain/rules.js';
 
 /** Limits of the comment API (spec 4.6 leaves them open; these are the documented decisions). */
@@ -10,14 +22,14 @@ export const LIMITS = {
   offset: 2_147_483_647,
 } as const;
 
-const offset = { type: 'integer', minimum: 0, maximum: LIMITS.offset } as const;
+const offset = Type.Integer({ minimum: 0, maximum: LIMITS.offset });
 
 export const anchorInput = object(
   {
     blockId: notBlank(LIMITS.blockId),
     startOffset: offset,
     endOffset: offset,
-    selectedText: { type: 'string', maxLength: LIMITS.selectedText },
+    selectedText: Type.String({ maxLength: LIMITS.selectedText }),
   },
   ['blockId', 'startOffset', 'endOffset', 'selectedText'],
 );
@@ -26,23 +38,21 @@ export const contentInput = object({ content: notBlank(LIMITS.content) }, ['cont
 
 export const createThreadBody = object({ anchor: anchorInput, comment: contentInput }, ['anchor', 'comment']);
 
-export const statusQuery = object({ status: { type: 'string', enum: [...THREAD_STATUS_FILTERS], default: 'all' } });
+export const statusQuery = object({ status: withDefault(stringEnum(THREAD_STATUS_FILTERS), 'all') });
 
-export const userReference: JsonSchema = {
-  type: ['object', 'null'],
-  properties: { id: uuid, name: { type: 'string' }, avatarUrl: nullableString },
-  required: ['id', 'name', 'avatarUrl'],
-};
+export const userReference = nullable(
+  openObject({ id: uuid, name: Type.String(), avatarUrl: nullableString }, ['id', 'name', 'avatarUrl']),
+);
 
 export const commentResponse = object(
   {
     id: uuid,
     threadId: uuid,
     userId: uuid,
-    userName: { type: 'string' },
+    userName: Type.String(),
     userAvatar: nullableString,
-    content: { type: 'string' },
-    isEdited: { type: 'boolean' },
+    content: Type.String(),
+    isEdited: Type.Boolean(),
     createdAt: timestamp,
     updatedAt: timestamp,
   },
@@ -56,18 +66,18 @@ export const threadResponse = object(
     workspaceId: uuid,
     anchor: object(
       {
-        blockId: { type: 'string' },
-        startOffset: { type: 'integer' },
-        endOffset: { type: 'integer' },
-        selectedText: { type: 'string' },
+        blockId: Type.String(),
+        startOffset: Type.Integer(),
+        endOffset: Type.Integer(),
+        selectedText: Type.String(),
       },
       ['blockId', 'startOffset', 'endOffset', 'selectedText'],
     ),
-    status: { type: 'string', enum: ['open', 'resolved'] },
+    status: stringEnum(['open', 'resolved']),
     resolvedAt: nullableTimestamp,
     resolvedBy: userReference,
     createdBy: userReference,
-    comments: { type: 'array', items: commentResponse },
+    comments: Type.Array(commentResponse),
     createdAt: timestamp,
     updatedAt: timestamp,
   },

@@ -1,17 +1,18 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
 import { envelope, errorEnvelope, idParams, listOf, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { CommentContext } from '../commands/context.js';
 import { createThread, deleteThread, listThreads, transitionThread } from '../commands/threads.js';
-import type { AnchorInput, ThreadStatusFilter } from '../domain/rules.js';
 import { createThreadBody, statusQuery, threadResponse } from './schemas.js';
 
 const tags = ['Comments'];
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 
-export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext): void {
-  app.get<{ Params: { documentId: string }; Querystring: { status: ThreadStatusFilter } }>(
+export function registerThreadRoutes(server: FastifyInstance, ctx: CommentContext): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
     '/api/v1/comments/documents/:documentId/threads',
     {
       schema: {
@@ -26,7 +27,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
       success(await listThreads(ctx, requireActor(request), request.params.documentId, request.query.status)),
   );
 
-  app.post<{ Params: { documentId: string }; Body: { anchor: AnchorInput; comment: { content: string } } }>(
+  app.post(
     '/api/v1/comments/documents/:documentId/threads',
     {
       schema: {
@@ -43,7 +44,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
     },
   );
 
-  app.put<{ Params: { threadId: string } }>(
+  app.put(
     '/api/v1/comments/threads/:threadId/resolve',
     {
       schema: {
@@ -56,7 +57,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
     async (request) => success(await transitionThread(ctx, requireActor(request), request.params.threadId, 'resolve')),
   );
 
-  app.put<{ Params: { threadId: string } }>(
+  app.put(
     '/api/v1/comments/threads/:threadId/reopen',
     {
       schema: {
@@ -69,7 +70,7 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: CommentContext):
     async (request) => success(await transitionThread(ctx, requireActor(request), request.params.threadId, 'reopen')),
   );
 
-  app.delete<{ Params: { threadId: string } }>(
+  app.delete(
     '/api/v1/comments/threads/:threadId',
     {
       schema: {

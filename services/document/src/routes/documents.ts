@@ -1,11 +1,13 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
-import { envelope, idParams, listOf, object, SUCCESS_VOID, success, uuid, voidEnvelope } from '@wiki/http';
+import { envelope, idParams, listOf, object, SUCCESS_VOID, stringEnum, success, uuid, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import { type CreateInput, createDocument } from '../commands/create-document.js';
+import Type from 'typebox';
+import { createDocument } from '../commands/create-document.js';
 import { deleteDocument } from '../commands/delete-document.js';
-import { type MoveInput, moveDocument } from '../commands/move-document.js';
+import { moveDocument } from '../commands/move-document.js';
 import { setPublication } from '../commands/publish-document.js';
-import { type UpdateInput, updateDocument } from '../commands/update-document.js';
+import { updateDocument } from '../commands/update-document.js';
 import type { DocumentContext } from '../context.js';
 import { presentBreadcrumb, presentDocument, presentListItem } from '../presenters/documents.js';
 import { breadcrumbsOf, childrenOf, getDocument, listDocuments, treeBody } from '../queries/read-documents.js';
@@ -15,8 +17,8 @@ import {
   documentResponse,
   listItemResponse,
   moveBody,
-  TREE_NODE_ID,
   treeNodeSchema,
+  treeResponse,
   updateBody,
 } from './schemas.js';
 
@@ -24,10 +26,11 @@ const tags = ['Documents'];
 const idParam = idParams('id');
 
 /** `parentId` of the list query: a UUID, or absent / empty / "null" for the root documents. */
-const parentQuery = { anyOf: [uuid, { type: 'string', enum: ['', 'null'] }] };
+const parentQuery = Type.Union([uuid, stringEnum(['', 'null'])]);
 
 /** Spec 4.4 (all but search and export, which other services serve). */
-export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContext): void {
+export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentContext): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(treeNodeSchema);
 
   app.get(
@@ -42,7 +45,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request) => {
       const { userId } = requireActor(request);
-      const query = request.query as { workspaceId: string; parentId?: string };
+      const { query } = request;
       const parentId = query.parentId && query.parentId !== 'null' ? query.parentId : null;
       return success((await listDocuments(ctx, userId, query.workspaceId, parentId)).map(presentListItem));
     },
@@ -55,13 +58,12 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
         tags,
         summary: 'The whole document tree of a workspace (archived subtrees left out)',
         querystring: object({ workspaceId: uuid }, ['workspaceId']),
-        response: { 200: envelope({ type: 'array', items: { $ref: `${TREE_NODE_ID}#` } }) },
+        response: { 200: treeResponse },
       },
     },
     async (request, reply) => {
       const { userId } = requireActor(request);
-      const { workspaceId } = request.query as { workspaceId: string };
-      // Written as bytes by treeJson (the schema above documents it; a Buffer is sent as is).
+      const { workspaceId } = request.query;
       return reply.type('application/json; charset=utf-8').send(await treeBody(ctx, userId, workspaceId));
     },
   );
@@ -78,7 +80,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request) => {
       const { userId } = requireActor(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return success(await presentDocument(await getDocument(ctx, userId, id), ctx.users));
     },
   );
@@ -95,7 +97,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request) => {
       const { userId } = requireActor(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return success((await childrenOf(ctx, userId, id)).map(presentListItem));
     },
   );
@@ -112,7 +114,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request) => {
       const { userId } = requireActor(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return success((await breadcrumbsOf(ctx, userId, id)).map(presentBreadcrumb));
     },
   );
@@ -129,7 +131,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request, reply) => {
       const actor = requireActor(request);
-      const doc = await createDocument(ctx, actor, request.body as CreateInput);
+      const doc = await createDocument(ctx, actor, request.body);
       return reply.status(201).send(success(await presentDocument(doc, ctx.users)));
     },
   );
@@ -147,8 +149,8 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request) => {
       const actor = requireActor(request);
-      const { id } = request.params as { id: string };
-      await updateDocument(ctx, actor, id, (request.body ?? {}) as UpdateInput);
+      const { id } = request.params;
+      await updateDocument(ctx, actor, id, request.body ?? {});
       return success(await presentDocument(await getDocument(ctx, actor.userId, id), ctx.users));
     },
   );
@@ -166,8 +168,8 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request) => {
       const actor = requireActor(request);
-      const { id } = request.params as { id: string };
-      await moveDocument(ctx, actor, id, (request.body ?? {}) as MoveInput);
+      const { id } = request.params;
+      await moveDocument(ctx, actor, id, request.body ?? {});
       return success(await presentDocument(await getDocument(ctx, actor.userId, id), ctx.users));
     },
   );
@@ -184,7 +186,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request) => {
       const actor = requireActor(request);
-      await deleteDocument(ctx, actor, (request.params as { id: string }).id, false);
+      await deleteDocument(ctx, actor, request.params.id, false);
       return SUCCESS_VOID;
     },
   );
@@ -201,7 +203,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
     },
     async (request) => {
       const actor = requireActor(request);
-      await deleteDocument(ctx, actor, (request.params as { id: string }).id, true);
+      await deleteDocument(ctx, actor, request.params.id, true);
       return SUCCESS_VOID;
     },
   );
@@ -222,7 +224,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: DocumentContex
       },
       async (request) => {
         const actor = requireActor(request);
-        await setPublication(ctx, actor, (request.params as { id: string }).id, published);
+        await setPublication(ctx, actor, request.params.id, published);
         return SUCCESS_VOID;
       },
     );

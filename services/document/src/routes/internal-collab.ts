@@ -1,7 +1,9 @@
 import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
 import { AppError, badRequest, envelope, idParams, object, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Type from 'typebox';
 import { type CollabSave, collabState, permissionOf, saveCollab } from '../commands/collab.js';
 import type { DocumentContext } from '../context.js';
 
@@ -52,7 +54,8 @@ async function readSave(request: FastifyRequest): Promise<CollabSave> {
 
 /** Spec 4.10 / ARCHITECTURE 5.11: only for the `internal` credential (the gateway checked X-Internal-Api-Key). */
 export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentContext): Promise<void> {
-  await app.register(async (scope) => {
+  await app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     await scope.register(multipart, {
       // files: room for a text field wrongly sent as a file, so that it gets a 400 naming it.
       limits: {
@@ -73,21 +76,21 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
           security,
           summary: 'Whether a user (idp uid or local id) may edit the document',
           params,
-          querystring: object({ userId: { type: 'string', minLength: 1, maxLength: 255 } }, ['userId']),
+          querystring: object({ userId: Type.String({ minLength: 1, maxLength: 255 }) }, ['userId']),
           response: {
             200: envelope(
               object({
-                canEdit: { type: 'boolean' },
-                role: { type: 'string' },
-                workspaceId: { type: 'string', format: 'uuid' },
+                canEdit: Type.Boolean(),
+                role: Type.String(),
+                workspaceId: Type.String({ format: 'uuid' }),
               }),
             ),
           },
         },
       },
       async (request) => {
-        const { documentId } = request.params as { documentId: string };
-        const { userId } = request.query as { userId: string };
+        const { documentId } = request.params;
+        const { userId } = request.query;
         return success(await permissionOf(ctx, documentId, userId));
       },
     );
@@ -96,7 +99,7 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
       '/api/v1/internal/documents/:documentId/collab-state',
       { schema: { tags, security, summary: 'The stored collaboration state (binary); 204 when none', params } },
       async (request, reply) => {
-        const state = await collabState(ctx, (request.params as { documentId: string }).documentId);
+        const state = await collabState(ctx, request.params.documentId);
         if (!state) return reply.status(204).send();
         return reply.type('application/octet-stream').header('content-length', state.length).send(state);
       },
@@ -115,7 +118,7 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
         },
       },
       async (request) => {
-        const { documentId } = request.params as { documentId: string };
+        const { documentId } = request.params;
         await saveCollab(ctx, documentId, await readSave(request), request.log);
         return SUCCESS_VOID;
       },

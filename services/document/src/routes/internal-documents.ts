@@ -1,11 +1,14 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
 import { envelope, idParams, notFound, nullableUuid, object, success, uuid } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import type { DocumentContext } from '../context.js';
 import { findState } from '../db/documents.js';
 
 /** For other services (e.g. comments): what a document is, by a `service` identity. Not routed by the gateway. */
-export function registerServiceRoutes(app: FastifyInstance, ctx: DocumentContext): void {
+export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentContext): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/internal/documents/:id',
     {
@@ -19,16 +22,16 @@ export function registerServiceRoutes(app: FastifyInstance, ctx: DocumentContext
               id: uuid,
               workspaceId: uuid,
               parentId: nullableUuid,
-              title: { type: 'string' },
-              isArchived: { type: 'boolean' },
-              isPublished: { type: 'boolean' },
+              title: Type.String(),
+              isArchived: Type.Boolean(),
+              isPublished: Type.Boolean(),
             }),
           ),
         },
       },
     },
     async (request) => {
-      const doc = await findState(ctx.pool, (request.params as { id: string }).id);
+      const doc = await findState(ctx.pool, request.params.id);
       if (!doc) throw notFound('Document');
       return success({
         id: doc.id,

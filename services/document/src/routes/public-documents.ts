@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelope, idParams, listOf, success } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from '../context.js';
@@ -9,7 +10,8 @@ const tags = ['Public documents'];
 const params = idParams('documentId');
 
 /** Spec 4.5: no authentication; only published, not archived documents. */
-export function registerPublicRoutes(app: FastifyInstance, ctx: DocumentContext): void {
+export function registerPublicRoutes(server: FastifyInstance, ctx: DocumentContext): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/public/documents/:documentId',
     {
@@ -21,10 +23,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: DocumentContext)
         response: { 200: envelope(publicDocumentResponse) },
       },
     },
-    async (request) =>
-      success(
-        presentPublicDocument(await getPublicDocument(ctx, (request.params as { documentId: string }).documentId)),
-      ),
+    async (request) => success(presentPublicDocument(await getPublicDocument(ctx, request.params.documentId))),
   );
 
   app.get(
@@ -38,10 +37,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: DocumentContext)
         response: { 200: listOf(publicListItemResponse) },
       },
     },
-    async (request) =>
-      success(
-        (await publicChildren(ctx, (request.params as { documentId: string }).documentId)).map(presentPublicListItem),
-      ),
+    async (request) => success((await publicChildren(ctx, request.params.documentId)).map(presentPublicListItem)),
   );
 
   app.get(
@@ -55,9 +51,6 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: DocumentContext)
         response: { 200: listOf(publicListItemResponse) },
       },
     },
-    async (request) =>
-      success(
-        (await publicAncestors(ctx, (request.params as { documentId: string }).documentId)).map(presentPublicListItem),
-      ),
+    async (request) => success((await publicAncestors(ctx, request.params.documentId)).map(presentPublicListItem)),
   );
 }

@@ -1,4 +1,5 @@
-import { type JsonSchema, nullableString, nullableUuid, object, timestamp, uuid } from '@wiki/http';
+import { listOf, nullable, nullableString, nullableUuid, object, timestamp, uuid } from '@wiki/http';
+import Type from 'typebox';
 
 /** Response and request shapes of the document routes (fast-json-stringify writes only these fields). */
 
@@ -7,115 +8,121 @@ export const ICON_MAX = 50;
 /** Not in the spec; a sanity bound for a URL. */
 export const COVER_URL_MAX = 2048;
 
-const userRef = object({ id: uuid, name: { type: 'string' }, avatarUrl: nullableString });
+const userRef = object({ id: uuid, name: Type.String(), avatarUrl: nullableString });
 
-export const documentResponse: JsonSchema = object({
+export const documentResponse = object({
   id: uuid,
-  title: { type: 'string' },
-  content: { type: 'string', description: 'The block-editor JSON array, as a string' },
-  excerpt: { type: 'string' },
+  title: Type.String(),
+  content: Type.String({ description: 'The block-editor JSON array, as a string' }),
+  excerpt: Type.String(),
   parentId: nullableUuid,
   workspaceId: uuid,
   ownerId: uuid,
   icon: nullableString,
   coverImageUrl: nullableString,
-  isTemplate: { type: 'boolean' },
-  isArchived: { type: 'boolean' },
-  wordCount: { type: 'integer' },
-  hasChildren: { type: 'boolean' },
-  childCount: { type: 'integer' },
-  openCommentCount: { type: 'integer' },
+  isTemplate: Type.Boolean(),
+  isArchived: Type.Boolean(),
+  wordCount: Type.Integer(),
+  hasChildren: Type.Boolean(),
+  childCount: Type.Integer(),
+  openCommentCount: Type.Integer(),
   createdBy: uuid,
   lastEditedBy: uuid,
   createdByUser: userRef,
   lastEditedByUser: userRef,
-  isPublished: { type: 'boolean' },
+  isPublished: Type.Boolean(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
 
-export const listItemResponse: JsonSchema = object({
+export const listItemResponse = object({
   id: uuid,
-  title: { type: 'string' },
+  title: Type.String(),
   parentId: nullableUuid,
   workspaceId: uuid,
   icon: nullableString,
-  hasChildren: { type: 'boolean' },
-  childCount: { type: 'integer' },
+  hasChildren: Type.Boolean(),
+  childCount: Type.Integer(),
   updatedAt: timestamp,
 });
 
-export const breadcrumbResponse: JsonSchema = object({ id: uuid, title: { type: 'string' } });
+export const breadcrumbResponse = object({ id: uuid, title: Type.String() });
 
 /** DocumentTreeResponse, recursive through `children`. Registered once with app.addSchema. */
 export const TREE_NODE_ID = 'DocumentTreeResponse';
-export const treeNodeSchema: JsonSchema = {
+export const treeNodeSchema = {
   $id: TREE_NODE_ID,
   type: 'object',
   properties: {
     id: uuid,
-    title: { type: 'string' },
+    title: Type.String(),
     parentId: nullableUuid,
     workspaceId: uuid,
     icon: nullableString,
     updatedAt: timestamp,
-    children: { type: 'array', items: { $ref: `${TREE_NODE_ID}#` } },
+    children: Type.Array(Type.Ref(`${TREE_NODE_ID}#`)),
   },
 };
 
-export const publicDocumentResponse: JsonSchema = object({
+/**
+ * The tree route's answer: `ApiResponse<DocumentTreeResponse[]>`, sent as the bytes treeJson wrote
+ * (a Buffer is sent as is, so its type is Buffer; the schema describes the JSON in it).
+ */
+export const treeResponse = Type.Unsafe<Buffer>(listOf(Type.Ref(`${TREE_NODE_ID}#`)));
+
+export const publicDocumentResponse = object({
   id: uuid,
-  title: { type: 'string' },
-  content: { type: 'string' },
+  title: Type.String(),
+  content: Type.String(),
   icon: nullableString,
   coverImageUrl: nullableString,
   parentId: nullableUuid,
-  hasChildren: { type: 'boolean' },
-  childCount: { type: 'integer' },
-  wordCount: { type: 'integer' },
+  hasChildren: Type.Boolean(),
+  childCount: Type.Integer(),
+  wordCount: Type.Integer(),
   updatedAt: timestamp,
 });
 
-export const publicListItemResponse: JsonSchema = object({
+export const publicListItemResponse = object({
   id: uuid,
-  title: { type: 'string' },
+  title: Type.String(),
   icon: nullableString,
   parentId: nullableUuid,
-  hasChildren: { type: 'boolean' },
-  childCount: { type: 'integer' },
+  hasChildren: Type.Boolean(),
+  childCount: Type.Integer(),
 });
 
 /** Checked in the domain (domain/cover-image.ts): only http(s) URLs and same-origin paths. */
-const coverImageUrl = {
-  type: ['string', 'null'],
-  maxLength: COVER_URL_MAX,
-  description: 'An absolute http(s) URL or a same-origin path starting with a single "/"; null clears it',
-};
+const coverImageUrl = nullable(
+  Type.String({
+    maxLength: COVER_URL_MAX,
+    description: 'An absolute http(s) URL or a same-origin path starting with a single "/"; null clears it',
+  }),
+);
 
 /** Content: a JSON array of blocks or a string holding one (checked in the domain, any JSON here). */
-const content = { description: 'Block-editor JSON: an array of blocks, or a string holding one (max 2 MiB)' };
+const content = Type.Unknown({
+  description: 'Block-editor JSON: an array of blocks, or a string holding one (max 2 MiB)',
+});
 
-export const createBody: JsonSchema = object(
+export const createBody = object(
   {
-    title: { type: 'string', maxLength: TITLE_MAX },
+    title: Type.String({ maxLength: TITLE_MAX }),
     workspaceId: uuid,
     parentId: nullableUuid,
     content,
-    icon: { type: ['string', 'null'], maxLength: ICON_MAX },
+    icon: nullable(Type.String({ maxLength: ICON_MAX })),
     coverImageUrl,
   },
   ['workspaceId'],
 );
 
-export const updateBody: JsonSchema = object({
-  title: { type: 'string', maxLength: TITLE_MAX },
+export const updateBody = object({
+  title: Type.String({ maxLength: TITLE_MAX }),
   content,
-  icon: { type: ['string', 'null'], maxLength: ICON_MAX },
+  icon: nullable(Type.String({ maxLength: ICON_MAX })),
   coverImageUrl,
-  isArchived: { type: 'boolean' },
+  isArchived: Type.Boolean(),
 });
 
-export const moveBody: JsonSchema = {
-  ...object({ parentId: nullableUuid, index: { type: 'integer', minimum: 0 } }),
-  type: ['object', 'null'],
-};
+export const moveBody = nullable(object({ parentId: nullableUuid, index: Type.Integer({ minimum: 0 }) }));

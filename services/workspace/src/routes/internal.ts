@@ -1,6 +1,8 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { envelope, idParams, object, success } from '@wiki/http';
+import { envelope, idParams, nullable, object, success } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import { resolveMcpKey } from '../commands/mcp-keys.js';
 import { membership } from '../commands/members.js';
@@ -13,11 +15,12 @@ import { errors, internalUserResponse, keyOwnerResponse, membershipResponse } fr
  * Service-to-service routes: never proxied by the gateway (not under /api/v1), and only for
  * identity tokens of kind `service`. Hidden from the public API description.
  */
-export function registerInternalRoutes(app: FastifyInstance, ctx: Context): void {
+export function registerInternalRoutes(server: FastifyInstance, ctx: Context): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const onlyServices = requireKind('service');
   const hide = true;
 
-  app.post<{ Body: { idpUid: string; email: string; name?: string | null; avatarUrl?: string | null } }>(
+  app.post(
     '/internal/users/resolve',
     {
       preHandler: onlyServices,
@@ -25,10 +28,10 @@ export function registerInternalRoutes(app: FastifyInstance, ctx: Context): void
         hide,
         body: object(
           {
-            idpUid: { type: 'string', minLength: 1, maxLength: 255 },
-            email: { type: 'string', minLength: 3, maxLength: 320, pattern: '@' },
-            name: { type: ['string', 'null'], maxLength: 1000 },
-            avatarUrl: { type: ['string', 'null'], maxLength: 2048 },
+            idpUid: Type.String({ minLength: 1, maxLength: 255 }),
+            email: Type.String({ minLength: 3, maxLength: 320, pattern: '@' }),
+            name: nullable(Type.String({ maxLength: 1000 })),
+            avatarUrl: nullable(Type.String({ maxLength: 2048 })),
           },
           ['idpUid', 'email'],
         ),
@@ -40,13 +43,13 @@ export function registerInternalRoutes(app: FastifyInstance, ctx: Context): void
     },
   );
 
-  app.get<{ Params: { idOrIdpUid: string } }>(
+  app.get(
     '/internal/users/:idOrIdpUid',
     {
       preHandler: onlyServices,
       schema: {
         hide,
-        params: object({ idOrIdpUid: { type: 'string', minLength: 1, maxLength: 255 } }, ['idOrIdpUid']),
+        params: object({ idOrIdpUid: Type.String({ minLength: 1, maxLength: 255 }) }, ['idOrIdpUid']),
         response: { 200: envelope(internalUserResponse), ...errors(400, 401, 403, 404) },
       },
     },
@@ -55,7 +58,7 @@ export function registerInternalRoutes(app: FastifyInstance, ctx: Context): void
     },
   );
 
-  app.get<{ Params: { workspaceId: string; userId: string } }>(
+  app.get(
     '/internal/workspaces/:workspaceId/members/:userId',
     {
       preHandler: onlyServices,
@@ -70,13 +73,13 @@ export function registerInternalRoutes(app: FastifyInstance, ctx: Context): void
     },
   );
 
-  app.post<{ Body: { key: string } }>(
+  app.post(
     '/internal/mcp-keys/resolve',
     {
       preHandler: onlyServices,
       schema: {
         hide,
-        body: object({ key: { type: 'string', minLength: 1, maxLength: 512 } }, ['key']),
+        body: object({ key: Type.String({ minLength: 1, maxLength: 512 }) }, ['key']),
         response: { 200: envelope(keyOwnerResponse), ...errors(400, 401, 403, 404) },
       },
     },

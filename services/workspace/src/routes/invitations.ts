@@ -1,6 +1,8 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
 import { envelope, idParams, listOf, object, success } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import {
   acceptInvitation,
@@ -16,12 +18,11 @@ import { presentMember } from '../presenters/member.js';
 import { errors, invitationResponse, invitationResultResponse, memberResponse, noContent } from './schemas.js';
 
 const tags = ['Invitations'];
-const tokenParams = object({ token: { type: 'string', minLength: 1, maxLength: 256 } }, ['token']);
+const tokenParams = object({ token: Type.String({ minLength: 1, maxLength: 256 }) }, ['token']);
 
-type InvitationParams = { workspaceId: string; invitationId: string };
-
-export function registerInvitationRoutes(app: FastifyInstance, ctx: Context): void {
-  app.get<{ Params: { workspaceId: string } }>(
+export function registerInvitationRoutes(server: FastifyInstance, ctx: Context): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
     '/api/v1/workspaces/:workspaceId/invitations',
     {
       schema: {
@@ -39,7 +40,7 @@ export function registerInvitationRoutes(app: FastifyInstance, ctx: Context): vo
     },
   );
 
-  app.delete<{ Params: InvitationParams }>(
+  app.delete(
     '/api/v1/workspaces/:workspaceId/invitations/:invitationId',
     {
       schema: {
@@ -56,7 +57,7 @@ export function registerInvitationRoutes(app: FastifyInstance, ctx: Context): vo
     },
   );
 
-  app.post<{ Params: InvitationParams }>(
+  app.post(
     '/api/v1/workspaces/:workspaceId/invitations/:invitationId/resend',
     {
       schema: {
@@ -88,7 +89,7 @@ export function registerInvitationRoutes(app: FastifyInstance, ctx: Context): vo
     },
   );
 
-  app.get<{ Params: { token: string } }>(
+  app.get(
     '/api/v1/invitations/:token/info',
     {
       schema: {
@@ -104,7 +105,7 @@ export function registerInvitationRoutes(app: FastifyInstance, ctx: Context): vo
     },
   );
 
-  app.post<{ Params: { token: string } }>(
+  app.post(
     '/api/v1/invitations/:token/accept',
     {
       schema: {
@@ -120,7 +121,7 @@ export function registerInvitationRoutes(app: FastifyInstance, ctx: Context): vo
     },
   );
 
-  app.post<{ Params: { token: string } }>(
+  app.post(
     '/api/v1/invitations/:token/decline',
     {
       schema: {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
 import { envelope, idParams, listOf, notBlank, object, success } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
@@ -8,8 +9,9 @@ import { createdMcpKeyResponse, errors, mcpKeyResponse, noContent } from './sche
 
 const tags = ['MCP keys'];
 
-export function registerMcpKeyRoutes(app: FastifyInstance, ctx: Context): void {
-  app.post<{ Body: { name: string } }>(
+export function registerMcpKeyRoutes(server: FastifyInstance, ctx: Context): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
     '/api/v1/users/me/mcp-keys',
     {
       schema: {
@@ -41,7 +43,7 @@ export function registerMcpKeyRoutes(app: FastifyInstance, ctx: Context): void {
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete(
     '/api/v1/users/me/mcp-keys/:id',
     {
       schema: {

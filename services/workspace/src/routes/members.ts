@@ -1,6 +1,8 @@
-import { type Role, requireUser } from '@wiki/auth';
-import { envelope, idParams, listOf, object, success } from '@wiki/http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { requireUser } from '@wiki/auth';
+import { envelope, idParams, listOf, nullable, object, success, withDefault } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import { invite } from '../commands/invitations.js';
 import { changeRole, leaveWorkspace, listMembers, removeMember, searchMembers } from '../commands/members.js';
@@ -11,11 +13,9 @@ import { errors, invitationResultResponse, memberResponse, memberSearchResponse,
 const tags = ['Members'];
 const base = '/api/v1/workspaces/:workspaceId/members';
 
-type WorkspaceParams = { workspaceId: string };
-type MemberParams = WorkspaceParams & { memberId: string };
-
-export function registerMemberRoutes(app: FastifyInstance, ctx: Context): void {
-  app.get<{ Params: WorkspaceParams }>(
+export function registerMemberRoutes(server: FastifyInstance, ctx: Context): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
     base,
     {
       schema: {
@@ -31,26 +31,26 @@ export function registerMemberRoutes(app: FastifyInstance, ctx: Context): void {
     },
   );
 
-  app.get<{ Params: WorkspaceParams; Querystring: { q: string } }>(
+  app.get(
     `${base}/search`,
     {
       schema: {
         tags,
         summary: 'Members whose name or email contains q (case-insensitive, at most 20)',
         params: idParams('workspaceId'),
-        querystring: object({ q: { type: 'string', maxLength: 255, default: '' } }),
+        querystring: object({ q: withDefault(Type.String({ maxLength: 255 }), '') }),
         response: { 200: listOf(memberSearchResponse), ...errors(400, 401, 404) },
       },
     },
     async (request) => {
       const { userId } = requireUser(request);
       return success(
-        (await searchMembers(ctx, userId, request.params.workspaceId, request.query.q ?? '')).map(presentMemberSearch),
+        (await searchMembers(ctx, userId, request.params.workspaceId, request.query.q)).map(presentMemberSearch),
       );
     },
   );
 
-  app.post<{ Params: WorkspaceParams; Body: { email: string; role: Role; message?: string | null } }>(
+  app.post(
     `${base}/invite`,
     {
       schema: {
@@ -59,9 +59,9 @@ export function registerMemberRoutes(app: FastifyInstance, ctx: Context): void {
         params: idParams('workspaceId'),
         body: object(
           {
-            email: { type: 'string', format: 'email', maxLength: 255 },
+            email: Type.String({ format: 'email', maxLength: 255 }),
             role,
-            message: { type: ['string', 'null'], maxLength: 500 },
+            message: nullable(Type.String({ maxLength: 500 })),
           },
           ['email', 'role'],
         ),
@@ -76,7 +76,7 @@ export function registerMemberRoutes(app: FastifyInstance, ctx: Context): void {
     },
   );
 
-  app.put<{ Params: MemberParams; Body: { role: Role } }>(
+  app.put(
     `${base}/:memberId/role`,
     {
       schema: {
@@ -94,7 +94,7 @@ export function registerMemberRoutes(app: FastifyInstance, ctx: Context): void {
     },
   );
 
-  app.delete<{ Params: MemberParams }>(
+  app.delete(
     `${base}/:memberId`,
     {
       schema: {
@@ -111,7 +111,7 @@ export function registerMemberRoutes(app: FastifyInstance, ctx: Context): void {
     },
   );
 
-  app.post<{ Params: WorkspaceParams }>(
+  app.post(
     `${base}/leave`,
     {
       schema: {

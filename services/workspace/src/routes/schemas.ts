@@ -1,43 +1,40 @@
 import { ROLES } from '@wiki/auth';
 import {
   errorEnvelope,
-  type JsonSchema,
+  nullable,
   nullableString,
   nullableTimestamp,
   nullableUuid,
   object,
+  openObject,
+  stringEnum,
   timestamp,
   uuid,
 } from '@wiki/http';
+import Type from 'typebox';
 
 /** Request and response schemas shared by this service's routes (the API shapes of spec section 2). */
 
-export const role = { type: 'string', enum: [...ROLES] } as const;
-export const hexColor = {
-  type: 'string',
-  maxLength: 20,
-  pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$',
-} as const;
-export const nullableHexColor = { ...hexColor, type: ['string', 'null'] } as const;
+export const role = stringEnum(ROLES);
+export const hexColor = Type.String({ maxLength: 20, pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' });
+export const nullableHexColor = nullable(hexColor);
 
 /** `{id, name, avatar}` of whoever invited; null when nobody did (a workspace's creator). */
-const userRef: JsonSchema = {
-  type: ['object', 'null'],
-  properties: { id: uuid, name: nullableString, avatar: nullableString },
-  required: ['id', 'name', 'avatar'],
-};
+const userRef = nullable(
+  openObject({ id: uuid, name: nullableString, avatar: nullableString }, ['id', 'name', 'avatar']),
+);
 
-export const workspaceResponse: JsonSchema = object(
+export const workspaceResponse = object(
   {
     id: uuid,
-    name: { type: 'string' },
+    name: Type.String(),
     description: nullableString,
     icon: nullableString,
     color: nullableString,
     ownerId: uuid,
-    isDefault: { type: 'boolean' },
-    isArchived: { type: 'boolean' },
-    documentCount: { type: 'integer' },
+    isDefault: Type.Boolean(),
+    isArchived: Type.Boolean(),
+    documentCount: Type.Integer(),
     createdAt: timestamp,
     updatedAt: timestamp,
   },
@@ -56,15 +53,15 @@ export const workspaceResponse: JsonSchema = object(
   ],
 );
 
-export const memberResponse: JsonSchema = object(
+export const memberResponse = object(
   {
     id: uuid,
     userId: uuid,
-    userName: { type: 'string' },
-    userEmail: { type: 'string' },
+    userName: Type.String(),
+    userEmail: Type.String(),
     userAvatar: nullableString,
     role,
-    status: { type: 'string' },
+    status: Type.String(),
     invitedBy: userRef,
     invitedAt: nullableTimestamp,
     acceptedAt: nullableTimestamp,
@@ -85,53 +82,53 @@ export const memberResponse: JsonSchema = object(
   ],
 );
 
-export const memberSearchResponse: JsonSchema = object(
-  { userId: uuid, name: { type: 'string' }, email: { type: 'string' }, avatar: nullableString, role },
+export const memberSearchResponse = object(
+  { userId: uuid, name: Type.String(), email: Type.String(), avatar: nullableString, role },
   ['userId', 'name', 'email', 'avatar', 'role'],
 );
 
-export const invitationResultResponse: JsonSchema = object(
-  { invitationId: uuid, email: { type: 'string' }, role, expiresAt: timestamp, inviteLink: { type: 'string' } },
+export const invitationResultResponse = object(
+  { invitationId: uuid, email: Type.String(), role, expiresAt: timestamp, inviteLink: Type.String() },
   ['invitationId', 'email', 'role', 'expiresAt', 'inviteLink'],
 );
 
-export const invitationResponse: JsonSchema = object(
+export const invitationResponse = object(
   {
     id: uuid,
-    email: { type: 'string' },
+    email: Type.String(),
     role,
-    status: { type: 'string', enum: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] },
+    status: stringEnum(['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED']),
     message: nullableString,
-    token: { type: 'string' },
+    token: Type.String(),
     invitedBy: userRef,
     invitedAt: timestamp,
     expiresAt: timestamp,
-    workspace: object({ id: uuid, name: { type: 'string' }, icon: nullableString }, ['id', 'name', 'icon']),
+    workspace: object({ id: uuid, name: Type.String(), icon: nullableString }, ['id', 'name', 'icon']),
   },
   ['id', 'email', 'role', 'status', 'message', 'token', 'invitedBy', 'invitedAt', 'expiresAt', 'workspace'],
 );
 
 export const themes = ['light', 'dark', 'system'] as const;
 
-export const preferenceResponse: JsonSchema = object(
+export const preferenceResponse = object(
   {
     lastDocumentId: nullableUuid,
     lastWorkspaceId: nullableUuid,
-    theme: { type: 'string', enum: [...themes] },
-    sidebarCollapsed: { type: 'boolean' },
-    locale: { type: 'string' },
-    notificationsEnabled: { type: 'boolean' },
+    theme: stringEnum(themes),
+    sidebarCollapsed: Type.Boolean(),
+    locale: Type.String(),
+    notificationsEnabled: Type.Boolean(),
   },
   ['lastDocumentId', 'lastWorkspaceId', 'theme', 'sidebarCollapsed', 'locale', 'notificationsEnabled'],
 );
 
-export const userResponse: JsonSchema = object(
+export const userResponse = object(
   {
     id: uuid,
-    email: { type: 'string' },
-    name: { type: 'string' },
+    email: Type.String(),
+    name: Type.String(),
     avatarUrl: nullableString,
-    status: { type: 'string' },
+    status: Type.String(),
     lastLoginAt: nullableTimestamp,
     createdAt: timestamp,
     preference: preferenceResponse,
@@ -139,47 +136,48 @@ export const userResponse: JsonSchema = object(
   ['id', 'email', 'name', 'avatarUrl', 'status', 'lastLoginAt', 'createdAt', 'preference'],
 );
 
-export const mcpKeyResponse: JsonSchema = object(
+export const mcpKeyResponse = object(
   {
     id: uuid,
-    name: { type: 'string' },
-    prefix: { type: 'string' },
+    name: Type.String(),
+    prefix: Type.String(),
     lastUsedAt: nullableTimestamp,
     createdAt: timestamp,
   },
   ['id', 'name', 'prefix', 'lastUsedAt', 'createdAt'],
 );
 
-export const createdMcpKeyResponse: JsonSchema = object(
-  { id: uuid, name: { type: 'string' }, key: { type: 'string' }, prefix: { type: 'string' }, createdAt: timestamp },
+export const createdMcpKeyResponse = object(
+  { id: uuid, name: Type.String(), key: Type.String(), prefix: Type.String(), createdAt: timestamp },
   ['id', 'name', 'key', 'prefix', 'createdAt'],
 );
 
-export const internalUserResponse: JsonSchema = object(
-  { id: uuid, email: { type: 'string' }, name: { type: 'string' }, avatarUrl: nullableString, idpUid: nullableString },
+export const internalUserResponse = object(
+  { id: uuid, email: Type.String(), name: Type.String(), avatarUrl: nullableString, idpUid: nullableString },
   ['id', 'email', 'name', 'avatarUrl', 'idpUid'],
 );
 
-export const membershipResponse: JsonSchema = object(
-  { workspaceId: uuid, userId: uuid, memberId: uuid, role, workspaceArchived: { type: 'boolean' } },
+export const membershipResponse = object(
+  { workspaceId: uuid, userId: uuid, memberId: uuid, role, workspaceArchived: Type.Boolean() },
   ['workspaceId', 'userId', 'memberId', 'role', 'workspaceArchived'],
 );
 
-export const noContent: JsonSchema = { type: 'null', description: 'No Content' };
+/** A 204: the reply is sent without a payload (`reply.status(204).send()`). */
+export const noContent = Type.Unsafe<undefined>({ type: 'null', description: 'No Content' });
 
 /** The error envelope under each listed status, so the OpenAPI description shows the failures. */
-export function errors(...statuses: number[]): Record<number, JsonSchema> {
-  return Object.fromEntries(statuses.map((s) => [s, errorEnvelope]));
+export function errors<const S extends number>(...statuses: S[]): { [K in S]: typeof errorEnvelope } {
+  return Object.fromEntries(statuses.map((s) => [s, errorEnvelope])) as { [K in S]: typeof errorEnvelope };
 }
 
 /** The failures every signed-in route can answer with. */
 export const COMMON_ERRORS = [400, 401] as const;
 
-export const keyOwnerResponse: JsonSchema = object(
+export const keyOwnerResponse = object(
   {
     userId: uuid,
-    email: { type: 'string' },
-    name: { type: 'string' },
+    email: Type.String(),
+    name: Type.String(),
     avatarUrl: nullableString,
     idpUid: nullableString,
   },

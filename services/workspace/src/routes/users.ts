@@ -1,9 +1,10 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
-import { envelope, nullableUuid, object, success } from '@wiki/http';
+import { envelope, nullableUuid, object, stringEnum, success } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import { getMe, updatePreferences } from '../commands/users.js';
-import type { PreferencePatch } from '../db/preferences.js';
 import { presentUser } from '../presenters/user.js';
 import { errors, themes, userResponse } from './schemas.js';
 
@@ -12,13 +13,14 @@ const tags = ['Users'];
 const preferencesBody = object({
   lastDocumentId: nullableUuid,
   lastWorkspaceId: nullableUuid,
-  theme: { type: 'string', enum: [...themes] },
-  sidebarCollapsed: { type: 'boolean' },
-  locale: { type: 'string', maxLength: 10 },
-  notificationsEnabled: { type: 'boolean' },
+  theme: stringEnum(themes),
+  sidebarCollapsed: Type.Boolean(),
+  locale: Type.String({ maxLength: 10 }),
+  notificationsEnabled: Type.Boolean(),
 });
 
-export function registerUserRoutes(app: FastifyInstance, ctx: Context): void {
+export function registerUserRoutes(server: FastifyInstance, ctx: Context): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/users/me',
     {
@@ -35,7 +37,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: Context): void {
     },
   );
 
-  app.put<{ Body: PreferencePatch }>(
+  app.put(
     '/api/v1/users/me/preferences',
     {
       schema: {

@@ -1,6 +1,19 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
-import { envelope, idParams, listOf, notBlank, object, SUCCESS_VOID, success, uuid, voidEnvelope } from '@wiki/http';
+import {
+  envelope,
+  idParams,
+  listOf,
+  notBlank,
+  nullable,
+  object,
+  SUCCESS_VOID,
+  success,
+  uuid,
+  voidEnvelope,
+} from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import {
   createWorkspace,
@@ -11,37 +24,30 @@ import {
   updateWorkspace,
 } from '../commands/workspaces.js';
 import { presentWorkspace } from '../presenters/workspace.js';
-import { errors, hexColor, nullableHexColor, workspaceResponse } from './schemas.js';
+import { errors, nullableHexColor, workspaceResponse } from './schemas.js';
 
 const tags = ['Workspaces'];
 
 const createBody = object(
   {
     name: notBlank(255),
-    description: { type: ['string', 'null'], maxLength: 1000 },
-    icon: { type: ['string', 'null'], maxLength: 50 },
-    color: { ...hexColor, type: ['string', 'null'] },
+    description: nullable(Type.String({ maxLength: 1000 })),
+    icon: nullable(Type.String({ maxLength: 50 })),
+    color: nullableHexColor,
   },
   ['name'],
 );
 
 const updateBody = object({
   name: notBlank(255),
-  description: { type: ['string', 'null'], maxLength: 1000 },
-  icon: { type: ['string', 'null'], maxLength: 50 },
+  description: nullable(Type.String({ maxLength: 1000 })),
+  icon: nullable(Type.String({ maxLength: 50 })),
   color: nullableHexColor,
-  isArchived: { type: 'boolean' },
+  isArchived: Type.Boolean(),
 });
 
-interface WorkspaceFields {
-  name?: string;
-  description?: string | null;
-  icon?: string | null;
-  color?: string | null;
-  isArchived?: boolean;
-}
-
-export function registerWorkspaceRoutes(app: FastifyInstance, ctx: Context): void {
+export function registerWorkspaceRoutes(server: FastifyInstance, ctx: Context): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/workspaces',
     {
@@ -57,7 +63,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: Context): voi
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/api/v1/workspaces/:id',
     {
       schema: {
@@ -73,7 +79,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: Context): voi
     },
   );
 
-  app.post<{ Body: WorkspaceFields & { name: string } }>(
+  app.post(
     '/api/v1/workspaces',
     {
       schema: {
@@ -91,7 +97,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: Context): voi
     },
   );
 
-  app.put<{ Params: { id: string }; Body: WorkspaceFields }>(
+  app.put(
     '/api/v1/workspaces/:id',
     {
       schema: {
@@ -113,7 +119,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: Context): voi
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete(
     '/api/v1/workspaces/:id',
     {
       schema: {
@@ -130,7 +136,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: Context): voi
     },
   );
 
-  app.post<{ Params: { id: string }; Body: { userId: string } }>(
+  app.post(
     '/api/v1/workspaces/:id/transfer-ownership',
     {
       schema: {
