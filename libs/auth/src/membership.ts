@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type DatabasePool, type DatabaseTransactionConnection, type MigrationSet, sql, z } from '@wiki/db';
-import { type EventBus, type EventEnvelope, startConsumer } from '@wiki/events';
+import { type EventBus, type EventEnvelope, startConsumer, type TypedEvent } from '@wiki/events';
 import { forbidden, notFound } from '@wiki/http';
 import { atLeast, isRole, type Role } from './roles.js';
 import type { ServiceClient } from './service-client.js';
@@ -61,6 +61,16 @@ export function workspaceIsOpen(workspaceIdColumn: string) {
   return sql.fragment`NOT EXISTS (SELECT 1 FROM workspace_access_projection w
     WHERE w.workspace_id = ${sql.identifier(workspaceIdColumn.split('.'))} AND (w.is_archived OR w.is_deleted))`;
 }
+
+/** What the projection follows, parsed against the event contracts of @wiki/events. */
+type MembershipEvent = TypedEvent<
+  | 'member.added'
+  | 'member.role_changed'
+  | 'member.removed'
+  | 'workspace.created'
+  | 'workspace.updated'
+  | 'workspace.deleted'
+>;
 
 export function createMembershipAccess(options: MembershipOptions): MembershipAccess {
   const { pool, client, logger } = options;
@@ -152,39 +162,25 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
     forget(workspaceId);
   }
 
-  async function apply(event: EventEnvelope, tx: DatabaseTransactionConnection): Promise<void> {
-    const data = event.data as {
-      workspaceId?: string;
-      userId?: string;
-      memberId?: string;
-      role?: string;
-      id?: string;
-      isArchived?: boolean;
-    };
+  async function apply(event: MembershipEvent, tx: DatabaseTransactionConnection): Promise<void> {
     switch (event.type) {
       case 'member.added':
-      case 'member.role_changed':
-        if (!data.workspaceId || !data.userId || !isRole(data.role)) throw new Error(`malformed ${event.type} event`);
-        await setMember(tx, event, data.workspaceId, data.userId, data.memberId ?? null, data.role);
+      case 'member.role_changed': {
+        const { workspaceId, userId, memberId, role } = event.data;
+        await setMember(tx, event, workspaceId, userId, memberId, role);
         break;
+      }
       case 'member.removed':
-        if (!data.workspaceId || !data.userId) throw new Error('malformed member.removed event');
-        await setMember(tx, event, data.workspaceId, data.userId, null, null);
+        await setMember(tx, event, event.data.workspaceId, event.data.userId, null, null);
         break;
       case 'workspace.created':
-      case 'workspace.updated': {
-        const workspaceId = data.id ?? event.workspaceId;
-        if (!workspaceId || typeof data.isArchived !== 'boolean') throw new Error(`malformed ${event.type} event`);
-        await setWorkspace(tx, event, workspaceId, data.isArchived, false);
+      case 'workspace.updated':
+        await setWorkspace(tx, event, event.data.id, event.data.isArchived, false);
         break;
-      }
-      case 'workspace.deleted': {
-        const workspaceId = data.id ?? event.workspaceId;
-        if (!workspaceId) throw new Error('malformed workspace.deleted event');
-        await setWorkspace(tx, event, workspaceId, true, true);
-        await tx.query(sql.unsafe`DELETE FROM membership_projection WHERE workspace_id = ${workspaceId}`);
+      case 'workspace.deleted':
+        await setWorkspace(tx, event, event.data.id, true, true);
+        await tx.query(sql.unsafe`DELETE FROM membership_projection WHERE workspace_id = ${event.data.id}`);
         break;
-      }
     }
   }
 

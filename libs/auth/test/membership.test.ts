@@ -188,11 +188,11 @@ describe('membership projection', () => {
   });
 
   it('follows member events: added, role changed, removed', async () => {
-    await publish('member.added', { workspaceId: ws, userId: bob, memberId: null, role: 'VIEWER' });
+    await publish('member.added', { workspaceId: ws, userId: bob, memberId: randomUUID(), role: 'VIEWER' });
     await eventually(async () => expect(await projected(ws, bob)).toBe('VIEWER'));
-    await publish('member.role_changed', { workspaceId: ws, userId: ada, memberId: null, role: 'ADMIN' });
+    await publish('member.role_changed', { workspaceId: ws, userId: ada, memberId: randomUUID(), role: 'ADMIN' });
     await eventually(async () => expect(await access.roleOf(ws, ada)).toBe('ADMIN'));
-    await publish('member.removed', { workspaceId: ws, userId: bob, memberId: null, role: 'VIEWER' });
+    await publish('member.removed', { workspaceId: ws, userId: bob, memberId: randomUUID(), role: 'VIEWER' });
     await eventually(async () => expect(await projected(ws, bob)).toBeNull());
     expect(await access.roleOf(ws, bob)).toBeNull(); // the peer does not know bob either
   });
@@ -201,13 +201,18 @@ describe('membership projection', () => {
     const carol = randomUUID();
     const t0 = Date.now();
     await applied(
-      await publishAt(new Date(t0), 'member.added', { workspaceId: ws, userId: carol, memberId: null, role: 'EDITOR' }),
+      await publishAt(new Date(t0), 'member.added', {
+        workspaceId: ws,
+        userId: carol,
+        memberId: randomUUID(),
+        role: 'EDITOR',
+      }),
     );
     await applied(
       await publishAt(new Date(t0 + 2000), 'member.removed', {
         workspaceId: ws,
         userId: carol,
-        memberId: null,
+        memberId: randomUUID(),
         role: 'EDITOR',
       }),
     );
@@ -216,7 +221,7 @@ describe('membership projection', () => {
       await publishAt(new Date(t0 + 1000), 'member.role_changed', {
         workspaceId: ws,
         userId: carol,
-        memberId: null,
+        memberId: randomUUID(),
         role: 'ADMIN',
       }),
     );
@@ -228,7 +233,7 @@ describe('membership projection', () => {
       await publishAt(new Date(t0 + 3000), 'member.added', {
         workspaceId: ws,
         userId: carol,
-        memberId: null,
+        memberId: randomUUID(),
         role: 'VIEWER',
       }),
     );
@@ -245,7 +250,12 @@ describe('membership projection', () => {
     // The workspace service answered "EDITOR" just before the member was removed; the event
     // gets here before the answer does.
     await applied(
-      await publishAt(new Date(), 'member.removed', { workspaceId: ws, userId: dave, memberId: null, role: 'EDITOR' }),
+      await publishAt(new Date(), 'member.removed', {
+        workspaceId: ws,
+        userId: dave,
+        memberId: randomUUID(),
+        role: 'EDITOR',
+      }),
     );
     peer.gate.hold = null;
     release();
@@ -255,7 +265,7 @@ describe('membership projection', () => {
 
   it('shuts an archived workspace and opens it again when it is restored (ARCHITECTURE 5.13)', async () => {
     const shelved = randomUUID();
-    await publish('member.added', { workspaceId: shelved, userId: ada, memberId: null, role: 'OWNER' });
+    await publish('member.added', { workspaceId: shelved, userId: ada, memberId: randomUUID(), role: 'OWNER' });
     await eventually(async () => expect(await access.roleOf(shelved, ada)).toBe('OWNER'));
     await publish('workspace.updated', { id: shelved, name: 'Shelved', icon: null, isArchived: true, ownerId: ada });
     await eventually(async () => expect(await access.roleOf(shelved, ada)).toBeNull());
@@ -292,7 +302,7 @@ describe('membership projection', () => {
 
   it('keeps a deleted workspace shut whatever arrives after the deletion', async () => {
     const gone = randomUUID();
-    await publish('member.added', { workspaceId: gone, userId: bob, memberId: null, role: 'EDITOR' });
+    await publish('member.added', { workspaceId: gone, userId: bob, memberId: randomUUID(), role: 'EDITOR' });
     await eventually(async () => expect(await access.roleOf(gone, bob)).toBe('EDITOR'));
     await publish('workspace.deleted', { id: gone, name: 'Gone', icon: null, isArchived: false, ownerId: bob });
     await eventually(async () => expect(await access.roleOf(gone, bob)).toBeNull());
@@ -309,7 +319,7 @@ describe('membership projection', () => {
       await publishAt(new Date(Date.now() + 60_000), 'member.added', {
         workspaceId: gone,
         userId: bob,
-        memberId: null,
+        memberId: randomUUID(),
         role: 'ADMIN',
       }),
     );
@@ -317,7 +327,7 @@ describe('membership projection', () => {
   });
 
   it('purges a deleted workspace', async () => {
-    await publish('member.added', { workspaceId: otherWs, userId: ada, memberId: null, role: 'OWNER' });
+    await publish('member.added', { workspaceId: otherWs, userId: ada, memberId: randomUUID(), role: 'OWNER' });
     await eventually(async () => expect(await projected(otherWs, ada)).toBe('OWNER'));
     await publish('workspace.deleted', { id: ws, name: 'x', icon: null, isArchived: false, ownerId: ada });
     await eventually(async () => expect(await projected(ws, ada)).toBeNull());

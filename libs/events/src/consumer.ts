@@ -10,26 +10,31 @@ import {
 import { headers, nanos } from '@nats-io/transport-node';
 import { type DatabasePool, type DatabaseTransactionConnection, sql, z } from '@wiki/db';
 import type { EventBus } from './bus.js';
+import { checkContract, type EventFor } from './contracts.js';
 import { type EventEnvelope, parseEnvelope } from './envelope.js';
 import { errorText, type Logger } from './logger.js';
 import { dlqSubject, filterSubjectFor, wantsSubject } from './subjects.js';
 import { isConnectionError } from './transient.js';
 
-export interface ConsumerOptions {
+/**
+ * `P`: the event types (or patterns) consumed. When all are of the catalog (contracts.ts), the
+ * handlers receive typed events whose data has been parsed against its contract.
+ */
+export interface ConsumerOptions<P extends string = string> {
   bus: EventBus;
   pool: DatabasePool;
   /** Durable consumer name, `<service>-<purpose>`, e.g. `workspace-document-count`. */
   name: string;
   /** Event types or NATS-style patterns: `['member.added', 'member.removed']`, `['document.*']`. */
-  types: string[];
+  types: readonly P[];
   /** Applies the event; runs in the transaction that records it as consumed. Throw to retry. */
-  handle: (event: EventEnvelope, tx: DatabaseTransactionConnection) => Promise<void>;
+  handle: (event: EventFor<P>, tx: DatabaseTransactionConnection) => Promise<void>;
   /**
    * Applies the events of a transaction (one or several, in order, each new to this consumer):
    * for a handler that can do a batch in fewer statements than one per event. Defaults to
    * `handle` for each. Must have the same effect as `handle` on each event in turn.
    */
-  handleBatch?: (events: EventEnvelope[], tx: DatabaseTransactionConnection) => Promise<void>;
+  handleBatch?: (events: EventFor<P>[], tx: DatabaseTransactionConnection) => Promise<void>;
   logger: Logger;
   /** Deliveries before the event is dead-lettered (default 10). */
   maxDeliver?: number;
@@ -111,9 +116,20 @@ function headerValue(text: string): string {
  * Failures to reach the database are retried without limit instead (see isConnectionError).
  * Later events go on meanwhile, so a retried event is applied after them: handlers must not
  * depend on strict order between events.
+ *
+ * An event whose type is of the catalog reaches the handler with its data parsed against the
+ * type's contract (contracts.ts); an event whose data does not fit, like an unreadable one, is
+ * dead-lettered at once (retrying cannot mend it), the failing fields named in the
+ * `Wiki-Dlq-Error` header and the error log.
  */
-export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsumer> {
-  const { bus, pool, name, types, handle, logger } = opts;
+export async function startConsumer<const P extends string>(opts: ConsumerOptions<P>): Promise<RunningConsumer> {
+  const { bus, pool, name, types, logger } = opts;
+  // The one place where envelopes become typed events: processBatch has checked them against
+  // their contracts (and EventFor<P> is the plain envelope for types outside the catalog).
+  const handle = opts.handle as (event: EventEnvelope, tx: DatabaseTransactionConnection) => Promise<void>;
+  const handleBatch = opts.handleBatch as
+    | ((events: EventEnvelope[], tx: DatabaseTransactionConnection) => Promise<void>)
+    | undefined;
   if (!CONSUMER_NAME.test(name)) throw new Error(`Invalid consumer name "${name}"`);
   const maxDeliver = opts.maxDeliver ?? 10;
   const backoffMs = opts.backoffMs ?? defaultBackoffMs;
@@ -187,7 +203,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
       // delete(): an event delivered twice within one batch runs once.
       const events = envelopes.filter((envelope) => fresh.delete(envelope.id));
       if (events.length === 0) return 0;
-      if (opts.handleBatch) await opts.handleBatch(events, tx);
+      if (handleBatch) await handleBatch(events, tx);
       else for (const event of events) await handle(event, tx);
       return events.length;
     });
@@ -240,10 +256,17 @@ export async function startConsumer(opts: ConsumerOptions): Promise<RunningConsu
         m.ack(); // shares the filter subject but is not for this consumer
         continue;
       }
+      let envelope: EventEnvelope;
       try {
-        ready.push({ m, envelope: parseEnvelope(m.string()) });
+        envelope = parseEnvelope(m.string());
       } catch (error) {
         await deadLetter(m, null, new Error(`unreadable envelope: ${errorText(error)}`)); // retrying cannot help
+        continue;
+      }
+      try {
+        ready.push({ m, envelope: checkContract(envelope) });
+      } catch (error) {
+        await deadLetter(m, envelope, error); // nor here: the same data fails the same way
       }
     }
     if (ready.length === 1) return processOne(ready[0].m, ready[0].envelope);

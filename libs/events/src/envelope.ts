@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
 
-export interface EventEnvelope<T = Record<string, unknown>> {
+/** `D`: the data; `Type`: the event type, narrowed by TypedEvent (contracts.ts). */
+export interface EventEnvelope<D = Record<string, unknown>, Type extends string = string> {
   id: string;
-  type: string;
+  type: Type;
   version: 1;
   occurredAt: string;
   actorId: string | null;
   workspaceId: string | null;
-  data: T;
+  data: D;
 }
 
-export interface NewEvent<T = Record<string, unknown>> {
-  type: string;
+export interface NewEvent<D = Record<string, unknown>, Type extends string = string> {
+  type: Type;
   actorId?: string | null;
   workspaceId?: string | null;
-  data: T;
+  data: D;
 }
 
 /** Lower-case dot-separated tokens, e.g. `member.role_changed`; no wildcards, no spaces. */
@@ -28,7 +29,7 @@ export function assertEventType(type: string): void {
     throw new Error(`Invalid event type "${type}": the "dlq." namespace is reserved for dead letters`);
 }
 
-export function createEnvelope<T>(event: NewEvent<T>): EventEnvelope<T> {
+export function createEnvelope<D, Type extends string = string>(event: NewEvent<D, Type>): EventEnvelope<D, Type> {
   assertEventType(event.type);
   return {
     id: randomUUID(),

@@ -12,6 +12,22 @@ export {
   type RunningConsumer,
   startConsumer,
 } from './consumer.js';
+export {
+  checkContract,
+  DOCUMENT_CHANGES,
+  type DocumentChange,
+  EventContractError,
+  type EventData,
+  type EventFor,
+  type EventType,
+  eventContracts,
+  INVITATION_ROLES,
+  isEventType,
+  newEvent,
+  parseEventData,
+  ROLES,
+  type TypedEvent,
+} from './contracts.js';
 export type { EventEnvelope, NewEvent } from './envelope.js';
 export { assertEventType, createEnvelope, parseEnvelope } from './envelope.js';
 export type { Logger } from './logger.js';

@@ -5,7 +5,10 @@ import { createEnvelope, type EventEnvelope, type NewEvent } from './envelope.js
  * Writes the event into the outbox inside the caller's transaction: it is published if and only
  * if that transaction commits. Returns the envelope (its id is the NATS message id later).
  */
-export async function publishInTx<T>(tx: CommonQueryMethods, event: NewEvent<T>): Promise<EventEnvelope<T>> {
+export async function publishInTx<D, Type extends string = string>(
+  tx: CommonQueryMethods,
+  event: NewEvent<D, Type>,
+): Promise<EventEnvelope<D, Type>> {
   const envelope = createEnvelope(event);
   await tx.query(sql.unsafe`
     INSERT INTO event_outbox (id, type, envelope)

@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Config } from '@wiki/config';
+import { isEventType, parseEventData } from '@wiki/events';
 
 export interface EventRecorder {
   events: Array<{
@@ -11,6 +12,11 @@ export interface EventRecorder {
     actorId: string | null;
   }>;
   ofType(type: string): EventRecorder['events'];
+  /**
+   * What is wrong with the recorded events whose data breaks the contract of their type
+   * (@wiki/events), one line each: a producer's test asserts there is nothing.
+   */
+  contractViolations(): string[];
   close(): Promise<void>;
 }
 
@@ -39,6 +45,16 @@ export async function recordEvents(config: Config): Promise<EventRecorder> {
   return {
     events,
     ofType: (type) => events.filter((e) => e.type === type),
+    contractViolations: () =>
+      events.flatMap((e) => {
+        if (!isEventType(e.type)) return [];
+        try {
+          parseEventData(e.type, e.data);
+          return [];
+        } catch (error) {
+          return [`${e.id}: ${(error as Error).message}`];
+        }
+      }),
     close: () => nc.close(),
   };
 }

@@ -1,3 +1,4 @@
+export * from './event-factories.js';
 export * from './events.js';
 export * from './jwks.js';
 export * from './names.js';

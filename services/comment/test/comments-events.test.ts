@@ -333,3 +333,11 @@ describe('user projection', () => {
     expect(row?.name).toBe('Carl Commenter');
   });
 });
+
+describe('event contracts', () => {
+  it('sent only events whose data fits the contract of their type (@wiki/events)', () => {
+    expect(rec.ofType('comment.edited').length).toBeGreaterThan(0);
+    expect(rec.ofType('invitation.accepted').length).toBeGreaterThan(0);
+    expect(rec.contractViolations()).toEqual([]);
+  });
+});

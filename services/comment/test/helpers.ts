@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IDENTITY_HEADER, type Role, verifyIdentityToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { connectEventBus, createEnvelope, type EventEnvelope } from '@wiki/events';
+import { connectEventBus, type EventData, type EventEnvelope, type EventType } from '@wiki/events';
 import { startService as startGateway } from '@wiki/gateway';
-import { type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
+import { type SignedInUser, type Stack, type StartPart, startStack, testEvent } from '@wiki/testing';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
 import { startService as startComment } from '../src/service.js';
 
@@ -142,9 +142,9 @@ export async function join(
 }
 
 /** Publishes an event on the stack's stream the way another service's outbox relay would. */
-export async function publishEvent(
+export async function publishEvent<T extends EventType>(
   config: Config,
-  event: { type: string; workspaceId?: string | null; actorId?: string | null; data: Record<string, unknown> },
+  event: { type: T; workspaceId?: string | null; actorId?: string | null; data: Partial<EventData<T>> },
 ): Promise<EventEnvelope> {
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
   const bus = await connectEventBus({
@@ -155,10 +155,10 @@ export async function publishEvent(
     logger: silent,
   });
   try {
-    const envelope = createEnvelope({
-      type: event.type,
-      workspaceId: event.workspaceId ?? null,
-      actorId: event.actorId ?? null,
+    // The data the test gives over valid defaults: the consumers parse it against its contract.
+    const envelope = testEvent(event.type, {
+      workspaceId: event.workspaceId,
+      actorId: event.actorId,
       data: event.data,
     });
     await bus.publish(envelope);

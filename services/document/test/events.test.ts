@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql, z } from '@wiki/db';
-import { connectEventBus, createEnvelope, type EventBus } from '@wiki/events';
-import { type EventRecorder, eventually, recordEvents } from '@wiki/testing';
+import { connectEventBus, type EventBus, type EventData, type EventType } from '@wiki/events';
+import { type EventRecorder, eventually, recordEvents, testEvent } from '@wiki/testing';
 import { type DocStack, para, startDocStack, type TestUser } from './helpers.js';
+
+type ThreadChange = 'thread_created' | 'thread_resolved' | 'thread_reopened' | 'thread_deleted';
 
 describe('events: document.* out, projections in (through the gateway and NATS)', () => {
   let t: DocStack;
@@ -147,30 +149,22 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
 
   it('counts open comment threads from comment.thread_* events', async () => {
     const doc = await t.create(editor, { workspaceId: ws, title: 'Discussed' });
-    const thread = (type: string, threadId: string, status?: string) =>
+    const thread = (type: ThreadChange, threadId: string, status: 'open' | 'resolved') =>
       bus.publish(
-        createEnvelope({
-          type: `comment.${type}`,
+        testEvent(`comment.${type}`, {
           actorId: owner.id,
-          workspaceId: ws,
-          data: {
-            threadId,
-            documentId: doc.id,
-            workspaceId: ws,
-            ...(status ? { status } : {}),
-            participants: [owner.id],
-          },
+          data: { threadId, documentId: doc.id, workspaceId: ws, status, createdBy: owner.id },
         }),
       );
     const [t1, t2, t3] = [randomUUID(), randomUUID(), randomUUID()];
-    await thread('thread_created', t1, 'OPEN');
-    await thread('thread_created', t2, 'OPEN');
-    await thread('thread_created', t3);
+    await thread('thread_created', t1, 'open');
+    await thread('thread_created', t2, 'open');
+    await thread('thread_created', t3, 'open');
     await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(3));
-    await thread('thread_resolved', t1, 'RESOLVED');
-    await thread('thread_deleted', t2);
+    await thread('thread_resolved', t1, 'resolved');
+    await thread('thread_deleted', t2, 'open');
     await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(1));
-    await thread('thread_reopened', t1, 'OPEN');
+    await thread('thread_reopened', t1, 'open');
     await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(2));
   });
 
@@ -179,9 +173,9 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
    * a late event is one whose occurredAt is older than that of an event applied before it (what a
    * retried event looks like to the consumer).
    */
-  const deliver = async (consumer: string, type: string, data: Record<string, unknown>, at: number) => {
+  const deliver = async <T extends EventType>(consumer: string, type: T, data: Partial<EventData<T>>, at: number) => {
     const envelope = {
-      ...createEnvelope({ type, actorId: owner.id, workspaceId: ws, data }),
+      ...testEvent(type, { actorId: owner.id, workspaceId: ws, data }),
       occurredAt: new Date(at).toISOString(),
     };
     await bus.publish(envelope);
@@ -216,27 +210,28 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
   });
 
   describe('comment threads out of order', () => {
-    const threadEvent = (documentId: string) => (type: string, threadId: string, status: string, at: number) =>
-      deliver(
-        'document-comment-threads',
-        `comment.${type}`,
-        { threadId, documentId, workspaceId: ws, status, participants: [owner.id] },
-        at,
-      );
+    const threadEvent =
+      (documentId: string) => (type: ThreadChange, threadId: string, status: 'open' | 'resolved', at: number) =>
+        deliver(
+          'document-comment-threads',
+          `comment.${type}`,
+          { threadId, documentId, workspaceId: ws, status, createdBy: owner.id },
+          at,
+        );
 
     it('never brings a deleted thread back: a late thread_created or thread_reopened leaves openCommentCount at 0', async () => {
       const doc = await t.create(editor, { workspaceId: ws, title: 'Deleted threads' });
       const thread = threadEvent(doc.id);
       const [t1, t2] = [randomUUID(), randomUUID()];
       const now = Date.now();
-      await thread('thread_created', t1, 'OPEN', now - 3000);
-      await thread('thread_deleted', t1, 'OPEN', now - 1000);
-      await thread('thread_reopened', t1, 'OPEN', now - 2000);
-      await thread('thread_created', t1, 'OPEN', now - 3000); // republished under a new event id
-      await thread('thread_reopened', t1, 'OPEN', now); // even with a later clock: the deletion is final
+      await thread('thread_created', t1, 'open', now - 3000);
+      await thread('thread_deleted', t1, 'open', now - 1000);
+      await thread('thread_reopened', t1, 'open', now - 2000);
+      await thread('thread_created', t1, 'open', now - 3000); // republished under a new event id
+      await thread('thread_reopened', t1, 'open', now); // even with a later clock: the deletion is final
       // Deleted before its creation arrived at all.
-      await thread('thread_deleted', t2, 'OPEN', now - 1000);
-      await thread('thread_created', t2, 'OPEN', now - 3000);
+      await thread('thread_deleted', t2, 'open', now - 1000);
+      await thread('thread_created', t2, 'open', now - 3000);
       expect((await readDoc(doc.id)).openCommentCount).toBe(0);
     });
 
@@ -245,14 +240,14 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
       const thread = threadEvent(doc.id);
       const t1 = randomUUID();
       const now = Date.now();
-      await thread('thread_created', t1, 'OPEN', now - 3000);
-      await thread('thread_resolved', t1, 'RESOLVED', now - 1000);
-      await thread('thread_reopened', t1, 'OPEN', now - 2000);
+      await thread('thread_created', t1, 'open', now - 3000);
+      await thread('thread_resolved', t1, 'resolved', now - 1000);
+      await thread('thread_reopened', t1, 'open', now - 2000);
       expect((await readDoc(doc.id)).openCommentCount).toBe(0);
-      await thread('thread_reopened', t1, 'OPEN', now); // a newer one still applies
+      await thread('thread_reopened', t1, 'open', now); // a newer one still applies
       expect((await readDoc(doc.id)).openCommentCount).toBe(1);
-      await thread('thread_created', t1, 'OPEN', now - 3000); // nor does a late creation undo it
-      await thread('thread_resolved', t1, 'RESOLVED', now - 1000);
+      await thread('thread_created', t1, 'open', now - 3000); // nor does a late creation undo it
+      await thread('thread_resolved', t1, 'resolved', now - 1000);
       expect((await readDoc(doc.id)).openCommentCount).toBe(1);
     });
   });
@@ -280,5 +275,10 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     );
     expect(states).toBe(0);
     expect((await readDoc(keep.id)).title).toBe('keep');
+  });
+
+  it('sent only events whose data fits the contract of their type (@wiki/events)', () => {
+    expect(rec.ofType('document.moved').length).toBeGreaterThan(0);
+    expect(rec.contractViolations()).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, sql, z } from '@wiki/db';
-import { connectEventBus, createEnvelope, type EventBus } from '@wiki/events';
-import { cleanupConfig, type EventRecorder, eventually, isolatedConfig, recordEvents } from '@wiki/testing';
+import { connectEventBus, type EventBus, type EventData, type EventType } from '@wiki/events';
+import { cleanupConfig, type EventRecorder, eventually, isolatedConfig, recordEvents, testEvent } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { startService } from '../src/service.js';
 
@@ -66,8 +66,8 @@ afterAll(async () => {
   if (config) await cleanupConfig(config);
 });
 
-function publishDocumentEvent(type: string, workspaceId: string, data: Record<string, unknown>) {
-  const envelope = createEnvelope({ type, actorId: ownerId, workspaceId, data: { workspaceId, ...data } });
+function publishDocumentEvent<T extends EventType>(type: T, workspaceId: string, data: Partial<EventData<T>>) {
+  const envelope = testEvent(type, { actorId: ownerId, workspaceId, data: { workspaceId, ...data } });
   return bus.publish(envelope).then(() => envelope);
 }
 
@@ -91,6 +91,7 @@ describe('events out', () => {
     // The default workspace and the user came out earlier (before the recorder listened): they are in the stream.
     const info = await bus.jsm.streams.info(config.eventsStream);
     expect(info.state.messages).toBeGreaterThanOrEqual(5);
+    expect(recorder.contractViolations()).toEqual([]);
   });
 });
 

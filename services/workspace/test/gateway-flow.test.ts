@@ -1,6 +1,6 @@
 import { mintIdentityToken } from '@wiki/auth';
-import { connectEventBus, createEnvelope, type EventBus } from '@wiki/events';
-import { type EventRecorder, eventually, recordEvents, type Stack, startStack } from '@wiki/testing';
+import { connectEventBus, type EventBus } from '@wiki/events';
+import { type EventRecorder, eventually, recordEvents, type Stack, startStack, testEvent } from '@wiki/testing';
 import { startService as startGateway } from '../../../gateway/src/service.js';
 import { startService } from '../src/service.js';
 import { tokenOf } from './helpers.js';
@@ -126,22 +126,12 @@ describe('through the gateway', () => {
     const ids = [crypto.randomUUID(), crypto.randomUUID()];
     for (const id of ids) {
       await bus.publish(
-        createEnvelope({
-          type: 'document.created',
-          actorId: owner.id,
-          workspaceId: ws.id,
-          data: { id, workspaceId: ws.id, title: 't' },
-        }),
+        testEvent('document.created', { actorId: owner.id, data: { id, workspaceId: ws.id, title: 't' } }),
       );
     }
     await eventually(async () => expect(await count()).toBe(2));
     await bus.publish(
-      createEnvelope({
-        type: 'document.deleted',
-        actorId: owner.id,
-        workspaceId: ws.id,
-        data: { id: ids[0], ids: [ids[0]], workspaceId: ws.id },
-      }),
+      testEvent('document.deleted', { actorId: owner.id, data: { id: ids[0], ids: [ids[0]], workspaceId: ws.id } }),
     );
     await eventually(async () => expect(await count()).toBe(1));
     const listed = await stack.request('GET', '/api/v1/workspaces', { token: owner.token });

@@ -1,11 +1,12 @@
 import type { CommonQueryMethods } from '@wiki/db';
-import { publishInTx } from '@wiki/events';
+import { newEvent, publishInTx } from '@wiki/events';
 import type { CommentRow } from '../db/comments.js';
 import type { ThreadRow } from '../db/threads.js';
 
 /**
- * The events this service emits (ARCHITECTURE 4), written to the outbox inside the caller's
- * transaction so that each goes out exactly when its change commits.
+ * The events this service emits (ARCHITECTURE 4), their data typed by the contracts of
+ * @wiki/events, written to the outbox inside the caller's transaction so that each goes out
+ * exactly when its change commits.
  */
 
 export type ThreadChange = 'thread_created' | 'thread_resolved' | 'thread_reopened' | 'thread_deleted';
@@ -19,20 +20,22 @@ export function emitThread(
   thread: ThreadRow,
   participants: string[],
 ) {
-  return publishInTx(tx, {
-    type: `comment.${change}`,
-    actorId,
-    workspaceId: thread.workspaceId,
-    data: {
-      threadId: thread.id,
-      documentId: thread.documentId,
+  return publishInTx(
+    tx,
+    newEvent(`comment.${change}`, {
+      actorId,
       workspaceId: thread.workspaceId,
-      status: thread.status,
-      participants,
-      createdBy: thread.createdBy,
-      resolvedBy: thread.resolvedBy,
-    },
-  });
+      data: {
+        threadId: thread.id,
+        documentId: thread.documentId,
+        workspaceId: thread.workspaceId,
+        status: thread.status,
+        participants,
+        createdBy: thread.createdBy,
+        resolvedBy: thread.resolvedBy,
+      },
+    }),
+  );
 }
 
 export interface CommentEventExtras {
@@ -52,20 +55,23 @@ export function emitComment(
   comment: CommentRow,
   extras: CommentEventExtras,
 ) {
-  return publishInTx(tx, {
-    type: `comment.${change}`,
-    actorId,
+  const data = {
+    commentId: comment.id,
+    threadId: thread.id,
+    documentId: thread.documentId,
     workspaceId: thread.workspaceId,
-    data: {
-      commentId: comment.id,
-      threadId: thread.id,
-      documentId: thread.documentId,
-      workspaceId: thread.workspaceId,
-      authorId: comment.authorId,
-      threadCreatedBy: thread.createdBy,
-      mentions: extras.mentions,
-      participants: extras.participants,
-      ...(extras.newMentions ? { newMentions: extras.newMentions } : {}),
-    },
-  });
+    authorId: comment.authorId,
+    threadCreatedBy: thread.createdBy,
+    mentions: extras.mentions,
+    participants: extras.participants,
+  };
+  const event =
+    change === 'edited'
+      ? newEvent('comment.edited', {
+          actorId,
+          workspaceId: thread.workspaceId,
+          data: extras.newMentions ? { ...data, newMentions: extras.newMentions } : data,
+        })
+      : newEvent(`comment.${change}`, { actorId, workspaceId: thread.workspaceId, data });
+  return publishInTx(tx, event);
 }

@@ -5,7 +5,7 @@ import { loadCollabState, saveCollabState } from '../db/collab-states.js';
 import { type DocumentPatch, findState, updateDocument } from '../db/documents.js';
 import { parseContent } from '../domain/content.js';
 import { deriveText, fromPlainText } from '../domain/plain-text.js';
-import { emitUpdated } from '../events/producers.js';
+import { type DocumentChange, emitUpdated } from '../events/producers.js';
 import { requireNotArchived } from './access.js';
 
 /** The internal API of the collaboration server (spec 4.10, ARCHITECTURE 5.11). */
@@ -70,7 +70,7 @@ export async function saveCollab(
   log: Logger,
 ): Promise<void> {
   const patch: DocumentPatch = {};
-  const changed: string[] = [];
+  const changed: DocumentChange[] = [];
   if (save.jsonContent !== undefined) {
     const content = parseContent(save.jsonContent);
     patch.content = { json: content.json, ...deriveText(content.blocks) };

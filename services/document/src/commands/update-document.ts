@@ -10,7 +10,7 @@ import {
 import { emptyContent, parseContent } from '../domain/content.js';
 import { checkCoverImageUrl } from '../domain/cover-image.js';
 import { deriveText } from '../domain/plain-text.js';
-import { emitArchived, emitMoved, emitRestored, emitUpdated } from '../events/producers.js';
+import { type DocumentChange, emitArchived, emitMoved, emitRestored, emitUpdated } from '../events/producers.js';
 import { requireDocumentRole, requireNotArchived } from './access.js';
 import { archiveSubtree, restoreSubtree } from './archive.js';
 import { lockTreeExclusive } from './tree-lock.js';
@@ -41,7 +41,7 @@ export async function updateDocument(
 ): Promise<void> {
   const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR', actor.requestId);
   const patch: DocumentPatch = {};
-  const changed: string[] = [];
+  const changed: DocumentChange[] = [];
   if (input.title !== undefined) {
     patch.title = input.title;
     changed.push('title');

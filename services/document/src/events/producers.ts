@@ -1,11 +1,14 @@
 import type { CommonQueryMethods } from '@wiki/db';
-import { createEnvelope, type EventEnvelope, type NewEvent, publishInTx } from '@wiki/events';
+import { createEnvelope, type DocumentChange, type EventEnvelope, newEvent, publishInTx } from '@wiki/events';
 import type { DocumentState } from '../db/documents.js';
 
+export type { DocumentChange };
+
 /**
- * The document.* events (ARCHITECTURE 4), written to the outbox in the caller's transaction.
- * Every event carries the document's id, workspaceId, parentId, title, icon and flags; created
- * and updated also its plain text for the search index. Events about a subtree (archived,
+ * The document.* events (ARCHITECTURE 4), written to the outbox in the caller's transaction, their
+ * data typed by the contracts of @wiki/events. Every event carries the document's id,
+ * workspaceId, parentId, title, icon, flags (isArchived, isPublished, isTemplate) and updatedAt;
+ * created and updated also its plain text for the search index. Events about a subtree (archived,
  * restored, deleted) name every affected document in `ids`.
  */
 
@@ -23,37 +26,32 @@ function describe(doc: DocumentState) {
   };
 }
 
-function event(
-  type: string,
-  actorId: string | null,
-  doc: DocumentState,
-  extra: Record<string, unknown> = {},
-): NewEvent {
-  return { type: `document.${type}`, actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ...extra } };
-}
-
-function emit(
-  tx: CommonQueryMethods,
-  type: string,
-  actorId: string | null,
-  doc: DocumentState,
-  extra: Record<string, unknown> = {},
-) {
-  return publishInTx(tx, event(type, actorId, doc, extra));
-}
-
 /** document.created, not yet written: the insert writes it with the document (db/prepared-statements.ts). */
 export const createdEnvelope = (actorId: string, doc: DocumentState): EventEnvelope =>
-  createEnvelope(event('created', actorId, doc, { plainText: doc.plainText }));
+  createEnvelope(
+    newEvent('document.created', {
+      actorId,
+      workspaceId: doc.workspaceId,
+      data: { ...describe(doc), plainText: doc.plainText },
+    }),
+  );
 
-/** `changed` names the fields that changed (title, content, icon, coverImageUrl, lastEditedBy). */
+/** `changed` names the fields that changed. */
 export const emitUpdated = (
   tx: CommonQueryMethods,
   actorId: string | null,
   doc: DocumentState,
-  changed: string[],
+  changed: DocumentChange[],
   plainText = doc.plainText,
-) => emit(tx, 'updated', actorId, doc, { plainText, changed });
+) =>
+  publishInTx(
+    tx,
+    newEvent('document.updated', {
+      actorId,
+      workspaceId: doc.workspaceId,
+      data: { ...describe(doc), plainText, changed },
+    }),
+  );
 
 export const emitMoved = (
   tx: CommonQueryMethods,
@@ -61,18 +59,39 @@ export const emitMoved = (
   doc: DocumentState,
   previousParentId: string | null,
   reason: 'move' | 'parent-deleted' | 'restore',
-) => emit(tx, 'moved', actorId, doc, { previousParentId, reason });
+) =>
+  publishInTx(
+    tx,
+    newEvent('document.moved', {
+      actorId,
+      workspaceId: doc.workspaceId,
+      data: { ...describe(doc), previousParentId, reason },
+    }),
+  );
 
 /** `ids`: the document and every descendant that this archiving hid. */
 export const emitArchived = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) =>
-  emit(tx, 'archived', actorId, doc, { ids });
+  publishInTx(
+    tx,
+    newEvent('document.archived', { actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ids } }),
+  );
 
 /** `ids`: the document and every descendant that this restoring brought back. */
 export const emitRestored = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) =>
-  emit(tx, 'restored', actorId, doc, { ids });
+  publishInTx(
+    tx,
+    newEvent('document.restored', { actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ids } }),
+  );
 
 export const emitPublication = (tx: CommonQueryMethods, actorId: string, doc: DocumentState) =>
-  emit(tx, doc.isPublished ? 'published' : 'unpublished', actorId, doc);
+  publishInTx(
+    tx,
+    newEvent(doc.isPublished ? 'document.published' : 'document.unpublished', {
+      actorId,
+      workspaceId: doc.workspaceId,
+      data: describe(doc),
+    }),
+  );
 
 /**
  * `ids`: every removed document (the subtree of a cascade, or the document alone); `cascade`
@@ -84,4 +103,12 @@ export const emitDeleted = (
   doc: DocumentState,
   ids: string[],
   cascade: boolean,
-) => emit(tx, 'deleted', actorId, doc, { ids, cascade });
+) =>
+  publishInTx(
+    tx,
+    newEvent('document.deleted', {
+      actorId,
+      workspaceId: doc.workspaceId,
+      data: { ...describe(doc), ids, cascade },
+    }),
+  );

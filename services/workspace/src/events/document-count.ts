@@ -1,41 +1,36 @@
 import type { DatabasePool, DatabaseTransactionConnection } from '@wiki/db';
-import { type EventBus, type EventEnvelope, type Logger, startConsumer } from '@wiki/events';
+import { type EventBus, type Logger, startConsumer, type TypedEvent } from '@wiki/events';
 import { countDocuments, uncountDocuments } from '../db/counted-documents.js';
 
 export const DOCUMENT_COUNT_CONSUMER = 'workspace-document-count';
-export const DOCUMENT_COUNT_TYPES = ['document.created', 'document.deleted', 'document.archived', 'document.restored'];
+export const DOCUMENT_COUNT_TYPES = [
+  'document.created',
+  'document.deleted',
+  'document.archived',
+  'document.restored',
+] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The events the count follows, their data parsed against the contracts of @wiki/events. */
+export type DocumentCountEvent = TypedEvent<(typeof DOCUMENT_COUNT_TYPES)[number]>;
 
-/** The documents an event is about: `data.ids` (a cascade or a subtree) when given, else `data.id`. */
-export function documentIdsOf(data: Record<string, unknown>): string[] {
-  const ids = Array.isArray(data.ids) ? data.ids : [data.id];
-  return [...new Set(ids.filter((id): id is string => typeof id === 'string' && UUID.test(id)))];
-}
-
-function isArchived(data: Record<string, unknown>): boolean {
-  const flags = data.flags as Record<string, unknown> | undefined;
-  return data.isArchived === true || flags?.isArchived === true;
+/** The documents an event is about: `data.ids` (a cascade or a subtree; once each), for a creation `data.id`. */
+export function documentIdsOf(event: DocumentCountEvent): string[] {
+  return event.type === 'document.created' ? [event.data.id] : [...new Set(event.data.ids)];
 }
 
 type CountChange = { kind: 'count'; workspaceId: string; ids: string[] } | { kind: 'uncount'; ids: string[] };
 
 /** What an event does to the count, if anything. */
-function changeOf(event: EventEnvelope): CountChange | null {
-  const data = event.data;
-  const workspaceId = (typeof data.workspaceId === 'string' ? data.workspaceId : event.workspaceId) ?? null;
-  const ids = documentIdsOf(data);
-  const validWorkspace = workspaceId !== null && UUID.test(workspaceId);
+function changeOf(event: DocumentCountEvent): CountChange | null {
+  const ids = documentIdsOf(event);
   switch (event.type) {
     case 'document.created':
-      return validWorkspace && !isArchived(data) ? { kind: 'count', workspaceId, ids } : null;
+      return event.data.isArchived ? null : { kind: 'count', workspaceId: event.data.workspaceId, ids };
     case 'document.restored':
-      return validWorkspace ? { kind: 'count', workspaceId, ids } : null;
+      return { kind: 'count', workspaceId: event.data.workspaceId, ids };
     case 'document.archived':
     case 'document.deleted':
       return { kind: 'uncount', ids };
-    default:
-      return null;
   }
 }
 
@@ -49,7 +44,10 @@ async function applyChange(tx: DatabaseTransactionConnection, change: CountChang
  * a row that change the same workspace the same way are merged into one statement: a burst of
  * creations costs one query, and the order of counting and uncounting is kept.
  */
-export async function applyDocumentEvents(events: EventEnvelope[], tx: DatabaseTransactionConnection): Promise<void> {
+export async function applyDocumentEvents(
+  events: DocumentCountEvent[],
+  tx: DatabaseTransactionConnection,
+): Promise<void> {
   let run: CountChange | null = null;
   for (const event of events) {
     const change = changeOf(event);
@@ -68,7 +66,7 @@ export async function applyDocumentEvents(events: EventEnvelope[], tx: DatabaseT
   if (run) await applyChange(tx, run);
 }
 
-export const applyDocumentEvent = (event: EventEnvelope, tx: DatabaseTransactionConnection) =>
+export const applyDocumentEvent = (event: DocumentCountEvent, tx: DatabaseTransactionConnection) =>
   applyDocumentEvents([event], tx);
 
 export function startDocumentCountConsumer(deps: { bus: EventBus; pool: DatabasePool; logger: Logger }) {

@@ -1,22 +1,25 @@
 import type { CommonQueryMethods } from '@wiki/db';
-import { publishInTx } from '@wiki/events';
+import { newEvent, publishInTx } from '@wiki/events';
 import type { InvitationView } from '../db/invitations.js';
 import type { MemberRow } from '../db/members.js';
 import type { UserRow } from '../db/users.js';
 import type { WorkspaceRow } from '../db/workspaces.js';
 
 /**
- * The events this service emits (ARCHITECTURE 4). Each writes to the outbox inside the caller's
- * transaction, so an event goes out exactly when its change commits.
+ * The events this service emits (ARCHITECTURE 4), their data typed by the contracts of
+ * @wiki/events. Each writes to the outbox inside the caller's transaction, so an event goes out
+ * exactly when its change commits.
  */
 
 export function emitUserUpserted(tx: CommonQueryMethods, user: UserRow) {
-  return publishInTx(tx, {
-    type: 'user.upserted',
-    actorId: user.id,
-    workspaceId: null,
-    data: { id: user.id, idpUid: user.idpUid, email: user.email, name: user.name, avatarUrl: user.avatarUrl },
-  });
+  return publishInTx(
+    tx,
+    newEvent('user.upserted', {
+      actorId: user.id,
+      workspaceId: null,
+      data: { id: user.id, idpUid: user.idpUid, email: user.email, name: user.name, avatarUrl: user.avatarUrl },
+    }),
+  );
 }
 
 export function emitWorkspace(
@@ -25,12 +28,14 @@ export function emitWorkspace(
   actorId: string,
   ws: WorkspaceRow,
 ) {
-  return publishInTx(tx, {
-    type: `workspace.${change}`,
-    actorId,
-    workspaceId: ws.id,
-    data: { id: ws.id, name: ws.name, icon: ws.icon, isArchived: ws.isArchived, ownerId: ws.ownerId },
-  });
+  return publishInTx(
+    tx,
+    newEvent(`workspace.${change}`, {
+      actorId,
+      workspaceId: ws.id,
+      data: { id: ws.id, name: ws.name, icon: ws.icon, isArchived: ws.isArchived, ownerId: ws.ownerId },
+    }),
+  );
 }
 
 export function emitMember(
@@ -39,12 +44,14 @@ export function emitMember(
   actorId: string,
   member: MemberRow,
 ) {
-  return publishInTx(tx, {
-    type: `member.${change}`,
-    actorId,
-    workspaceId: member.workspaceId,
-    data: { workspaceId: member.workspaceId, userId: member.userId, memberId: member.id, role: member.role },
-  });
+  return publishInTx(
+    tx,
+    newEvent(`member.${change}`, {
+      actorId,
+      workspaceId: member.workspaceId,
+      data: { workspaceId: member.workspaceId, userId: member.userId, memberId: member.id, role: member.role },
+    }),
+  );
 }
 
 /**
@@ -57,21 +64,20 @@ export function emitInvitation(
   actorId: string,
   inv: InvitationView,
   inviteeUserId: string | null,
-  extra: Record<string, unknown> = {},
+  extra: { resent?: boolean } = {},
 ) {
-  return publishInTx(tx, {
-    type: `invitation.${change}`,
-    actorId,
+  const data = {
+    invitationId: inv.id,
     workspaceId: inv.workspaceId,
-    data: {
-      invitationId: inv.id,
-      workspaceId: inv.workspaceId,
-      email: inv.email,
-      role: inv.role,
-      invitedBy: inv.invitedBy,
-      expiresAt: inv.expiresAt,
-      inviteeUserId,
-      ...extra,
-    },
-  });
+    email: inv.email,
+    role: inv.role,
+    invitedBy: inv.invitedBy,
+    expiresAt: inv.expiresAt,
+    inviteeUserId,
+  };
+  const event =
+    change === 'created'
+      ? newEvent('invitation.created', { actorId, workspaceId: inv.workspaceId, data: { ...data, ...extra } })
+      : newEvent(`invitation.${change}`, { actorId, workspaceId: inv.workspaceId, data });
+  return publishInTx(tx, event);
 }
