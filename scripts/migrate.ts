@@ -1,46 +1,30 @@
-// `npm run migrate`: creates each service's database when missing and applies its SQL
-// migrations, the same sets the service applies at start-up. Only services with a migrations/
-// folder own a database; the others are skipped.
-//
-// Which sets a service applies: the `migrationSets` its dist/service.js exports, when it does;
-// otherwise the shared event tables (libs/events), the membership projection (libs/auth) when
-// its src/service.ts uses it, then its own migrations/ (table pgmigrations).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// `npm run migrate`: creates each service's database when missing and applies its migrations:
+// the same sets, through the same service kit function, as the service's own start-up. The sets
+// come from the definition each service exports from its src/service.ts.
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { membershipMigrations } from '@wiki/auth';
-import {
-  type Config,
-  ConfigError,
-  loadConfig,
-  redactUrl,
-  repoRoot,
-  SERVICE_NAMES,
-  type ServiceName,
-} from '@wiki/config';
-import { ensureDatabase, type MigrationSet, migrate } from '@wiki/db';
-import { eventsMigrations } from '@wiki/events';
+import { type Config, ConfigError, loadConfig, redactUrl, repoRoot, SERVICE_NAMES } from '@wiki/config';
+import { prepareDatabase, type ServiceDefinition } from '@wiki/service';
 
-function servicesWithMigrations(): ServiceName[] {
-  const dir = join(repoRoot, 'services');
-  const present = new Set(readdirSync(dir).filter((name) => existsSync(join(dir, name, 'migrations'))));
-  return SERVICE_NAMES.filter((name) => present.has(name)); // workspace first
+/** Every `ServiceDefinition` a service module exports (`workspaceService`, `documentService`, ...). */
+async function definitionsIn(file: string): Promise<ServiceDefinition[]> {
+  const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  return Object.values(module).filter(
+    (value): value is ServiceDefinition =>
+      typeof value === 'object' && value !== null && 'migrations' in value && 'buildApp' in value,
+  );
 }
 
-async function migrationSetsOf(service: ServiceName): Promise<MigrationSet[]> {
-  const dir = join(repoRoot, 'services', service);
-  const compiled = join(dir, 'dist', 'service.js');
-  if (existsSync(compiled)) {
-    const module = (await import(pathToFileURL(compiled).href)) as { migrationSets?: MigrationSet[] };
-    if (Array.isArray(module.migrationSets)) return module.migrationSets;
+async function serviceDefinitions(): Promise<ServiceDefinition[]> {
+  const dir = join(repoRoot, 'services');
+  const found: ServiceDefinition[] = [];
+  for (const name of readdirSync(dir)) {
+    const source = join(dir, name, 'src', 'service.ts');
+    if (existsSync(source)) found.push(...(await definitionsIn(source)));
   }
-  const source = join(dir, 'src', 'service.ts');
-  const usesMembership = existsSync(source) && readFileSync(source, 'utf8').includes('membershipMigrations');
-  return [
-    eventsMigrations,
-    ...(usesMembership ? [membershipMigrations] : []),
-    { dir: join(dir, 'migrations'), table: 'pgmigrations' },
-  ];
+  // Workspace first: the others read users and memberships from it.
+  return found.sort((a, b) => SERVICE_NAMES.indexOf(a.name) - SERVICE_NAMES.indexOf(b.name));
 }
 
 let config: Config;
@@ -54,20 +38,19 @@ try {
   throw error;
 }
 
-const services = servicesWithMigrations();
-if (services.length === 0) process.stderr.write('No service has a migrations/ folder: nothing to do.\n');
+const definitions = await serviceDefinitions();
+if (definitions.length === 0) process.stderr.write('No service defines migrations: nothing to do.\n');
 
 let failed = 0;
-for (const service of services) {
-  const url = config.databaseUrls[service];
+for (const definition of definitions) {
+  const url = config.databaseUrls[definition.name];
   try {
-    const created = await ensureDatabase(url);
-    const applied = await migrate(url, await migrationSetsOf(service));
+    const { created, applied } = await prepareDatabase(definition, config);
     const what = applied.length ? `applied ${applied.join(', ')}` : 'up to date';
-    console.log(`${service}: ${redactUrl(url)}${created ? ' (created)' : ''}: ${what}`);
+    console.log(`${definition.name}: ${redactUrl(url)}${created ? ' (created)' : ''}: ${what}`);
   } catch (error) {
     failed += 1;
-    console.error(`${service}: ${redactUrl(url)}: ${(error as Error).message}`);
+    console.error(`${definition.name}: ${redactUrl(url)}: ${(error as Error).message}`);
   }
 }
 process.exit(failed ? 1 : 0);

@@ -1,4 +1,5 @@
 import type { Config, ServiceName } from '@wiki/config';
+import { markShuttingDown } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp, type GatewayDeps } from './app.js';
@@ -70,6 +71,9 @@ export async function startService(
   return {
     app,
     async stop() {
+      // As every service does (libs/service): readiness off, a pause for load balancers, drain.
+      markShuttingDown(app);
+      if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
       await app.close();
       redis.disconnect();
     },

@@ -48,7 +48,10 @@ describe('health', () => {
       expect(res.json()).toEqual({ status: 'UP', services: { workspace: 'UP', document: 'UP' }, redis: 'UP' });
     }
     expect((await gw.app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
-    expect((await gw.app.inject({ method: 'GET', url: '/health/ready' })).json()).toEqual({ status: 'UP', checks: {} });
+    expect((await gw.app.inject({ method: 'GET', url: '/health/ready' })).json()).toEqual({
+      status: 'UP',
+      checks: { accepting: 'UP' },
+    });
   });
 
   it('reports DOWN with 503 when an expected service is not ready', async () => {

@@ -79,6 +79,11 @@ export interface Config {
   elasticsearchUrl?: string;
   chromiumPath: string;
   uploadMaxBytes: number;
+  /**
+   * On SIGTERM, how long a part keeps serving with its readiness already failing before it stops
+   * accepting (SHUTDOWN_DELAY_MS): time for a load balancer to take it out of rotation.
+   */
+  shutdownDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -319,6 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
     elasticsearchUrl,
     chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
     uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 25 * 1024 * 1024, 1),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
   };
 }
 

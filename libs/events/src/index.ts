@@ -41,6 +41,7 @@ export {
   pruneEvents,
   publishInTx,
 } from './outbox.js';
+export { noteEventsWritten, wakeRelayAfterCommit } from './outbox-pool.js';
 export { type OutboxRelay, type OutboxRelayOptions, startOutboxRelay } from './relay.js';
 export {
   dlqSubject,

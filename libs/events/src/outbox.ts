@@ -1,5 +1,6 @@
 import { type CommonQueryMethods, type DatabasePool, sql, z } from '@wiki/db';
 import { createEnvelope, type EventEnvelope, type NewEvent } from './envelope.js';
+import { noteEventsWritten } from './outbox-pool.js';
 
 /**
  * Writes the event into the outbox inside the caller's transaction: it is published if and only
@@ -14,6 +15,7 @@ export async function publishInTx<D, Type extends string = string>(
     INSERT INTO event_outbox (id, type, envelope)
     VALUES (${envelope.id}, ${envelope.type}, ${JSON.stringify(envelope)}::jsonb)
   `);
+  noteEventsWritten(tx);
   return envelope;
 }
 

@@ -75,6 +75,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   });
 
   app.decorateRequest('userId', null);
+  closeConnectionsAsTheyIdle(app);
   useRequestValidation(app);
   answerOversizedBodiesCleanly(app, options.bodyLimit ?? 1024 * 1024, options.drainOversizedUpTo ?? 32 * 1024 * 1024);
 
@@ -133,6 +134,21 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   }
 
   return app;
+}
+
+/**
+ * `close()` waits for in-flight requests, but Node closes only the keep-alive connections that are
+ * idle at that moment: one whose request finishes later stays open until the client drops it, and
+ * holds the shutdown for the keep-alive timeout. While closing, idle connections are closed as they
+ * turn up (a timer, not a per-request hook, so the hot path pays nothing).
+ */
+function closeConnectionsAsTheyIdle(app: FastifyInstance): void {
+  app.addHook('preClose', (done) => {
+    const timer = setInterval(() => app.server.closeIdleConnections(), 50);
+    timer.unref();
+    app.server.once('close', () => clearInterval(timer));
+    done();
+  });
 }
 
 /** See `CreateAppOptions.drainOversizedUpTo`. Multipart routes set their own limits. */

@@ -2,11 +2,29 @@ import type { FastifyInstance } from 'fastify';
 
 export type HealthCheck = () => Promise<unknown>;
 
+/** Apps whose shutdown has begun: their readiness fails from then on (check `accepting`). */
+const shuttingDown = new WeakSet<FastifyInstance>();
+
+/**
+ * The first step of a graceful stop: readiness turns false so that load balancers stop sending
+ * new requests, while the app still serves the ones that come (see SHUTDOWN_DELAY_MS).
+ */
+export function markShuttingDown(app: FastifyInstance): void {
+  shuttingDown.add(app);
+}
+
 /**
  * `/health/live` answers while the process serves HTTP; `/health/ready` also checks every
- * dependency (database, NATS, ...) and answers 503 naming the ones that are down.
+ * dependency (database, NATS, ...) and answers 503 naming the ones that are down. Its check
+ * `accepting` fails once the shutdown has begun (`markShuttingDown`).
  */
-export function registerHealth(app: FastifyInstance, checks: Record<string, HealthCheck>, timeoutMs = 2000): void {
+export function registerHealth(app: FastifyInstance, given: Record<string, HealthCheck>, timeoutMs = 2000): void {
+  const checks: Record<string, HealthCheck> = {
+    ...given,
+    accepting: async () => {
+      if (shuttingDown.has(app)) throw new Error('shutting down');
+    },
+  };
   const statusSchema = {
     type: 'object',
     properties: { status: { type: 'string' }, checks: { type: 'object', additionalProperties: { type: 'string' } } },

@@ -185,12 +185,12 @@ describe('createApp', () => {
   it('reports readiness per dependency', async () => {
     expect((await app.inject({ method: 'GET', url: '/health/ready' })).json()).toEqual({
       status: 'UP',
-      checks: { database: 'UP' },
+      checks: { database: 'UP', accepting: 'UP' },
     });
     (app as unknown as { setHealthy(v: boolean): void }).setHealthy(false);
     const down = await app.inject({ method: 'GET', url: '/health/ready' });
     expect(down.statusCode).toBe(503);
-    expect(down.json()).toEqual({ status: 'DOWN', checks: { database: 'DOWN' } });
+    expect(down.json()).toEqual({ status: 'DOWN', checks: { database: 'DOWN', accepting: 'UP' } });
     (app as unknown as { setHealthy(v: boolean): void }).setHealthy(true);
   });
 

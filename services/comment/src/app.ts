@@ -1,7 +1,7 @@
 import { createMembershipAccess, createServiceClient, identity, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
-import { createApp, registerHealth } from '@wiki/http';
+import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { documentServiceClient } from './clients/document-service.js';
 import type { CommentContext } from './commands/context.js';
@@ -18,11 +18,10 @@ declare module 'fastify' {
 }
 
 export interface AppDeps {
+  /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
   pool: DatabasePool;
-  /** Wakes the outbox relay after a commit that wrote events. */
-  eventsCommitted?: () => void;
-  /** Readiness checks besides the database (e.g. NATS). */
-  checks?: Record<string, () => Promise<unknown>>;
+  /** Readiness checks (the kit's: database, NATS, shutdown); by default the database alone. */
+  checks?: Record<string, HealthCheck>;
   logLevel?: string;
 }
 
@@ -45,11 +44,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     access,
     documents: documentDirectory(deps.pool, documentServiceClient(peers)),
     users: userDirectory(deps.pool, peers, app.log),
-    eventsCommitted: deps.eventsCommitted ?? (() => {}),
     logger: app.log,
   };
   registerThreadRoutes(app, ctx);
   registerCommentRoutes(app, ctx);
-  registerHealth(app, { database: () => deps.pool.query(ping), ...deps.checks });
+  registerHealth(app, deps.checks ?? { database: () => deps.pool.query(ping) });
   return app;
 }

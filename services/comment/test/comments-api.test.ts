@@ -549,6 +549,6 @@ describe('service surface', () => {
     );
     const ready = await fetch(`${stack.serviceUrls.comment}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'UP', checks: { database: 'UP', nats: 'UP' } });
+    expect(await ready.json()).toEqual({ status: 'UP', checks: { database: 'UP', nats: 'UP', accepting: 'UP' } });
   });
 });

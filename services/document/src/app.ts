@@ -13,10 +13,11 @@ import { registerPublicRoutes } from './routes/public-documents.js';
 import { createUserDirectory } from './user-directory.js';
 
 export interface AppDeps {
+  /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
   pool: DatabasePool;
-  /** Wakes the outbox relay after a committed write (startService passes the relay's kick). */
-  eventsWritten?: () => void;
-  /** Readiness checks besides the database (e.g. NATS). */
+  /** Wakes the outbox relay after writes that bypass `pool` (the batched creations). */
+  wakeRelay?: () => void;
+  /** Readiness checks (the kit's: database, NATS, shutdown); by default the database alone. */
   checks?: Record<string, HealthCheck>;
   /** Defaults to the shared membership helper on `pool`. */
   membership?: MembershipAccess;
@@ -60,15 +61,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const ctx: DocumentContext = {
     pool,
     prepared,
-    insertDocument: batchedDocumentInserts(prepared),
+    insertDocument: batchedDocumentInserts(prepared, deps.wakeRelay ?? (() => {})),
     membership:
       deps.membership ?? createMembershipAccess({ pool, client: peers, service: 'document', logger: app.log }),
     users: createUserDirectory(pool, peers, app.log),
-    eventsWritten: deps.eventsWritten ?? (() => {}),
   };
   contexts.set(app, ctx);
 
-  registerHealth(app, { database: () => pool.query(sql.unsafe`SELECT 1`), ...deps.checks });
+  registerHealth(app, deps.checks ?? { database: () => pool.query(sql.unsafe`SELECT 1`) });
   registerDocumentRoutes(app, ctx);
   registerPublicRoutes(app, ctx);
   await registerCollabRoutes(app, ctx);

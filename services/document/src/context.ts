@@ -6,6 +6,7 @@ import type { UserDirectory } from './user-directory.js';
 
 /** What commands and queries run against; built once per app. */
 export interface DocumentContext {
+  /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
   pool: DatabasePool;
   /** The hottest read and write, as prepared statements on their own pool (db/prepared-statements.ts). */
   prepared: PreparedStatements;
@@ -13,8 +14,6 @@ export interface DocumentContext {
   insertDocument: InsertDocument;
   membership: MembershipAccess;
   users: UserDirectory;
-  /** Called after a transaction that wrote events commits, so the relay sends them at once. */
-  eventsWritten(): void;
 }
 
 /** The signed-in caller (libs/auth). */

@@ -3,7 +3,7 @@ import type {} from '@fastify/swagger';
 import { identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
-import { createApp, registerHealth } from '@wiki/http';
+import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from './commands/context.js';
 import { registerInternalRoutes } from './routes/internal.js';
@@ -14,11 +14,10 @@ import { registerUserRoutes } from './routes/users.js';
 import { registerWorkspaceRoutes } from './routes/workspaces.js';
 
 export interface AppDeps {
+  /** The service kit's pool: transactions that write events wake the outbox relay on commit. */
   pool: DatabasePool;
-  /** Called after each committed change that may carry events (the outbox relay's kick). */
-  afterCommit?: () => void;
-  /** Readiness check of the event bus; omitted in tests that run without NATS. */
-  natsHealth?: () => Promise<unknown>;
+  /** Readiness checks (the kit's: database, NATS, shutdown); tests may leave them out. */
+  checks?: Record<string, HealthCheck>;
   logLevel?: string;
 }
 
@@ -31,11 +30,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   await app.register(identity, { secret: config.internalTokenSecret });
 
-  const ctx: Context = { pool: deps.pool, config, afterCommit: deps.afterCommit ?? (() => {}) };
-
-  const checks: Record<string, () => Promise<unknown>> = { database: () => deps.pool.query(sql.unsafe`SELECT 1`) };
-  if (deps.natsHealth) checks.nats = deps.natsHealth;
-  registerHealth(app, checks);
+  const ctx: Context = { pool: deps.pool, config };
+  registerHealth(app, deps.checks ?? { database: () => deps.pool.query(sql.unsafe`SELECT 1`) });
 
   registerWorkspaceRoutes(app, ctx);
   registerMemberRoutes(app, ctx);

@@ -1,6 +1,4 @@
-import { loadConfigOrExit } from '@wiki/config';
-import { serveUntilSignalled } from '@wiki/http';
-import { startService } from './service.js';
+import { runServiceMain } from '@wiki/service';
+import { workspaceService } from './service.js';
 
-const config = loadConfigOrExit();
-await serveUntilSignalled(await startService(config), config.ports.workspace);
+await runServiceMain(workspaceService);

@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '@wiki/config';
-import {
-  createDatabasePool,
-  type DatabasePool,
-  type DatabaseTransactionConnection,
-  ensureDatabase,
-  migrate,
-  sql,
-  z,
-} from '@wiki/db';
+import { createDatabasePool, type DatabasePool, type DatabaseTransactionConnection, sql, z } from '@wiki/db';
+import { prepareDatabase } from '@wiki/service';
 import { cleanupConfig, isolatedConfig, testEvent } from '@wiki/testing';
 import { applyDocumentEvent, applyDocumentEvents, type DocumentCountEvent } from '../src/events/document-count.js';
-import { migrationSets } from '../src/service.js';
+import { workspaceService } from '../src/service.js';
 
 /**
  * applyDocumentEvents against the real tables, without the bus: a batch of document.* events as the
@@ -29,8 +22,7 @@ beforeAll(async () => {
     audience: 'unused',
   });
   const url = config.databaseUrls.workspace;
-  await ensureDatabase(url);
-  await migrate(url, migrationSets);
+  await prepareDatabase(workspaceService, config);
   pool = await createDatabasePool(url);
   ownerId = await pool.oneFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO users (email, name) VALUES (${`${randomUUID()}@example.com`}, 'Counter') RETURNING id`);

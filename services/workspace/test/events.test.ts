@@ -145,6 +145,6 @@ describe('health', () => {
   it('reports database and nats', async () => {
     const res = await service.app.inject({ method: 'GET', url: '/health/ready' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().checks).toEqual({ database: 'UP', nats: 'UP' });
+    expect(res.json().checks).toEqual({ database: 'UP', nats: 'UP', accepting: 'UP' });
   });
 });

@@ -1,11 +1,12 @@
 import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
+import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
+import { prepareDatabase } from '@wiki/service';
 import { cleanupConfig, isolatedConfig, startStack } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { startService as startGateway } from '../../../gateway/src/service.js';
 import { buildApp } from '../src/app.js';
-import { migrationSets, startService } from '../src/service.js';
+import { startService, workspaceService } from '../src/service.js';
 
 /**
  * Two ways to run the same scenarios:
@@ -97,8 +98,7 @@ async function inject(
 async function startServiceHarness(env: Record<string, string>): Promise<Harness> {
   const config = isolatedConfig(UNUSED_IDP, env);
   const url = config.databaseUrls.workspace;
-  await ensureDatabase(url);
-  await migrate(url, migrationSets);
+  await prepareDatabase(workspaceService, config);
   const pool = await createDatabasePool(url);
   const app = await buildApp(config, { pool, logLevel: process.env.TEST_APP_LOG ?? 'silent' });
   await app.ready();

@@ -287,7 +287,9 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
     it('answers readiness with the database check', async () => {
       const res = await t.direct('GET', '/health/ready', { identity: null });
       expect(res.status).toBe(200);
-      expect(res.body.checks).toEqual(mode === 'service' ? { database: 'UP' } : { database: 'UP', nats: 'UP' });
+      expect(res.body.checks).toEqual(
+        mode === 'service' ? { database: 'UP', accepting: 'UP' } : { database: 'UP', nats: 'UP', accepting: 'UP' },
+      );
     });
   });
 });

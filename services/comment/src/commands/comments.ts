@@ -58,7 +58,6 @@ export async function addComment(
     await emitComment(tx, 'added', actor.userId, current, added, { mentions, participants });
     return added;
   });
-  ctx.eventsCommitted();
   return present(ctx, comment, actor.requestId);
 }
 
@@ -90,7 +89,6 @@ export async function editComment(
     await emitComment(tx, 'edited', actor.userId, current, after, { mentions, participants, newMentions });
     return after;
   });
-  ctx.eventsCommitted();
   return present(ctx, edited, actor.requestId);
 }
 
@@ -113,5 +111,4 @@ export async function deleteComment(ctx: CommentContext, actor: Actor, commentId
     if (remaining === 0) await deleteThreadInTx(tx, actor, current);
     else await touchThread(tx, current.id);
   });
-  ctx.eventsCommitted();
 }

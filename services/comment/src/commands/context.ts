@@ -9,12 +9,11 @@ export interface Logger {
 
 /** What the commands need; built once in app.ts. */
 export interface CommentContext {
+  /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
   pool: DatabasePool;
   access: MembershipAccess;
   documents: DocumentDirectory;
   users: UserDirectory;
-  /** Called after a transaction that wrote events commits (wakes the outbox relay). */
-  eventsCommitted(): void;
   logger: Logger;
 }
 

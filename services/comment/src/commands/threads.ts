@@ -92,7 +92,6 @@ export async function createThread(
     await emitComment(tx, 'added', actor.userId, created, first, { mentions, participants });
     return created;
   });
-  ctx.eventsCommitted();
   return threadView(ctx, thread, actor.requestId);
 }
 
@@ -122,7 +121,6 @@ export async function transitionThread(
     );
     return changed;
   });
-  ctx.eventsCommitted();
   return threadView(ctx, updated, actor.requestId);
 }
 
@@ -136,7 +134,6 @@ export async function deleteThread(ctx: CommentContext, actor: Actor, threadId: 
     if (!current) throw notFound('Thread');
     await deleteThreadInTx(tx, actor, current);
   });
-  ctx.eventsCommitted();
 }
 
 /** Removes a locked thread and announces it, with the status it had (open threads count on documents). */

@@ -96,15 +96,13 @@ export async function saveCollab(
     }
   }
 
-  const wroteEvent = await ctx.pool.transaction(async (tx) => {
+  await ctx.pool.transaction(async (tx) => {
     const doc = await findState(tx, documentId, 'update');
     if (!doc) throw notFound('Document');
     requireNotArchived(doc, 'editing');
     await saveCollabState(tx, documentId, save.state);
-    if (changed.length === 0) return false;
+    if (changed.length === 0) return;
     const updated = await updateDocument(tx, documentId, patch);
     await emitUpdated(tx, editorId, updated, changed, save.plainText ?? updated.plainText);
-    return true;
   });
-  if (wroteEvent) ctx.eventsWritten();
 }

@@ -71,6 +71,5 @@ export async function createDocument(ctx: DocumentContext, actor: Actor, input: 
       throw invalidField('parentId', 'is archived: restore it before adding documents under it');
     throw invalidField('parentId', 'must be a document of the same workspace');
   }
-  ctx.eventsWritten();
   return inserted;
 }

@@ -33,5 +33,4 @@ export async function deleteDocument(ctx: DocumentContext, actor: Actor, id: str
       await emitMoved(tx, actor.userId, child, id, 'parent-deleted');
     }
   });
-  ctx.eventsWritten();
 }

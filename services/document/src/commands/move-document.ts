@@ -61,5 +61,4 @@ export async function moveDocument(ctx: DocumentContext, actor: Actor, id: strin
     const moved = await stateOf(tx, id);
     await emitMoved(tx, actor.userId, moved, doc.parentId, 'move');
   });
-  ctx.eventsWritten();
 }

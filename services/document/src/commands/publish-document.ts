@@ -15,13 +15,11 @@ export async function setPublication(
   published: boolean,
 ): Promise<void> {
   await requireDocumentRole(ctx, id, actor.userId, 'EDITOR', actor.requestId);
-  const changed = await ctx.pool.transaction(async (tx) => {
+  await ctx.pool.transaction(async (tx) => {
     const doc = await findState(tx, id, 'update');
     if (!doc) throw notFound('Document');
     if (published) requireNotArchived(doc, 'publishing');
-    if (doc.isPublished === published) return false;
+    if (doc.isPublished === published) return;
     await emitPublication(tx, actor.userId, await setPublished(tx, id, published));
-    return true;
   });
-  if (changed) ctx.eventsWritten();
 }

@@ -86,5 +86,4 @@ export async function updateDocument(
       await emitArchived(tx, actor.userId, doc, ids);
     }
   });
-  ctx.eventsWritten();
 }

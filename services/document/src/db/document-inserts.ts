@@ -11,12 +11,14 @@ export type InsertDocument = (entry: NewDocumentWithEvent) => Promise<DocumentDe
 /**
  * Creations that arrive while others are being written go to the database together, as one
  * statement (group commit). Batches are capped by count and by text size, so one batch never
- * becomes a message of hundreds of megabytes.
+ * becomes a message of hundreds of megabytes. The statement bypasses the kit's pool (it is a
+ * prepared statement on pg), so it wakes the outbox relay itself once it has committed.
  */
-export function batchedDocumentInserts(prepared: PreparedStatements): InsertDocument {
+export function batchedDocumentInserts(prepared: PreparedStatements, wakeRelay: () => void): InsertDocument {
   const batcher = createBatcher<NewDocumentWithEvent, DocumentDetail | null>(
     async (entries) => {
       const inserted = await prepared.insertDocuments(entries);
+      if (inserted.size > 0) wakeRelay();
       return entries.map((e) => inserted.get(e.doc.id) ?? null);
     },
     {

@@ -4,21 +4,13 @@ import { notFound } from '@wiki/http';
 import { findMemberByUser, type MemberRow } from '../db/members.js';
 import { findWorkspace, type WorkspaceRow } from '../db/workspaces.js';
 
-/** What every command needs: the database, the configuration, and a hook run after each commit. */
+/**
+ * What every command needs: the database and the configuration. A transaction of `pool` that
+ * wrote events wakes the outbox relay when it commits (the service kit's pool).
+ */
 export interface Context {
   pool: DatabasePool;
   config: Config;
-  /** Called after a transaction that may have written events commits (kicks the outbox relay). */
-  afterCommit: () => void;
-}
-
-export async function inTransaction<T>(
-  ctx: Context,
-  work: (tx: DatabaseTransactionConnection) => Promise<T>,
-): Promise<T> {
-  const result = await ctx.pool.transaction(work);
-  ctx.afterCommit();
-  return result;
 }
 
 /** The caller's membership, or 404: a non-member does not learn that the workspace exists. */

@@ -25,7 +25,7 @@ import {
 } from '../domain/invitations.js';
 import { assertCan, assertCanInvite } from '../domain/roles.js';
 import { emitInvitation, emitMember } from '../events/producers.js';
-import { type Context, inTransaction, lockWorkspaceAsMember, requireMember } from './context.js';
+import { type Context, lockWorkspaceAsMember, requireMember } from './context.js';
 
 export interface InviteInput {
   email: string;
@@ -39,7 +39,7 @@ async function inviteeUserId(tx: DatabaseTransactionConnection, email: string): 
 
 /** Creates the invitation, or refreshes the open one for the same address (same token). */
 export function invite(ctx: Context, userId: string, workspaceId: string, input: InviteInput): Promise<InvitationView> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCanInvite(member.role, input.role);
     const email = input.email.trim();
@@ -83,7 +83,7 @@ export function cancelInvitation(
   workspaceId: string,
   invitationId: string,
 ): Promise<void> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCan(member.role, 'manageInvitations');
     const invitation = await findInvitationInWorkspace(tx, workspaceId, invitationId, true);
@@ -102,7 +102,7 @@ export function resendInvitation(
   workspaceId: string,
   invitationId: string,
 ): Promise<InvitationView> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCan(member.role, 'manageInvitations');
     const found = await findInvitationInWorkspace(tx, workspaceId, invitationId, true);
@@ -153,7 +153,7 @@ async function lockInvitationForAnswer(tx: DatabaseTransactionConnection, token:
 
 /** The caller joins with the invited role (any role in the request body is ignored: 5.13). */
 export function acceptInvitation(ctx: Context, userId: string, token: string): Promise<MemberView> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { invitation } = await lockInvitationForAnswer(tx, token, userId);
     if (await findMemberByUser(tx, invitation.workspaceId, userId))
       throw conflict('You are already a member of this workspace');
@@ -172,7 +172,7 @@ export function acceptInvitation(ctx: Context, userId: string, token: string): P
 }
 
 export function declineInvitation(ctx: Context, userId: string, token: string): Promise<void> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { invitation } = await lockInvitationForAnswer(tx, token, userId);
     await setInvitationStatus(tx, invitation.id, 'DECLINED');
     await emitInvitation(tx, 'declined', userId, invitation, userId);

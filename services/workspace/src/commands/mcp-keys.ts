@@ -9,10 +9,10 @@ import {
 } from '../db/mcp-keys.js';
 import { findUserById, type UserRow } from '../db/users.js';
 import { hashMcpKey, MAX_KEYS_PER_USER, newMcpKey } from '../domain/mcp-keys.js';
-import { type Context, inTransaction } from './context.js';
+import type { Context } from './context.js';
 
 export function createMcpKey(ctx: Context, userId: string, name: string): Promise<{ row: McpKeyRow; key: string }> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     if ((await countMcpKeys(tx, userId)) >= MAX_KEYS_PER_USER) {
       throw conflict(`A user can hold at most ${MAX_KEYS_PER_USER} MCP keys; delete one first`);
     }

@@ -12,7 +12,7 @@ import {
 } from '../db/members.js';
 import { assertCanChangeRole, assertCanLeave, assertCanRemove } from '../domain/roles.js';
 import { emitMember } from '../events/producers.js';
-import { type Context, inTransaction, lockWorkspaceAsMember, requireMember } from './context.js';
+import { type Context, lockWorkspaceAsMember, requireMember } from './context.js';
 
 export const SEARCH_LIMIT = 20;
 
@@ -38,7 +38,7 @@ export function changeRole(
   memberId: string,
   role: Role,
 ): Promise<MemberView> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { member: actor } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     const target = await findMemberById(tx, workspaceId, memberId);
     if (!target) throw notFound('Member');
@@ -52,7 +52,7 @@ export function changeRole(
 }
 
 export function removeMember(ctx: Context, userId: string, workspaceId: string, memberId: string): Promise<void> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { member: actor } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     const target = await findMemberById(tx, workspaceId, memberId);
     if (!target) throw notFound('Member');
@@ -63,7 +63,7 @@ export function removeMember(ctx: Context, userId: string, workspaceId: string, 
 }
 
 export function leaveWorkspace(ctx: Context, userId: string, workspaceId: string): Promise<void> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCanLeave(member.role);
     await deleteMember(tx, member.id);

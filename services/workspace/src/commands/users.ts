@@ -11,7 +11,7 @@ import {
 } from '../db/users.js';
 import { defaultWorkspaceName, displayName, profileChanges } from '../domain/users.js';
 import { emitUserUpserted } from '../events/producers.js';
-import { type Context, inTransaction } from './context.js';
+import type { Context } from './context.js';
 import { createWorkspaceInTx } from './workspaces.js';
 
 export async function getMe(ctx: Context, userId: string): Promise<{ user: UserRow; preference: PreferenceRow }> {
@@ -46,7 +46,7 @@ export async function resolveUser(ctx: Context, input: SignInInput): Promise<Use
   const email = input.email.trim();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await inTransaction(ctx, (tx) => resolveInTx(tx, { ...input, email }));
+      return await ctx.pool.transaction((tx) => resolveInTx(tx, { ...input, email }));
     } catch (error) {
       // Two first requests of the same new user raced on the email index: the retry finds the row.
       if (attempt < 3 && (error as Error).name === 'UniqueIntegrityConstraintViolationError') continue;

@@ -14,7 +14,7 @@ import {
 import { assertCan } from '../domain/roles.js';
 import { planOwnershipTransfer } from '../domain/transfer.js';
 import { emitMember, emitWorkspace } from '../events/producers.js';
-import { type Context, inTransaction, lockWorkspaceAsMember, requireMember } from './context.js';
+import { type Context, lockWorkspaceAsMember, requireMember } from './context.js';
 
 export function listWorkspaces(ctx: Context, userId: string): Promise<readonly WorkspaceRow[]> {
   return listWorkspacesOfUser(ctx.pool, userId);
@@ -48,7 +48,7 @@ export async function createWorkspaceInTx(
 }
 
 export function createWorkspace(ctx: Context, userId: string, input: NewWorkspaceInput): Promise<WorkspaceRow> {
-  return inTransaction(ctx, (tx) => createWorkspaceInTx(tx, userId, input));
+  return ctx.pool.transaction((tx) => createWorkspaceInTx(tx, userId, input));
 }
 
 export function updateWorkspace(
@@ -57,7 +57,7 @@ export function updateWorkspace(
   workspaceId: string,
   patch: WorkspacePatch,
 ): Promise<WorkspaceRow> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCan(member.role, 'updateWorkspace');
     const updated = await updateWorkspaceRow(tx, workspaceId, { ...patch, name: patch.name?.trim() });
@@ -68,7 +68,7 @@ export function updateWorkspace(
 
 /** Irreversible: members, invitations and counts go with it; other services purge on workspace.deleted. */
 export function deleteWorkspace(ctx: Context, userId: string, workspaceId: string): Promise<void> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { workspace, member } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     assertCan(member.role, 'deleteWorkspace');
     await deleteWorkspaceRow(tx, workspaceId);
@@ -83,7 +83,7 @@ export function transferOwnership(
   workspaceId: string,
   newOwnerId: string,
 ): Promise<WorkspaceRow> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.pool.transaction(async (tx) => {
     const { member: actor } = await lockWorkspaceAsMember(tx, workspaceId, userId);
     const target = newOwnerId === userId ? actor : await findMemberByUser(tx, workspaceId, newOwnerId);
     const plan = planOwnershipTransfer(actor, target && target.status === 'ACTIVE' ? target : null);

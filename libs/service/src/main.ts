@@ -1,0 +1,10 @@
+import { loadConfigOrExit } from '@wiki/config';
+import { serveUntilSignalled } from '@wiki/http';
+import type { ServiceDefinition } from './definition.js';
+import { startService } from './runner.js';
+
+/** The whole of a service's `main.ts`: configuration, start, listen on its port, stop on a signal. */
+export async function runServiceMain(definition: ServiceDefinition): Promise<void> {
+  const config = loadConfigOrExit();
+  await serveUntilSignalled(await startService(definition, config), config.ports[definition.name]);
+}

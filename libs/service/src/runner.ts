@@ -1,0 +1,158 @@
+import type { Config } from '@wiki/config';
+import { createDatabasePool, ensureDatabase, type MigrationSet, migrate, sql } from '@wiki/db';
+import {
+  connectEventBus,
+  type EventBus,
+  eventsMigrations,
+  type Logger,
+  type OutboxRelay,
+  startOutboxRelay,
+  wakeRelayAfterCommit,
+} from '@wiki/events';
+import { type HealthCheck, markShuttingDown } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import type { RuntimeKit, ServiceDefinition, Starter, Stoppable } from './definition.js';
+
+export interface RunningService {
+  app: FastifyInstance;
+  /** Graceful: readiness off, HTTP drained, then jobs, consumers, relay, NATS and the pool. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logLevel?: string;
+}
+
+/** Every migration set a service applies, in order: the outbox tables first, then its own. */
+export function migrationSetsOf(definition: Pick<ServiceDefinition, 'migrations'>): MigrationSet[] {
+  return [eventsMigrations, ...definition.migrations];
+}
+
+/** Creates the service's database when missing and applies its migration sets (also `npm run migrate`). */
+export async function prepareDatabase(
+  definition: Pick<ServiceDefinition, 'name' | 'migrations'>,
+  config: Config,
+): Promise<{ created: boolean; applied: string[] }> {
+  const url = config.databaseUrls[definition.name];
+  const created = await ensureDatabase(url);
+  const applied = await migrate(url, migrationSetsOf(definition));
+  return { created, applied };
+}
+
+/**
+ * Starts everything but the listener, in this order: database (created, migrated, pooled), app,
+ * NATS and the stream, outbox relay, consumers, jobs. Each part is registered for shutdown as soon
+ * as it is open, so a start that fails half way releases exactly what it had opened, then throws.
+ */
+export async function startService(
+  definition: ServiceDefinition,
+  config: Config,
+  opts: StartOptions = {},
+): Promise<RunningService> {
+  const parts = new ShutdownList();
+  let app: FastifyInstance | undefined;
+
+  const stop = async () => {
+    if (app) markShuttingDown(app);
+    if (app && config.shutdownDelayMs > 0) await delay(config.shutdownDelayMs);
+    // Fastify stops accepting, answers 503 on kept-alive connections and waits for in-flight requests.
+    if (app) await app.close().catch((error) => app?.log.warn({ err: error }, 'closing the HTTP server failed'));
+    await parts.stopAll(app?.log);
+  };
+
+  try {
+    await prepareDatabase(definition, config);
+    const pool = await createDatabasePool(config.databaseUrls[definition.name], {
+      maximumPoolSize: definition.poolSize,
+    });
+    parts.add('database pool', () => pool.end());
+
+    let relay: OutboxRelay | undefined;
+    let bus: EventBus | undefined;
+    const wakeRelay = () => relay?.kick();
+    const ping = sql.unsafe`SELECT 1`;
+    const checks: Record<string, HealthCheck> = {
+      database: () => pool.query(ping),
+      nats: () => (bus ? bus.health() : Promise.reject(new Error('not connected yet'))),
+    };
+
+    const writingPool = wakeRelayAfterCommit(pool, wakeRelay);
+    app = await definition.buildApp({
+      config,
+      pool: writingPool,
+      wakeRelay,
+      checks,
+      logLevel: opts.logLevel,
+    });
+    const logger: Logger = app.log;
+
+    const connected = await connectEventBus({
+      natsUrl: config.natsUrl,
+      stream: config.eventsStream,
+      prefix: config.eventsPrefix,
+      name: definition.name,
+      logger,
+    });
+    bus = connected;
+    parts.add('NATS connection', () => connected.close());
+    await connected.ensureStream();
+
+    const startedRelay = startOutboxRelay({ pool, bus: connected, logger });
+    relay = startedRelay;
+    parts.add('outbox relay', () => startedRelay.stop());
+
+    const kit: RuntimeKit = {
+      config,
+      pool: writingPool,
+      wakeRelay,
+      checks,
+      logLevel: opts.logLevel,
+      app,
+      bus: connected,
+      logger,
+    };
+    await startEach('consumer', definition.consumers ?? [], kit, parts);
+    await startEach('background job', definition.jobs ?? [], kit, parts);
+    return { app, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Parts stopped in the reverse of the order they were opened; a failure is logged, the rest still stop. */
+class ShutdownList {
+  private readonly parts: Array<{ name: string; stop: () => Promise<unknown> }> = [];
+
+  add(name: string, stop: () => Promise<unknown>): void {
+    this.parts.push({ name, stop });
+  }
+
+  async stopAll(logger?: Pick<Logger, 'warn'>): Promise<void> {
+    for (const part of this.parts.splice(0).reverse()) {
+      try {
+        await part.stop();
+      } catch (error) {
+        logger?.warn({ err: error, part: part.name }, 'stopping a part failed');
+      }
+    }
+  }
+}
+
+async function startEach(kind: string, starters: readonly Starter[], kit: RuntimeKit, parts: ShutdownList) {
+  for (const start of starters) {
+    const started = await start(kit);
+    const list: readonly Stoppable[] = Array.isArray(started) ? started : [started as Stoppable];
+    parts.add(kind, () => stopTogether(list));
+  }
+}
+
+async function stopTogether(items: readonly Stoppable[]): Promise<void> {
+  const results = await Promise.allSettled(items.map((item) => item.stop()));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
