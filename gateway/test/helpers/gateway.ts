@@ -1,9 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { IDENTITY_HEADER, verifyIdentityToken } from '@wiki/auth';
-import { type Config, loadConfig, type ServiceName } from '@wiki/config';
+import type { Config, ServiceName } from '@wiki/config';
+import { isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp, type GatewayDeps } from '../../src/app.js';
@@ -71,24 +70,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     fakes[name] = await startFakeService(name);
     serviceEnv[`${name.toUpperCase()}_URL`] = fakes[name].url;
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    DATA_DIR: dataDir,
-    EVENTS_PREFIX: `gwt-${randomBytes(5).toString('hex')}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    AUTH_PROVIDER: 'oidc',
-    AUTH_ISSUER: options.idp.issuer,
-    AUTH_JWKS_URL: options.idp.jwksUrl,
-    AUTH_AUDIENCE: options.idp.audience,
-    AUTH_CLIENT_ID: 'wiki-web',
-    INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
-    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-    RATE_LIMIT_ENABLED: 'false',
-    ...serviceEnv,
-    ...options.env,
-  });
+  const config = isolatedConfig(options.idp, { AUTH_CLIENT_ID: 'wiki-web', ...serviceEnv, ...options.env });
 
   const users = new Map<string, ResolvedUser>();
   const resolveCalls: Array<Record<string, unknown>> = [];
@@ -158,7 +140,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       await deleteKeys(redis, `${config.eventsPrefix}:`).catch(() => undefined);
       redis.disconnect();
       await Promise.all(Object.values(fakes).map((f) => f.close()));
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(config.dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from '@wiki/testing';
 
 export interface RecordedRequest {
   method: string;
@@ -69,9 +70,5 @@ export async function startFakeService(name: string): Promise<FakeService> {
 
 /** A URL where nothing listens (a port that was just free). */
 export async function closedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }

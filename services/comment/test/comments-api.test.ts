@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { SignedInUser } from '@wiki/testing';
+import { createWorkspace, ISO_RE, type SignedInUser, signInNew, UUID_RE, workspaceWith } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anchor, type CommentStack, ISO_RE, startCommentStack, UUID_RE, workspaceWith } from './helpers.js';
+import { anchor, type CommentStack, startCommentStack } from './helpers.js';
 
 let stack: CommentStack;
 let alice: SignedInUser; // OWNER
@@ -16,22 +16,19 @@ let documentId: string;
 
 beforeAll(async () => {
   stack = await startCommentStack();
-  [alice, adam, eve, carl, cleo, vera, sam] = await Promise.all([
-    stack.signIn('alice@example.com', 'Alice Owner'),
-    stack.signIn('adam@example.com', 'Adam Admin'),
-    stack.signIn('eve@example.com', 'Eve Editor'),
-    stack.signIn('carl@example.com', 'Carl Commenter'),
-    stack.signIn('cleo@example.com', 'Cleo Commenter'),
-    stack.signIn('vera@example.com', 'Vera Viewer'),
-    stack.signIn('sam@example.com', 'Sam Stranger'),
-  ]);
-  workspaceId = await workspaceWith(stack, alice, [
+  [alice, adam, eve, carl, cleo, vera, sam] = await Promise.all(
+    ['Alice Owner', 'Adam Admin', 'Eve Editor', 'Carl Commenter', 'Cleo Commenter', 'Vera Viewer', 'Sam Stranger'].map(
+      (name) => signInNew(stack, name),
+    ),
+  );
+  const workspace = await workspaceWith(stack, alice, [
     [adam, 'ADMIN'],
     [eve, 'EDITOR'],
     [carl, 'COMMENTER'],
     [cleo, 'COMMENTER'],
     [vera, 'VIEWER'],
   ]);
+  workspaceId = workspace.id;
   documentId = stack.docs.add({ workspaceId });
 });
 afterAll(() => stack?.stop());
@@ -152,7 +149,7 @@ describe('POST /comments/documents/{documentId}/threads', () => {
   });
 
   it('answers 404 when the document is in a workspace the caller does not belong to', async () => {
-    const otherWorkspace = await workspaceWith(stack, sam);
+    const otherWorkspace = (await createWorkspace(stack, sam)).id;
     const samsDoc = stack.docs.add({ workspaceId: otherWorkspace });
     expect((await createThread(sam, 'mine', {}, samsDoc)).status).toBe(201);
     expectError(await createThread(alice, 'x', {}, samsDoc), 404, 'NOT_FOUND');

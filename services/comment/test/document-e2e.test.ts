@@ -1,10 +1,19 @@
 import { startService as startGateway } from '@wiki/gateway';
-import { eventually, type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
+import {
+  createDocument,
+  eventually,
+  type SignedInUser,
+  type Stack,
+  type StartPart,
+  signInNew,
+  startStack,
+  workspaceWith,
+} from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService as startDocument } from '../../document/src/service.js';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
 import { startService as startComment } from '../src/service.js';
-import { anchor, workspaceWith } from './helpers.js';
+import { anchor } from './helpers.js';
 
 /** The whole path with the real document service: its openCommentCount and its deletions. */
 let stack: Stack;
@@ -21,19 +30,13 @@ beforeAll(async () => {
       comment: startComment as StartPart,
     },
   });
-  alice = await stack.signIn('alice@example.com', 'Alice Owner');
-  carl = await stack.signIn('carl@example.com', 'Carl Commenter');
-  workspaceId = await workspaceWith(stack, alice, [[carl, 'COMMENTER']]);
+  [alice, carl] = await Promise.all([signInNew(stack, 'Alice Owner'), signInNew(stack, 'Carl Commenter')]);
+  workspaceId = (await workspaceWith(stack, alice, [[carl, 'COMMENTER']])).id;
 });
 afterAll(() => stack?.stop());
 
-async function createDocument(title: string, parentId: string | null = null): Promise<string> {
-  const res = await stack.request('POST', '/api/v1/documents', {
-    token: alice.token,
-    body: { workspaceId, title, parentId },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data.id;
+async function newDocument(title: string, parentId: string | null = null): Promise<string> {
+  return (await createDocument(stack, alice, { workspaceId, title, parentId })).id;
 }
 
 async function newThread(documentId: string, content = 'A thought'): Promise<any> {
@@ -60,13 +63,13 @@ const threadsOf = (documentId: string) =>
 
 describe('with the document service', () => {
   it('comments on a document created a moment ago (read-through)', async () => {
-    const documentId = await createDocument('Fresh');
+    const documentId = await newDocument('Fresh');
     const thread = await newThread(documentId);
     expect(thread).toMatchObject({ documentId, workspaceId, status: 'open' });
   });
 
   it('keeps openCommentCount in step with creating, resolving, reopening and deleting threads', async () => {
-    const documentId = await createDocument('Counted');
+    const documentId = await newDocument('Counted');
     expect(await openCommentCount(documentId)).toBe(0);
     const a = await newThread(documentId);
     const b = await newThread(documentId);
@@ -85,7 +88,7 @@ describe('with the document service', () => {
   });
 
   it('deletes the threads of a deleted document', async () => {
-    const documentId = await createDocument('Doomed');
+    const documentId = await newDocument('Doomed');
     const thread = await newThread(documentId);
     expect((await stack.request('DELETE', `/api/v1/documents/${documentId}`, { token: alice.token })).status).toBe(200);
     await eventually(async () => expect((await threadsOf(documentId)).status).toBe(404));
@@ -101,9 +104,9 @@ describe('with the document service', () => {
   });
 
   it('deletes the threads of every document a cascade removes', async () => {
-    const parent = await createDocument('Parent');
-    const child = await createDocument('Child', parent);
-    const grandchild = await createDocument('Grandchild', child);
+    const parent = await newDocument('Parent');
+    const child = await newDocument('Child', parent);
+    const grandchild = await newDocument('Grandchild', child);
     const threads = [await newThread(parent), await newThread(child), await newThread(grandchild)];
     expect((await stack.request('DELETE', `/api/v1/documents/${parent}/cascade`, { token: alice.token })).status).toBe(
       200,
@@ -114,8 +117,8 @@ describe('with the document service', () => {
   });
 
   it('keeps the threads of children that a plain delete lifts to the root', async () => {
-    const parent = await createDocument('Parent 2');
-    const child = await createDocument('Child 2', parent);
+    const parent = await newDocument('Parent 2');
+    const child = await newDocument('Child 2', parent);
     const onChild = await newThread(child);
     expect((await stack.request('DELETE', `/api/v1/documents/${parent}`, { token: alice.token })).status).toBe(200);
     await eventually(async () => expect((await threadsOf(parent)).status).toBe(404));

@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { IDENTITY_HEADER, type Role, verifyIdentityToken } from '@wiki/auth';
-import type { Config } from '@wiki/config';
-import { connectEventBus, type EventData, type EventEnvelope, type EventType } from '@wiki/events';
+import { IDENTITY_HEADER, verifyIdentityToken } from '@wiki/auth';
 import { startService as startGateway } from '@wiki/gateway';
-import { type SignedInUser, type Stack, type StartPart, startStack, testEvent } from '@wiki/testing';
+import { type Stack, type StartPart, startStack } from '@wiki/testing';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
 import { startService as startComment } from '../src/service.js';
-
-export type { Role } from '@wiki/auth';
-
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-export const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 /**
  * A stand-in for the document service's `GET /internal/documents/:id` (the read-through contract),
@@ -103,68 +96,6 @@ export async function startCommentStack(): Promise<CommentStack> {
   } catch (error) {
     await docs.close();
     throw error;
-  }
-}
-
-/** Creates a workspace owned by `owner` and lets each of the others join with the given role. */
-export async function workspaceWith(
-  stack: Stack,
-  owner: SignedInUser,
-  members: Array<[SignedInUser, Exclude<Role, 'OWNER'>]> = [],
-): Promise<string> {
-  const created = await stack.request('POST', '/api/v1/workspaces', {
-    token: owner.token,
-    body: { name: `Team ${randomUUID().slice(0, 8)}` },
-  });
-  if (created.status !== 201) throw new Error(`workspace: ${created.status} ${JSON.stringify(created.body)}`);
-  const workspaceId: string = created.body.data.id;
-  for (const [user, role] of members) await join(stack, workspaceId, owner, user, role);
-  return workspaceId;
-}
-
-/** Invites `user` with `role` (as `inviter`) and accepts as `user`. */
-export async function join(
-  stack: Stack,
-  workspaceId: string,
-  inviter: SignedInUser,
-  user: SignedInUser,
-  role: Exclude<Role, 'OWNER'>,
-): Promise<void> {
-  const inv = await stack.request('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, {
-    token: inviter.token,
-    body: { email: user.email, role },
-  });
-  if (inv.status !== 201) throw new Error(`invite ${user.email}: ${inv.status} ${JSON.stringify(inv.body)}`);
-  const token = String(inv.body.data.inviteLink).split('/').pop();
-  const accepted = await stack.request('POST', `/api/v1/invitations/${token}/accept`, { token: user.token });
-  if (accepted.status !== 200)
-    throw new Error(`accept ${user.email}: ${accepted.status} ${JSON.stringify(accepted.body)}`);
-}
-
-/** Publishes an event on the stack's stream the way another service's outbox relay would. */
-export async function publishEvent<T extends EventType>(
-  config: Config,
-  event: { type: T; workspaceId?: string | null; actorId?: string | null; data: Partial<EventData<T>> },
-): Promise<EventEnvelope> {
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const bus = await connectEventBus({
-    natsUrl: config.natsUrl,
-    stream: config.eventsStream,
-    prefix: config.eventsPrefix,
-    name: 'comment-test',
-    logger: silent,
-  });
-  try {
-    // The data the test gives over valid defaults: the consumers parse it against its contract.
-    const envelope = testEvent(event.type, {
-      workspaceId: event.workspaceId,
-      actorId: event.actorId,
-      data: event.data,
-    });
-    await bus.publish(envelope);
-    return envelope;
-  } finally {
-    await bus.close();
   }
 }
 

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { type AddressInfo, createServer } from 'node:net';
 import { mintIdentityToken } from '@wiki/auth';
-import { type DocStack, para, startDocStack, type TestUser } from './helpers.js';
+import {
+  type CreatedDocument,
+  createDocument,
+  freePort,
+  paragraph,
+  type SignedInUser,
+  signInNew,
+  workspaceWith,
+} from '@wiki/testing';
+import { type DocStack, startDocStack } from './helpers.js';
 
 function form(fields: Record<string, string | Uint8Array>): FormData {
   const data = new FormData();
@@ -14,21 +22,24 @@ function form(fields: Record<string, string | Uint8Array>): FormData {
 
 describe('internal collaboration API (through the gateway with X-Internal-Api-Key)', () => {
   let t: DocStack;
-  let owner: TestUser;
-  let editor: TestUser;
-  let viewer: TestUser;
-  let stranger: TestUser;
+  let owner: SignedInUser;
+  let editor: SignedInUser;
+  let viewer: SignedInUser;
+  let stranger: SignedInUser;
   let ws: string;
-  let doc: any;
+  let doc: CreatedDocument;
 
   beforeAll(async () => {
     t = await startDocStack();
-    owner = await t.user('owner@example.com', 'Olivia Owner');
-    stranger = await t.user('stranger@example.com', 'Sam Stranger');
-    ws = await t.workspace(owner, 'Collab');
-    editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR', 'Eddie Editor');
-    viewer = await t.join(ws, owner, 'viewer@example.com', 'VIEWER', 'Vic Viewer');
-    doc = await t.create(owner, { workspaceId: ws, title: 'Shared', content: [para('first version')] });
+    [owner, stranger, editor, viewer] = await Promise.all(
+      ['Olivia Owner', 'Sam Stranger', 'Eddie Editor', 'Vic Viewer'].map((name) => signInNew(t, name)),
+    );
+    const workspace = await workspaceWith(t, owner, [
+      [editor, 'EDITOR'],
+      [viewer, 'VIEWER'],
+    ]);
+    ws = workspace.id;
+    doc = await createDocument(t, owner, { workspaceId: ws, title: 'Shared', content: [paragraph('first version')] });
   });
   afterAll(() => t?.stop());
 
@@ -66,7 +77,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
     });
 
     it('says canEdit false on an archived document', async () => {
-      const archived = await t.create(owner, { workspaceId: ws, title: 'Old' });
+      const archived = await createDocument(t, owner, { workspaceId: ws, title: 'Old' });
       await t.call('PUT', `/api/v1/documents/${archived.id}`, owner, { isArchived: true });
       expect((await permission(archived.id, editor.id)).body.data).toEqual({
         canEdit: false,
@@ -78,7 +89,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
 
   describe('collab state', () => {
     it('is 204 before any save, then returns a 1 MiB random state byte for byte', async () => {
-      const fresh = await t.create(owner, { workspaceId: ws, title: 'Fresh' });
+      const fresh = await createDocument(t, owner, { workspaceId: ws, title: 'Fresh' });
       const none = await t.internal('GET', `${base(fresh.id)}/collab-state`);
       expect(none.status).toBe(204);
       expect(await none.text()).toBe('');
@@ -108,7 +119,8 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
     });
 
     it('replaces the content with jsonContent, sends plainText to search, and sets lastEditedBy from idpUid', async () => {
-      const blocks = [para('edited together live')];
+      const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Shared', content: [paragraph('first')] });
+      const blocks = [paragraph('edited together live')];
       const saved = await t.internal('POST', `${base(doc.id)}/collab-state`, {
         body: form({
           collabState: randomBytes(64),
@@ -146,7 +158,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
     });
 
     it('validates the form: collabState required, jsonContent must be blocks, limits enforced', async () => {
-      const target = await t.create(owner, { workspaceId: ws, title: 'Target' });
+      const target = await createDocument(t, owner, { workspaceId: ws, title: 'Target' });
       const missing = await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ plainText: 'x' }) });
       expect(missing.status).toBe(400);
       expect(((await missing.json()) as any).error.details).toEqual([{ field: 'collabState', message: 'is required' }]);
@@ -202,7 +214,11 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
     };
 
     it('refuses a save on an archived document with 409 and stores nothing', async () => {
-      const target = await t.create(owner, { workspaceId: ws, title: 'Archived live doc', content: [para('frozen')] });
+      const target = await createDocument(t, owner, {
+        workspaceId: ws,
+        title: 'Archived live doc',
+        content: [paragraph('frozen')],
+      });
       const first = randomBytes(32);
       expect((await save(target.id, { collabState: first })).status).toBe(200);
       await t.call('PUT', `/api/v1/documents/${target.id}`, owner, { isArchived: true });
@@ -210,7 +226,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       const eventsBefore = (await t.outbox()).length;
       const res = await save(target.id, {
         collabState: randomBytes(32),
-        jsonContent: JSON.stringify([para('thawed')]),
+        jsonContent: JSON.stringify([paragraph('thawed')]),
         plainText: 'thawed',
         idpUid: `idp|${editor.email}`,
       });
@@ -229,13 +245,17 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
     });
 
     it('treats an empty jsonContent like none: the content stays', async () => {
-      const target = await t.create(owner, { workspaceId: ws, title: 'Not wiped', content: [para('precious words')] });
+      const target = await createDocument(t, owner, {
+        workspaceId: ws,
+        title: 'Not wiped',
+        content: [paragraph('precious words')],
+      });
       for (const jsonContent of ['', '  ']) {
         const res = await save(target.id, { collabState: randomBytes(8), jsonContent });
         expect(res.status, JSON.stringify(jsonContent)).toBe(200);
       }
       expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toMatchObject({
-        content: JSON.stringify([para('precious words')]),
+        content: JSON.stringify([paragraph('precious words')]),
         wordCount: 2,
       });
       // With plainText beside it, plainText is what applies.
@@ -243,13 +263,17 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
         (await save(target.id, { collabState: randomBytes(8), jsonContent: '', plainText: 'search me' })).status,
       ).toBe(200);
       expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data).toMatchObject({
-        content: JSON.stringify([para('precious words')]),
+        content: JSON.stringify([paragraph('precious words')]),
         excerpt: 'search me',
       });
     });
 
     it('refuses a text field sent as a file part with 400 naming it', async () => {
-      const target = await t.create(owner, { workspaceId: ws, title: 'Form check', content: [para('unchanged')] });
+      const target = await createDocument(t, owner, {
+        workspaceId: ws,
+        title: 'Form check',
+        content: [paragraph('unchanged')],
+      });
       const state = randomBytes(16);
       expect((await save(target.id, { collabState: state })).status).toBe(200);
       for (const field of ['jsonContent', 'plainText', 'idpUid']) {
@@ -266,23 +290,22 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       }
       expect((await stateOf(target.id))!.equals(state)).toBe(true);
       expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data.content).toBe(
-        JSON.stringify([para('unchanged')]),
+        JSON.stringify([paragraph('unchanged')]),
       );
     });
 
     it('saves state and content when the workspace service cannot be asked about idpUid, keeping lastEditedBy', async () => {
-      const target = await t.create(owner, { workspaceId: ws, title: 'Outage', content: [para('before the outage')] });
-      // A port nothing listens on: the look-up of a uid the users projection does not know fails.
-      const closed = await new Promise<number>((resolve) => {
-        const server = createServer().listen(0, '127.0.0.1', () => {
-          const { port } = server.address() as AddressInfo;
-          server.close(() => resolve(port));
-        });
+      const target = await createDocument(t, owner, {
+        workspaceId: ws,
+        title: 'Outage',
+        content: [paragraph('before the outage')],
       });
-      const workspaceUrl = t.stack.config.urls.workspace;
-      t.stack.config.urls.workspace = `http://127.0.0.1:${closed}`;
+      // A port nothing listens on: the look-up of a uid the users projection does not know fails.
+      const closed = await freePort();
+      const workspaceUrl = t.config.urls.workspace;
+      t.config.urls.workspace = `http://127.0.0.1:${closed}`;
       const state = randomBytes(64);
-      const blocks = [para('saved during the outage')];
+      const blocks = [paragraph('saved during the outage')];
       let res: Response;
       try {
         res = await save(target.id, {
@@ -291,7 +314,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
           idpUid: 'idp|never-seen@example.com',
         });
       } finally {
-        t.stack.config.urls.workspace = workspaceUrl;
+        t.config.urls.workspace = workspaceUrl;
       }
       expect(res.status).toBe(200);
       expect((await stateOf(target.id))!.equals(state)).toBe(true);
@@ -325,13 +348,13 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
   describe('access', () => {
     it('is reachable only with the internal key', async () => {
       const path = `${base(doc.id)}/collab-state`;
-      const noKey = await fetch(`${t.stack.gatewayUrl}${path}`);
+      const noKey = await fetch(`${t.gatewayUrl}${path}`);
       expect(noKey.status).toBe(401);
-      const wrongKey = await fetch(`${t.stack.gatewayUrl}${path}`, {
+      const wrongKey = await fetch(`${t.gatewayUrl}${path}`, {
         headers: { 'x-internal-api-key': 'wrong-key-of-some-length' },
       });
       expect(wrongKey.status).toBe(401);
-      const userToken = await fetch(`${t.stack.gatewayUrl}${path}`, {
+      const userToken = await fetch(`${t.gatewayUrl}${path}`, {
         headers: { authorization: `Bearer ${owner.token}` },
       });
       expect(userToken.status).toBe(401);
@@ -341,7 +364,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
 
       // Straight to the service: a user identity is refused, no identity is 401.
       const userIdentity = await mintIdentityToken(
-        t.stack.config.internalTokenSecret,
+        t.config.internalTokenSecret,
         { kind: 'user', userId: owner.id },
         60,
       );
@@ -364,7 +387,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
           .status,
       ).toBe(404);
       const userIdentity = await mintIdentityToken(
-        t.stack.config.internalTokenSecret,
+        t.config.internalTokenSecret,
         { kind: 'user', userId: owner.id },
         60,
       );

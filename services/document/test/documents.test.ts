@@ -1,4 +1,16 @@
-import { type DocStack, ISO_RE, para, startDocStack, type TestUser, UUID_RE } from './helpers.js';
+import {
+  addMember,
+  createDocument,
+  createWorkspace,
+  eventually,
+  ISO_RE,
+  paragraph,
+  type SignedInUser,
+  signInNew,
+  UUID_RE,
+  workspaceWith,
+} from '@wiki/testing';
+import { type DocStack, startDocStack } from './helpers.js';
 
 const DOCUMENT_KEYS = [
   'childCount',
@@ -28,25 +40,30 @@ const LIST_KEYS = ['childCount', 'hasChildren', 'icon', 'id', 'parentId', 'title
 
 describe('documents: CRUD, fields, limits and roles (through the gateway)', () => {
   let t: DocStack;
-  let owner: TestUser;
-  let admin: TestUser;
-  let editor: TestUser;
-  let commenter: TestUser;
-  let viewer: TestUser;
-  let stranger: TestUser;
+  let owner: SignedInUser;
+  let admin: SignedInUser;
+  let editor: SignedInUser;
+  let commenter: SignedInUser;
+  let viewer: SignedInUser;
+  let stranger: SignedInUser;
   let ws: string;
   let otherWs: string;
 
   beforeAll(async () => {
     t = await startDocStack();
-    owner = await t.user('owner@example.com', 'Olivia Owner');
-    stranger = await t.user('stranger@example.com', 'Sam Stranger');
-    ws = await t.workspace(owner, 'Docs');
-    otherWs = await t.workspace(stranger, 'Elsewhere');
-    admin = await t.join(ws, owner, 'admin@example.com', 'ADMIN', 'Ada Admin');
-    editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR', 'Eddie Editor');
-    commenter = await t.join(ws, owner, 'commenter@example.com', 'COMMENTER', 'Cora Commenter');
-    viewer = await t.join(ws, owner, 'viewer@example.com', 'VIEWER', 'Vic Viewer');
+    [owner, stranger, admin, editor, commenter, viewer] = await Promise.all(
+      ['Olivia Owner', 'Sam Stranger', 'Ada Admin', 'Eddie Editor', 'Cora Commenter', 'Vic Viewer'].map((name) =>
+        signInNew(t, name),
+      ),
+    );
+    const workspace = await workspaceWith(t, owner, [
+      [admin, 'ADMIN'],
+      [editor, 'EDITOR'],
+      [commenter, 'COMMENTER'],
+      [viewer, 'VIEWER'],
+    ]);
+    ws = workspace.id;
+    otherWs = (await createWorkspace(t, stranger)).id;
   });
   afterAll(() => t?.stop());
 
@@ -54,7 +71,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     it('returns every field of DocumentResponse with 201, content as a string', async () => {
       const blocks = [
         { type: 'heading', props: { level: 1 }, content: [{ type: 'text', text: 'Plan', styles: {} }] },
-        para('Ship it this week.'),
+        paragraph('Ship it this week.'),
       ];
       const res = await t.call('POST', '/api/v1/documents', editor, {
         workspaceId: ws,
@@ -98,13 +115,13 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('accepts content as a string holding the array, and returns the same string form', async () => {
-      const blocks = [para('one two'), para('three')];
-      const fromString = await t.create(editor, {
+      const blocks = [paragraph('one two'), paragraph('three')];
+      const fromString = await createDocument(t, editor, {
         workspaceId: ws,
         title: 'S',
         content: JSON.stringify(blocks, null, 2),
       });
-      const fromArray = await t.create(editor, { workspaceId: ws, title: 'A', content: blocks });
+      const fromArray = await createDocument(t, editor, { workspaceId: ws, title: 'A', content: blocks });
       expect(typeof fromString.content).toBe('string');
       expect(fromString.content).toBe(fromArray.content);
       expect(JSON.parse(fromString.content)).toEqual(blocks);
@@ -112,7 +129,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('defaults: title "Untitled", empty content, no icon or cover', async () => {
-      const doc = await t.create(editor, { workspaceId: ws });
+      const doc = await createDocument(t, editor, { workspaceId: ws });
       expect(doc).toMatchObject({
         title: 'Untitled',
         content: '[]',
@@ -151,17 +168,17 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
         { type: 'codeBlock', props: { language: 'ts' }, content: [text('let x')] },
         { type: 'paragraph', content: [text('w '.repeat(200))] },
       ];
-      const doc = await t.create(editor, { workspaceId: ws, content: blocks });
+      const doc = await createDocument(t, editor, { workspaceId: ws, content: blocks });
       const expectedText = `Name\tRole\ntodo\nnested quote\na link @Ada\na caption\nlet x\n${'w '.repeat(200)}`;
       expect(doc.excerpt).toBe(expectedText.slice(0, 200));
       expect(doc.wordCount).toBe(12 + 200);
     });
 
     it('puts a new document last among its siblings and counts children', async () => {
-      const parent = await t.create(editor, { workspaceId: ws, title: 'Parent' });
-      const a = await t.create(editor, { workspaceId: ws, parentId: parent.id, title: 'a' });
-      const b = await t.create(owner, { workspaceId: ws, parentId: parent.id, title: 'b' });
-      const c = await t.create(admin, { workspaceId: ws, parentId: parent.id, title: 'c' });
+      const parent = await createDocument(t, editor, { workspaceId: ws, title: 'Parent' });
+      const a = await createDocument(t, editor, { workspaceId: ws, parentId: parent.id, title: 'a' });
+      const b = await createDocument(t, owner, { workspaceId: ws, parentId: parent.id, title: 'b' });
+      const c = await createDocument(t, admin, { workspaceId: ws, parentId: parent.id, title: 'c' });
       const children = await t.call('GET', `/api/v1/documents/${parent.id}/children`, viewer);
       expect(children.status).toBe(200);
       expect(children.body.data.map((d: any) => d.id)).toEqual([a.id, b.id, c.id]);
@@ -187,8 +204,8 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('answers a list under a parentId that is no document of the workspace with 404, like /children', async () => {
-      const parent = await t.create(editor, { workspaceId: ws, title: 'Listed parent' });
-      const child = await t.create(editor, { workspaceId: ws, title: 'Listed child', parentId: parent.id });
+      const parent = await createDocument(t, editor, { workspaceId: ws, title: 'Listed parent' });
+      const child = await createDocument(t, editor, { workspaceId: ws, title: 'Listed child', parentId: parent.id });
       const list = (parentId: string) =>
         t.call('GET', `/api/v1/documents?workspaceId=${ws}&parentId=${parentId}`, viewer);
       expect((await list(parent.id)).body.data.map((d: any) => d.id)).toEqual([child.id]);
@@ -196,8 +213,8 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       const empty = await list(child.id);
       expect(empty.status).toBe(200);
       expect(empty.body.data).toEqual([]);
-      const foreign = await t.create(stranger, { workspaceId: otherWs, title: 'Foreign parent' });
-      await t.create(stranger, { workspaceId: otherWs, title: 'Foreign child', parentId: foreign.id });
+      const foreign = await createDocument(t, stranger, { workspaceId: otherWs, title: 'Foreign parent' });
+      await createDocument(t, stranger, { workspaceId: otherWs, title: 'Foreign child', parentId: foreign.id });
       for (const id of ['00000000-0000-4000-8000-000000000000', foreign.id]) {
         const res = await list(id);
         expect(res.status, id).toBe(404);
@@ -217,9 +234,9 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('lists ancestors from the root down to the document itself, and builds the tree', async () => {
-      const root = await t.create(editor, { workspaceId: ws, title: 'Root' });
-      const mid = await t.create(editor, { workspaceId: ws, parentId: root.id, title: 'Mid' });
-      const leaf = await t.create(editor, { workspaceId: ws, parentId: mid.id, title: 'Leaf', icon: '🍃' });
+      const root = await createDocument(t, editor, { workspaceId: ws, title: 'Root' });
+      const mid = await createDocument(t, editor, { workspaceId: ws, parentId: root.id, title: 'Mid' });
+      const leaf = await createDocument(t, editor, { workspaceId: ws, parentId: mid.id, title: 'Leaf', icon: '🍃' });
       const crumbs = await t.call('GET', `/api/v1/documents/${leaf.id}/ancestors`, viewer);
       expect(crumbs.status).toBe(200);
       expect(crumbs.body.data).toEqual([
@@ -279,23 +296,23 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
 
   describe('update', () => {
     it('changes only the given fields and records the last editor', async () => {
-      const doc = await t.create(owner, {
+      const doc = await createDocument(t, owner, {
         workspaceId: ws,
         title: 'Before',
         icon: '📄',
         coverImageUrl: 'https://img.test/1.png',
-        content: [para('old text')],
+        content: [paragraph('old text')],
       });
       const res = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, {
         title: 'After',
-        content: JSON.stringify([para('brand new words here')]),
+        content: JSON.stringify([paragraph('brand new words here')]),
       });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({
         title: 'After',
         icon: '📄',
         coverImageUrl: 'https://img.test/1.png',
-        content: JSON.stringify([para('brand new words here')]),
+        content: JSON.stringify([paragraph('brand new words here')]),
         excerpt: 'brand new words here',
         wordCount: 4,
         createdBy: owner.id,
@@ -317,25 +334,25 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       const created = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content: null });
       expect(created.status).toBe(201);
       expect(created.body.data).toMatchObject({ content: '[]', excerpt: '', wordCount: 0 });
-      const doc = await t.create(editor, { workspaceId: ws, content: [para('some words')] });
+      const doc = await createDocument(t, editor, { workspaceId: ws, content: [paragraph('some words')] });
       const res = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { content: null });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ content: '[]', excerpt: '', wordCount: 0 });
     });
 
     it('keeps an archived document read-only until restored: edits are 409, a restore may carry edits', async () => {
-      const doc = await t.create(owner, {
+      const doc = await createDocument(t, owner, {
         workspaceId: ws,
         title: 'Shelved',
         icon: '📦',
-        content: [para('kept as is')],
+        content: [paragraph('kept as is')],
       });
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: true })).status).toBe(200);
       const before = (await t.call('GET', `/api/v1/documents/${doc.id}`, viewer)).body.data;
       const eventsBefore = (await t.outbox()).length;
       for (const body of [
         { title: 'Edited' },
-        { content: [para('new')] },
+        { content: [paragraph('new')] },
         { content: null },
         { icon: null },
         { coverImageUrl: 'https://img.test/x.png' },
@@ -365,7 +382,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       const back = await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, {
         isArchived: false,
         title: 'Back',
-        content: [para('fresh words')],
+        content: [paragraph('fresh words')],
       });
       expect(back.status).toBe(200);
       expect(back.body.data).toMatchObject({
@@ -385,7 +402,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
 
     it('decides an edit racing an archiving under the row lock: never an edit after the archiving', async () => {
       for (let round = 0; round < 6; round++) {
-        const doc = await t.create(editor, { workspaceId: ws, title: `race ${round}` });
+        const doc = await createDocument(t, editor, { workspaceId: ws, title: `race ${round}` });
         const [edit, archive] = await Promise.all([
           t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: `edited ${round}` }),
           t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: true }),
@@ -405,9 +422,9 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('still deletes an archived document, alone or with its subtree', async () => {
-      const alone = await t.create(editor, { workspaceId: ws, title: 'archived alone' });
-      const top = await t.create(editor, { workspaceId: ws, title: 'archived top' });
-      const below = await t.create(editor, { workspaceId: ws, title: 'below', parentId: top.id });
+      const alone = await createDocument(t, editor, { workspaceId: ws, title: 'archived alone' });
+      const top = await createDocument(t, editor, { workspaceId: ws, title: 'archived top' });
+      const below = await createDocument(t, editor, { workspaceId: ws, title: 'below', parentId: top.id });
       for (const d of [alone, top]) await t.call('PUT', `/api/v1/documents/${d.id}`, editor, { isArchived: true });
       expect((await t.call('DELETE', `/api/v1/documents/${alone.id}`, editor)).status).toBe(200);
       expect((await t.call('DELETE', `/api/v1/documents/${top.id}/cascade`, editor)).status).toBe(200);
@@ -433,7 +450,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       expect(
         (await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, icon: 'i'.repeat(51) })).status,
       ).toBe(400);
-      const doc = await t.create(editor, { workspaceId: ws });
+      const doc = await createDocument(t, editor, { workspaceId: ws });
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { title: 'y'.repeat(501) })).status).toBe(400);
       expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { icon: 'i'.repeat(51) })).status).toBe(400);
       expect(
@@ -443,28 +460,28 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('content: 2 MiB passes, more is 413; a body over 3 MiB is 413; malformed content is 400', async () => {
-      const overhead = JSON.stringify([para('')]).length;
+      const overhead = JSON.stringify([paragraph('')]).length;
       const max = 2 * 1024 * 1024;
       const atLimit = await t.call('POST', '/api/v1/documents', editor, {
         workspaceId: ws,
-        content: [para('a'.repeat(max - overhead))],
+        content: [paragraph('a'.repeat(max - overhead))],
       });
       expect(atLimit.status).toBe(201);
       expect(atLimit.body.data.content.length).toBe(max);
       const over = await t.call('POST', '/api/v1/documents', editor, {
         workspaceId: ws,
-        content: [para('a'.repeat(max - overhead + 1))],
+        content: [paragraph('a'.repeat(max - overhead + 1))],
       });
       expect(over.status).toBe(413);
       expect(over.body.error.code).toBe('PAYLOAD_TOO_LARGE');
       const overAsString = await t.call('PUT', `/api/v1/documents/${atLimit.body.data.id}`, editor, {
-        content: JSON.stringify([para('a'.repeat(max))]),
+        content: JSON.stringify([paragraph('a'.repeat(max))]),
       });
       expect(overAsString.status).toBe(413);
       const huge = await t.call('POST', '/api/v1/documents', editor, {
         workspaceId: ws,
         title: 'x',
-        content: [para('a'.repeat(3 * 1024 * 1024))],
+        content: [paragraph('a'.repeat(3 * 1024 * 1024))],
       });
       expect(huge.status).toBe(413);
 
@@ -473,14 +490,14 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
         '{"type":"paragraph"}',
         { type: 'paragraph' },
         [{ content: [] }],
-        [para('ok'), 7],
+        [paragraph('ok'), 7],
         42,
       ]) {
         const bad = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, content });
         expect(bad.status, JSON.stringify(content)).toBe(400);
         expect(bad.body.error.code).toBe('VALIDATION_ERROR');
       }
-      const invalidJson = await t.stack.request('POST', '/api/v1/documents', {
+      const invalidJson = await t.request('POST', '/api/v1/documents', {
         token: editor.token,
         body: '{"workspaceId": ',
       });
@@ -488,7 +505,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('coverImageUrl: http(s) URLs and same-origin paths only, at most 2048 characters; null clears it', async () => {
-      const doc = await t.create(editor, { workspaceId: ws });
+      const doc = await createDocument(t, editor, { workspaceId: ws });
       for (const url of [
         'https://img.test/c.png',
         'http://img.test/c.png',
@@ -541,7 +558,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       expect((await t.call('GET', '/api/v1/documents', viewer)).status).toBe(400);
       expect((await t.call('GET', '/api/v1/documents/tree', viewer)).status).toBe(400);
       expect((await t.call('POST', '/api/v1/documents', editor, { title: 'no workspace' })).status).toBe(400);
-      const foreign = await t.create(stranger, { workspaceId: otherWs, title: 'Foreign' });
+      const foreign = await createDocument(t, stranger, { workspaceId: otherWs, title: 'Foreign' });
       const eventsBefore = (await t.outbox('document.created')).length;
       const res = await t.call('POST', '/api/v1/documents', editor, { workspaceId: ws, parentId: foreign.id });
       expect(res.status).toBe(400);
@@ -564,7 +581,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
 
   describe('roles (ARCHITECTURE 3)', () => {
     it('lets every member read, and hides everything from non-members with 404', async () => {
-      const doc = await t.create(editor, { workspaceId: ws, title: 'Readable' });
+      const doc = await createDocument(t, editor, { workspaceId: ws, title: 'Readable' });
       for (const u of [owner, admin, editor, commenter, viewer]) {
         expect((await t.call('GET', `/api/v1/documents/${doc.id}`, u)).status).toBe(200);
         expect((await t.call('GET', `/api/v1/documents/${doc.id}/children`, u)).status).toBe(200);
@@ -595,7 +612,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('needs EDITOR to create, update, move, publish and delete: 403 below', async () => {
-      const doc = await t.create(owner, { workspaceId: ws, title: 'Guarded' });
+      const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Guarded' });
       for (const low of [commenter, viewer]) {
         for (const [method, path, body] of [
           ['POST', '/api/v1/documents', { workspaceId: ws }],
@@ -619,7 +636,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       });
 
       for (const [i, u] of [owner, admin, editor].entries()) {
-        const mine = await t.create(u, { workspaceId: ws, title: `by ${u.email}` });
+        const mine = await createDocument(t, u, { workspaceId: ws, title: `by ${u.email}` });
         expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, u, { title: `edit ${i}` })).status).toBe(200);
         expect((await t.call('PUT', `/api/v1/documents/${mine.id}/move`, u, { parentId: doc.id })).status).toBe(200);
         expect((await t.call('POST', `/api/v1/documents/${mine.id}/publish`, u)).status).toBe(200);
@@ -629,12 +646,10 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
     });
 
     it('loses access as soon as the member is removed', async () => {
-      const leaver = await t.join(ws, owner, 'leaver@example.com', 'EDITOR', 'Lee Leaver');
-      const doc = await t.create(leaver, { workspaceId: ws, title: 'Mine' });
-      const members = (await t.call('GET', `/api/v1/workspaces/${ws}/members`, owner)).body.data;
-      const member = members.find((m: any) => m.userId === leaver.id);
+      const leaver = await signInNew(t, 'Lee Leaver');
+      const member = await addMember(t, ws, owner, leaver, 'EDITOR');
+      const doc = await createDocument(t, leaver, { workspaceId: ws, title: 'Mine' });
       expect((await t.call('DELETE', `/api/v1/workspaces/${ws}/members/${member.id}`, owner)).status).toBeLessThan(300);
-      const { eventually } = await import('@wiki/testing');
       await eventually(async () =>
         expect((await t.call('GET', `/api/v1/documents/${doc.id}`, leaver)).status).toBe(404),
       );

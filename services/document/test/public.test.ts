@@ -1,4 +1,5 @@
-import { type DocStack, ISO_RE, para, startDocStack, type TestUser } from './helpers.js';
+import { createDocument, ISO_RE, paragraph, type SignedInUser, signInNew, workspaceWith } from '@wiki/testing';
+import { type DocStack, startDocStack } from './helpers.js';
 
 const PUBLIC_KEYS = [
   'childCount',
@@ -26,31 +27,35 @@ const NEVER_PUBLIC = [
 
 describe('publishing and public reads (through the gateway, no credential)', () => {
   let t: DocStack;
-  let owner: TestUser;
-  let editor: TestUser;
-  let viewer: TestUser;
+  let owner: SignedInUser;
+  let editor: SignedInUser;
+  let viewer: SignedInUser;
   let ws: string;
 
   beforeAll(async () => {
     t = await startDocStack();
-    owner = await t.user('owner@example.com', 'Olivia Owner');
-    ws = await t.workspace(owner, 'Public');
-    editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR');
-    viewer = await t.join(ws, owner, 'viewer@example.com', 'VIEWER');
+    [owner, editor, viewer] = await Promise.all(
+      ['Olivia Owner', 'Eddie Editor', 'Vic Viewer'].map((n) => signInNew(t, n)),
+    );
+    const workspace = await workspaceWith(t, owner, [
+      [editor, 'EDITOR'],
+      [viewer, 'VIEWER'],
+    ]);
+    ws = workspace.id;
   });
   afterAll(() => t?.stop());
 
   const doc = (title: string, parentId: string | null = null, extra: Record<string, unknown> = {}) =>
-    t.create(editor, { workspaceId: ws, title, parentId, ...extra });
-  const publish = (id: string, as: TestUser = editor) => t.call('POST', `/api/v1/documents/${id}/publish`, as);
-  const unpublish = (id: string, as: TestUser = editor) => t.call('POST', `/api/v1/documents/${id}/unpublish`, as);
+    createDocument(t, editor, { workspaceId: ws, title, parentId, ...extra });
+  const publish = (id: string, as: SignedInUser = editor) => t.call('POST', `/api/v1/documents/${id}/publish`, as);
+  const unpublish = (id: string, as: SignedInUser = editor) => t.call('POST', `/api/v1/documents/${id}/unpublish`, as);
   const pub = (path: string) => t.call('GET', `/api/v1/public/documents/${path}`, null);
 
   it('serves nothing until published, then the public fields only', async () => {
     const d = await doc('Handbook', null, {
       icon: '📘',
       coverImageUrl: 'https://img.test/h.png',
-      content: [para('Welcome aboard friends')],
+      content: [paragraph('Welcome aboard friends')],
     });
     for (const path of [d.id, `${d.id}/children`, `${d.id}/ancestors`]) {
       const res = await pub(path);
@@ -68,7 +73,7 @@ describe('publishing and public reads (through the gateway, no credential)', () 
     expect(read.body.data).toMatchObject({
       id: d.id,
       title: 'Handbook',
-      content: JSON.stringify([para('Welcome aboard friends')]),
+      content: JSON.stringify([paragraph('Welcome aboard friends')]),
       icon: '📘',
       coverImageUrl: 'https://img.test/h.png',
       parentId: null,

@@ -1,30 +1,35 @@
 import { sql, z } from '@wiki/db';
-import { type DocStack, startDocStack, type TestUser } from './helpers.js';
+import { createDocument, createWorkspace, type SignedInUser, signInNew, workspaceWith } from '@wiki/testing';
+import { type DocStack, startDocStack } from './helpers.js';
 
 describe('tree: moves, cycles, delete, archive and restore (through the gateway)', () => {
   let t: DocStack;
-  let owner: TestUser;
-  let editor: TestUser;
-  let viewer: TestUser;
+  let owner: SignedInUser;
+  let editor: SignedInUser;
+  let viewer: SignedInUser;
   let ws: string;
   let otherWs: string;
 
   beforeAll(async () => {
     t = await startDocStack();
-    owner = await t.user('owner@example.com', 'Olivia Owner');
-    ws = await t.workspace(owner, 'Tree');
-    otherWs = await t.workspace(owner, 'Other');
-    editor = await t.join(ws, owner, 'editor@example.com', 'EDITOR', 'Eddie Editor');
-    viewer = await t.join(ws, owner, 'viewer@example.com', 'VIEWER', 'Vic Viewer');
+    [owner, editor, viewer] = await Promise.all(
+      ['Olivia Owner', 'Eddie Editor', 'Vic Viewer'].map((n) => signInNew(t, n)),
+    );
+    const workspace = await workspaceWith(t, owner, [
+      [editor, 'EDITOR'],
+      [viewer, 'VIEWER'],
+    ]);
+    ws = workspace.id;
+    otherWs = (await createWorkspace(t, owner)).id;
   });
   afterAll(() => t?.stop());
 
   const doc = (title: string, parentId: string | null = null, workspaceId = ws) =>
-    t.create(owner, { workspaceId, title, parentId });
+    createDocument(t, owner, { workspaceId, title, parentId });
   const get = (id: string) => t.call('GET', `/api/v1/documents/${id}`, viewer);
   const children = async (id: string) =>
     (await t.call('GET', `/api/v1/documents/${id}/children`, viewer)).body.data.map((d: any) => d.title);
-  const move = (id: string, body: unknown, as: TestUser = editor) =>
+  const move = (id: string, body: unknown, as: SignedInUser = editor) =>
     t.call('PUT', `/api/v1/documents/${id}/move`, as, body);
   const tree = async (workspaceId = ws) =>
     (await t.call('GET', `/api/v1/documents/tree?workspaceId=${workspaceId}`, owner)).body.data;
@@ -311,7 +316,7 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
         SELECT count(*)::int AS n FROM document_child_counts c WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id)`);
 
     it('equal the visible children after every kind of tree change', async () => {
-      const w = await t.workspace(owner, 'Counts');
+      const w = (await createWorkspace(t, owner, { name: 'Counts' })).id;
       // A fixed pseudo-random sequence (same every run) of creations, moves, archives, restores and deletes.
       let seed = 42;
       const random = (n: number) => {
@@ -363,7 +368,7 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
     });
 
     it('stay right while creations race archives, moves and deletes of their parents', async () => {
-      const w = await t.workspace(owner, 'Racing counts');
+      const w = (await createWorkspace(t, owner, { name: 'Racing counts' })).id;
       const parents: string[] = [];
       for (let i = 0; i < 4; i++) parents.push((await doc(`p${i}`, null, w)).id);
       for (let round = 0; round < 3; round++) {
@@ -391,7 +396,7 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
 
   describe('a workspace with 10,000 documents', () => {
     it('returns all of them, nested, in order', async () => {
-      const big = await t.workspace(owner, 'Big');
+      const big = (await createWorkspace(t, owner, { name: 'Big' })).id;
       // Rows written straight into the database: this test is about reading, not creating.
       await t.pool.query(sql.unsafe`
         INSERT INTO documents (id, workspace_id, parent_id, title, owner_id, created_by, last_edited_by)

@@ -1,28 +1,36 @@
 import { sql } from '@wiki/db';
-import { eventually } from '@wiki/testing';
-import { type DocStack, para, startDocStack, type TestUser } from './helpers.js';
+import {
+  addMember,
+  createDocument,
+  createWorkspace,
+  eventually,
+  paragraph,
+  type SignedInUser,
+  signInNew,
+} from '@wiki/testing';
+import { type DocStack, startDocStack } from './helpers.js';
 
 // ARCHITECTURE 5.13: archiving a workspace revokes access to its content on every service, as
 // removing a member does, and takes its published documents offline; restoring it gives both back.
 describe('documents of an archived workspace', () => {
   let t: DocStack;
-  let owner: TestUser;
-  let editor: TestUser;
+  let owner: SignedInUser;
+  let editor: SignedInUser;
   let workspaceId: string;
   let documentId: string;
 
   beforeAll(async () => {
     t = await startDocStack();
-    owner = await t.user('owner@example.com', 'Owner');
-    workspaceId = await t.workspace(owner, 'Shelved');
-    editor = await t.join(workspaceId, owner, 'editor@example.com', 'EDITOR');
-    documentId = (await t.create(editor, { workspaceId, title: 'Plans', content: [para('q3')] })).id;
+    [owner, editor] = await Promise.all([signInNew(t, 'Owner'), signInNew(t, 'Editor')]);
+    workspaceId = (await createWorkspace(t, owner)).id;
+    await addMember(t, workspaceId, owner, editor, 'EDITOR');
+    documentId = (await createDocument(t, editor, { workspaceId, title: 'Plans', content: [paragraph('q3')] })).id;
   });
   afterAll(async () => t?.stop());
 
   const archive = async (isArchived: boolean) =>
     expect((await t.call('PUT', `/api/v1/workspaces/${workspaceId}`, owner, { isArchived })).status).toBe(200);
-  const permission = (user: TestUser) =>
+  const permission = (user: SignedInUser) =>
     t.internal('GET', `/api/v1/internal/documents/${documentId}/permission?userId=${user.id}`);
 
   const publicPaths = () =>

@@ -1,8 +1,16 @@
 import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, sql, z } from '@wiki/db';
-import { connectEventBus, type EventBus, type EventData, type EventType } from '@wiki/events';
-import { cleanupConfig, type EventRecorder, eventually, isolatedConfig, recordEvents, testEvent } from '@wiki/testing';
+import type { EventBus, EventData, EventType } from '@wiki/events';
+import {
+  cleanupConfig,
+  connectTestBus,
+  type EventRecorder,
+  eventually,
+  isolatedConfig,
+  recordEvents,
+  testEvent,
+} from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { startService } from '../src/service.js';
 
@@ -16,8 +24,6 @@ let bus: EventBus;
 let recorder: EventRecorder;
 let ownerIdentity: string;
 let ownerId: string;
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 async function call(method: string, url: string, body?: unknown, identity = ownerIdentity) {
   const res = await service.app.inject({
@@ -36,13 +42,7 @@ beforeAll(async () => {
     audience: 'unused',
   });
   service = await startService(config, { logLevel: 'silent' });
-  bus = await connectEventBus({
-    natsUrl: config.natsUrl,
-    stream: config.eventsStream,
-    prefix: config.eventsPrefix,
-    name: 'workspace-test',
-    logger: silent,
-  });
+  bus = await connectTestBus(config);
   recorder = await recordEvents(config);
   const serviceToken = await mintServiceToken(config.internalTokenSecret, 'gateway');
   const resolved = await call(

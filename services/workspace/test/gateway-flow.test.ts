@@ -1,6 +1,16 @@
 import { mintIdentityToken } from '@wiki/auth';
-import { connectEventBus, type EventBus } from '@wiki/events';
-import { type EventRecorder, eventually, recordEvents, type Stack, startStack, testEvent } from '@wiki/testing';
+import type { EventBus } from '@wiki/events';
+import {
+  connectTestBus,
+  createWorkspace,
+  type EventRecorder,
+  eventually,
+  recordEvents,
+  type Stack,
+  signInNew,
+  startStack,
+  testEvent,
+} from '@wiki/testing';
 import { startService as startGateway } from '../../../gateway/src/service.js';
 import { startService } from '../src/service.js';
 import { tokenOf } from './helpers.js';
@@ -12,18 +22,11 @@ import { tokenOf } from './helpers.js';
 let stack: Stack;
 let recorder: EventRecorder;
 let bus: EventBus;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 beforeAll(async () => {
   stack = await startStack({ gateway: startGateway, services: { workspace: startService } });
   recorder = await recordEvents(stack.config);
-  bus = await connectEventBus({
-    natsUrl: stack.config.natsUrl,
-    stream: stack.config.eventsStream,
-    prefix: stack.config.eventsPrefix,
-    name: 'workspace-gateway-test',
-    logger: silent,
-  });
+  bus = await connectTestBus(stack.config);
 });
 afterAll(async () => {
   await recorder?.close();
@@ -51,7 +54,7 @@ describe('through the gateway', () => {
   });
 
   it('ignores a client-sent x-wiki-identity (the gateway strips it)', async () => {
-    const alice = await stack.signIn('alice@example.com', 'Alice');
+    const alice = await signInNew(stack, 'Alice');
     const forged = await mintIdentityToken(stack.config.internalTokenSecret, {
       kind: 'user',
       userId: alice.id,
@@ -64,8 +67,7 @@ describe('through the gateway', () => {
   it('runs the invitation flow between two users and publishes its events', async () => {
     const owner = await stack.signIn('owner@example.com', 'Owner');
     const guest = await stack.signIn('guest@example.com', 'Guest');
-    const ws = (await stack.request('POST', '/api/v1/workspaces', { token: owner.token, body: { name: 'Shared' } }))
-      .body.data;
+    const ws = await createWorkspace(stack, owner, { name: 'Shared' });
     const inv = await stack.request('POST', `/api/v1/workspaces/${ws.id}/members/invite`, {
       token: owner.token,
       body: { email: 'GUEST@example.com', role: 'EDITOR' },
@@ -117,9 +119,8 @@ describe('through the gateway', () => {
   });
 
   it('shows documentCount following document.* events from the bus', async () => {
-    const owner = await stack.signIn('writer@example.com', 'Writer');
-    const ws = (await stack.request('POST', '/api/v1/workspaces', { token: owner.token, body: { name: 'Counted' } }))
-      .body.data;
+    const owner = await signInNew(stack, 'Writer');
+    const ws = await createWorkspace(stack, owner);
     const count = async () =>
       (await stack.request('GET', `/api/v1/workspaces/${ws.id}`, { token: owner.token })).body.data.documentCount;
     expect(await count()).toBe(0);

@@ -1,8 +1,18 @@
 import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
+import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, isolatedConfig, startStack } from '@wiki/testing';
+import {
+  type ApiResponse,
+  cleanupConfig,
+  isolatedConfig,
+  type OutboxEvent,
+  type RequestOptions,
+  readOutbox,
+  type SignedInUser,
+  startStack,
+  type TestApi,
+} from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { startService as startGateway } from '../../../gateway/src/service.js';
 import { buildApp } from '../src/app.js';
@@ -18,47 +28,32 @@ import { startService, workspaceService } from '../src/service.js';
 export type Mode = 'service' | 'gateway';
 export const MODES: Mode[] = ['service', 'gateway'];
 
-export interface TestUser {
-  id: string;
-  email: string;
-  name: string;
-  /** What authenticates this user in the mode: the x-wiki-identity token, or the bearer token. */
-  credential: string;
-}
-
-export interface Reply<T = any> {
-  status: number;
-  body: T;
-  headers: Record<string, unknown>;
-}
-
 export interface CallOptions {
-  as?: TestUser;
+  as?: SignedInUser;
   body?: unknown;
 }
 
-export interface Harness {
+/**
+ * The factories of @wiki/testing work on a harness in either mode: `signIn` gives a user whose
+ * `token` authenticates them in the mode (the x-wiki-identity token, or the bearer token), and
+ * `request` sends it the way the mode does.
+ */
+export interface Harness extends TestApi {
   mode: Mode;
   config: Config;
   /** A pool on the service's database, for setting up states (expired invitations) and reading the outbox. */
   pool: DatabasePool;
-  /** Signs a user in (first sign-in creates them and their default workspace). */
-  user(email: string, name?: string): Promise<TestUser>;
-  /** A public API call (through the gateway in gateway mode). */
-  call<T = any>(method: string, url: string, opts?: CallOptions): Promise<Reply<T>>;
+  /** A public API call as `as` (through the gateway in gateway mode). */
+  call<T = any>(method: string, url: string, opts?: CallOptions): Promise<ApiResponse<T>>;
   /** A call straight to the service (bypassing the gateway), as a service unless `identity` is given (null: none). */
-  direct<T = any>(method: string, url: string, opts?: { body?: unknown; identity?: string | null }): Promise<Reply<T>>;
+  direct<T = any>(
+    method: string,
+    url: string,
+    opts?: { body?: unknown; identity?: string | null },
+  ): Promise<ApiResponse<T>>;
   /** Events written to the outbox, oldest first. */
   outbox(type?: string): Promise<OutboxEvent[]>;
   stop(): Promise<void>;
-}
-
-export interface OutboxEvent {
-  id: string;
-  type: string;
-  actorId: string | null;
-  workspaceId: string | null;
-  data: any;
 }
 
 const UNUSED_IDP = {
@@ -71,28 +66,21 @@ export async function startHarness(mode: Mode, env: Record<string, string> = {})
   return mode === 'service' ? startServiceHarness(env) : startGatewayHarness(env);
 }
 
-function outboxReader(pool: DatabasePool) {
-  return async (type?: string): Promise<OutboxEvent[]> => {
-    const rows = await pool.anyFirst(sql.type(z.object({ envelope: z.any() }))`
-      SELECT envelope FROM event_outbox ${type ? sql.fragment`WHERE type = ${type}` : sql.fragment``} ORDER BY seq`);
-    return rows as OutboxEvent[];
-  };
-}
-
 async function inject(
   app: FastifyInstance,
   method: string,
   url: string,
   identity: string | undefined,
-  body: unknown,
-): Promise<Reply> {
+  options: Omit<RequestOptions, 'token'> = {},
+): Promise<ApiResponse> {
   const res = await app.inject({
     method: method as 'GET',
     url,
-    headers: identity ? { 'x-wiki-identity': identity } : {},
-    ...(body !== undefined ? { payload: body as object } : {}),
+    headers: { ...options.headers, ...(identity ? { 'x-wiki-identity': identity } : {}) },
+    ...(options.body !== undefined ? { payload: options.body as object } : {}),
   });
-  return { status: res.statusCode, body: res.body ? res.json() : null, headers: res.headers };
+  const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, String(value)]));
+  return { status: res.statusCode, body: res.body ? res.json() : null, headers };
 }
 
 async function startServiceHarness(env: Record<string, string>): Promise<Harness> {
@@ -105,28 +93,31 @@ async function startServiceHarness(env: Record<string, string>): Promise<Harness
   const serviceToken = await mintServiceToken(config.internalTokenSecret, 'gateway', 3600);
 
   const direct = (method: string, url: string, opts: { body?: unknown; identity?: string | null } = {}) =>
-    inject(app, method, url, opts.identity === null ? undefined : (opts.identity ?? serviceToken), opts.body);
+    inject(app, method, url, opts.identity === null ? undefined : (opts.identity ?? serviceToken), opts);
+  const request = (method: string, url: string, options: RequestOptions = {}) =>
+    inject(app, method, url, options.token, options);
 
   return {
     mode: 'service',
     config,
     pool,
     direct,
-    call: (method, url, opts = {}) => inject(app, method, url, opts.as?.credential, opts.body),
-    async user(email, name) {
+    request,
+    call: (method, url, opts = {}) => request(method, url, { token: opts.as?.token, body: opts.body }),
+    async signIn(email, name) {
       const res = await direct('POST', '/internal/users/resolve', {
         body: { idpUid: `idp|${email.toLowerCase()}`, email, name },
       });
       if (res.status !== 200) throw new Error(`resolve ${email}: ${res.status} ${JSON.stringify(res.body)}`);
       const { id, name: storedName } = res.body.data;
-      const credential = await mintIdentityToken(
+      const token = await mintIdentityToken(
         config.internalTokenSecret,
         { kind: 'user', userId: id, email, name: storedName },
         3600,
       );
-      return { id, email, name: storedName, credential };
+      return { id, email, name: storedName, token };
     },
-    outbox: outboxReader(pool),
+    outbox: (type) => readOutbox(pool, type),
     async stop() {
       await app.close();
       await pool.end();
@@ -145,10 +136,9 @@ async function startGatewayHarness(env: Record<string, string>): Promise<Harness
     mode: 'gateway',
     config: stack.config,
     pool,
-    async call(method, url, opts = {}) {
-      const res = await stack.request(method, url, { token: opts.as?.credential, body: opts.body });
-      return { status: res.status, body: res.body, headers: res.headers };
-    },
+    request: stack.request,
+    signIn: stack.signIn,
+    call: (method, url, opts = {}) => stack.request(method, url, { token: opts.as?.token, body: opts.body }),
     async direct(method, url, opts = {}) {
       const headers: Record<string, string> = {};
       const identity = opts.identity === null ? undefined : (opts.identity ?? serviceToken);
@@ -162,11 +152,7 @@ async function startGatewayHarness(env: Record<string, string>): Promise<Harness
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null, headers: Object.fromEntries(res.headers) };
     },
-    async user(email, name) {
-      const signed = await stack.signIn(email, name);
-      return { id: signed.id, email, name: signed.name, credential: signed.token };
-    },
-    outbox: outboxReader(pool),
+    outbox: (type) => readOutbox(pool, type),
     async stop() {
       await pool.end();
       await stack.stop();
@@ -182,6 +168,3 @@ export async function expireInvitation(pool: DatabasePool, invitationId: string)
 }
 
 export const tokenOf = (inviteLink: string): string => inviteLink.split('/invite/')[1];
-
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-export const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;

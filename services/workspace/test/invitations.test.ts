@@ -1,40 +1,38 @@
 import { sql, z } from '@wiki/db';
 import {
-  expireInvitation,
-  type Harness,
+  addMember,
+  type CreatedWorkspace,
+  createWorkspace,
   ISO_RE,
-  MODES,
-  type Mode,
-  startHarness,
-  type TestUser,
-  tokenOf,
+  type MemberRole,
+  type SignedInUser,
   UUID_RE,
-} from './helpers.js';
+} from '@wiki/testing';
+import { expireInvitation, type Harness, MODES, type Mode, startHarness, tokenOf } from './helpers.js';
 
 describe.each(MODES)('invitations (%s)', (mode: Mode) => {
   let t: Harness;
-  let owner: TestUser;
-  let admin: TestUser;
-  let editor: TestUser;
-  let viewer: TestUser;
-  let ws: { id: string; name: string };
+  let owner: SignedInUser;
+  let admin: SignedInUser;
+  let editor: SignedInUser;
+  let viewer: SignedInUser;
+  let ws: CreatedWorkspace;
 
-  const invite = (as: TestUser, body: unknown, workspaceId = ws.id) =>
+  const invite = (as: SignedInUser, body: unknown, workspaceId = ws.id) =>
     t.call('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, { as, body });
-  const accept = (as: TestUser, token: string, body?: unknown) =>
+  const accept = (as: SignedInUser, token: string, body?: unknown) =>
     t.call('POST', `/api/v1/invitations/${token}/accept`, { as, body });
 
-  async function join(email: string, role: string): Promise<TestUser> {
-    const u = await t.user(email);
-    const inv = await invite(owner, { email, role });
-    expect((await accept(u, tokenOf(inv.body.data.inviteLink))).status).toBe(200);
+  async function join(email: string, role: MemberRole): Promise<SignedInUser> {
+    const u = await t.signIn(email);
+    await addMember(t, ws.id, owner, u, role);
     return u;
   }
 
   beforeAll(async () => {
     t = await startHarness(mode, { INVITATION_TTL_DAYS: '3' });
-    owner = await t.user('owner@example.com', 'Olivia Owner');
-    ws = (await t.call('POST', '/api/v1/workspaces', { as: owner, body: { name: 'Invites', icon: '✉️' } })).body.data;
+    owner = await t.signIn('owner@example.com', 'Olivia Owner');
+    ws = await createWorkspace(t, owner, { name: 'Invites', icon: '✉️' });
     admin = await join('admin@example.com', 'ADMIN');
     editor = await join('editor@example.com', 'EDITOR');
     viewer = await join('viewer@example.com', 'VIEWER');
@@ -73,7 +71,7 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
     it('refuses EDITOR and below (403), non-members (404), OWNER role (400)', async () => {
       for (const who of [editor, viewer])
         expect((await invite(who, { email: 'x@example.com', role: 'VIEWER' })).status).toBe(403);
-      const outsider = await t.user('outsider@example.com');
+      const outsider = await t.signIn('outsider@example.com');
       expect((await invite(outsider, { email: 'x@example.com', role: 'VIEWER' })).status).toBe(404);
       const owned = await invite(owner, { email: 'x@example.com', role: 'OWNER' });
       expect(owned.status).toBe(400);
@@ -166,7 +164,7 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       expect(res.body).toBeNull();
       expect((await t.call('DELETE', url, { as: admin })).status).toBe(409);
       expect((await t.call('GET', `/api/v1/invitations/${tokenOf(created.inviteLink)}/info`)).status).toBe(410);
-      const invitee = await t.user('cancel-me@example.com');
+      const invitee = await t.signIn('cancel-me@example.com');
       expect((await accept(invitee, tokenOf(created.inviteLink))).status).toBe(410);
       expect((await t.outbox('invitation.cancelled')).at(-1)).toMatchObject({
         data: { invitationId: created.invitationId, inviteeUserId: null },
@@ -221,12 +219,12 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
 
     it('accepts with the invited email (any case): 200 member with the invited role; role in body ignored', async () => {
       const created = (await invite(admin, { email: 'Joiner@Example.com', role: 'COMMENTER' })).body.data;
-      const joiner = await t.user('joiner@example.com', 'Jo Joiner');
+      const joiner = await t.signIn('joiner@example.com', 'Jo Joiner');
       const mine = await t.call('GET', '/api/v1/users/me/invitations', { as: joiner });
       expect(mine.status).toBe(200);
       expect(mine.body.data.map((i: { id: string }) => i.id)).toEqual([created.invitationId]);
 
-      const wrong = await t.user('eve@example.com');
+      const wrong = await t.signIn('eve@example.com');
       const refused = await accept(wrong, tokenOf(created.inviteLink));
       expect(refused.status).toBe(403);
       expect(
@@ -262,7 +260,7 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
 
     it('answers 410 for an expired invitation', async () => {
       const created = (await invite(owner, { email: 'late@example.com', role: 'VIEWER' })).body.data;
-      const late = await t.user('late@example.com');
+      const late = await t.signIn('late@example.com');
       await expireInvitation(t.pool, created.invitationId);
       expect((await accept(late, tokenOf(created.inviteLink))).status).toBe(410);
       expect(
@@ -272,9 +270,9 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
     });
 
     it('answers 409 when accepting while already a member', async () => {
-      const other = (await t.call('POST', '/api/v1/workspaces', { as: admin, body: { name: 'Other' } })).body.data;
+      const other = await createWorkspace(t, admin);
       const created = (await invite(admin, { email: 'double@example.com', role: 'VIEWER' }, other.id)).body.data;
-      const dbl = await t.user('double@example.com');
+      const dbl = await t.signIn('double@example.com');
       // Joined by another route meanwhile (a second invitation accepted first).
       await t.pool.query(sql.unsafe`
         INSERT INTO workspace_members (workspace_id, user_id, role) VALUES (${other.id}, ${dbl.id}, 'VIEWER')`);
@@ -284,7 +282,7 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
 
     it('declines (204) and the invitation is used', async () => {
       const created = (await invite(owner, { email: 'nope@example.com', role: 'VIEWER' })).body.data;
-      const nope = await t.user('nope@example.com');
+      const nope = await t.signIn('nope@example.com');
       const res = await t.call('POST', `/api/v1/invitations/${tokenOf(created.inviteLink)}/decline`, { as: nope });
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
@@ -303,7 +301,7 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
     });
 
     it('names the existing user as inviteeUserId when the invited email is known', async () => {
-      const known = await t.user('known@example.com');
+      const known = await t.signIn('known@example.com');
       await invite(owner, { email: 'known@example.com', role: 'VIEWER' });
       expect((await t.outbox('invitation.created')).at(-1)).toMatchObject({
         data: { email: 'known@example.com', inviteeUserId: known.id },

@@ -1,50 +1,52 @@
-import { type Harness, ISO_RE, MODES, type Mode, startHarness, type TestUser } from './helpers.js';
+import {
+  addMember,
+  type CreatedWorkspace,
+  createWorkspace,
+  ISO_RE,
+  type MemberRole,
+  type SignedInUser,
+  signInNew,
+} from '@wiki/testing';
+import { onTestFinished } from 'vitest';
+import { type Harness, MODES, type Mode, startHarness } from './helpers.js';
 
 describe.each(MODES)('members (%s)', (mode: Mode) => {
   let t: Harness;
-  let owner: TestUser;
-  let admin: TestUser;
-  let admin2: TestUser;
-  let editor: TestUser;
-  let commenter: TestUser;
-  let viewer: TestUser;
-  let stranger: TestUser;
-  let ws: { id: string };
+  let owner: SignedInUser;
+  let admin: SignedInUser;
+  let editor: SignedInUser;
+  let commenter: SignedInUser;
+  let viewer: SignedInUser;
+  let stranger: SignedInUser;
+  let ws: CreatedWorkspace;
   const memberIds: Record<string, string> = {};
 
-  async function join(email: string, role: string, name?: string): Promise<TestUser> {
-    const invitee = await t.user(email, name);
-    const inv = await t.call('POST', `/api/v1/workspaces/${ws.id}/members/invite`, {
-      as: owner,
-      body: { email, role },
-    });
-    expect(inv.status).toBe(201);
-    const token = inv.body.data.inviteLink.split('/invite/')[1];
-    const accepted = await t.call('POST', `/api/v1/invitations/${token}/accept`, { as: invitee });
-    expect(accepted.status).toBe(200);
-    memberIds[invitee.id] = accepted.body.data.id;
+  /** A member of `ws` with `role`: a new user unless `email` names one. */
+  async function join(role: MemberRole, name?: string, email?: string): Promise<SignedInUser> {
+    const invitee = email ? await t.signIn(email, name) : await signInNew(t, name);
+    memberIds[invitee.id] = (await addMember(t, ws.id, owner, invitee, role)).id;
     return invitee;
   }
 
   beforeAll(async () => {
     t = await startHarness(mode);
-    owner = await t.user('owner@example.com', 'Olivia Owner');
-    stranger = await t.user('stranger@example.com', 'Sam Stranger');
-    ws = (await t.call('POST', '/api/v1/workspaces', { as: owner, body: { name: 'Team' } })).body.data;
-    admin = await join('admin@example.com', 'ADMIN', 'Ada Admin');
-    admin2 = await join('admin2@example.com', 'ADMIN', 'Abe Admin');
-    editor = await join('editor@example.com', 'EDITOR', 'Eddie Editor');
-    commenter = await join('commenter@example.com', 'COMMENTER', 'Cora Commenter');
-    viewer = await join('viewer@example.com', 'VIEWER', 'Vic Viewer_100%');
+    owner = await t.signIn('owner@example.com', 'Olivia Owner');
+    stranger = await signInNew(t, 'Sam Stranger');
+    ws = await createWorkspace(t, owner, { name: 'Team' });
+    admin = await join('ADMIN', 'Ada Admin');
+    await join('ADMIN', 'Abe Admin'); // a second admin, for the searches
+    editor = await join('EDITOR', 'Eddie Editor', 'editor@example.com');
+    commenter = await join('COMMENTER', 'Cora Commenter');
+    viewer = await join('VIEWER', 'Vic Viewer_100%');
     const members = (await t.call('GET', `/api/v1/workspaces/${ws.id}/members`, { as: owner })).body.data;
     for (const m of members) memberIds[m.userId] = m.id;
   });
   afterAll(() => t?.stop());
 
-  const members = (as: TestUser) => t.call('GET', `/api/v1/workspaces/${ws.id}/members`, { as });
-  const setRole = (as: TestUser, userId: string, role: string) =>
+  const members = (as: SignedInUser) => t.call('GET', `/api/v1/workspaces/${ws.id}/members`, { as });
+  const setRole = (as: SignedInUser, userId: string, role: string) =>
     t.call('PUT', `/api/v1/workspaces/${ws.id}/members/${memberIds[userId]}/role`, { as, body: { role } });
-  const remove = (as: TestUser, userId: string) =>
+  const remove = (as: SignedInUser, userId: string) =>
     t.call('DELETE', `/api/v1/workspaces/${ws.id}/members/${memberIds[userId]}`, { as });
 
   describe('members', () => {
@@ -117,42 +119,39 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
     });
 
     it('limits search results to 20', async () => {
-      const big = (await t.call('POST', '/api/v1/workspaces', { as: owner, body: { name: 'Big' } })).body.data;
-      for (let i = 0; i < 22; i++) {
-        const email = `crowd${i}@example.com`;
-        const u = await t.user(email, `Crowd ${i}`);
-        const inv = await t.call('POST', `/api/v1/workspaces/${big.id}/members/invite`, {
-          as: owner,
-          body: { email, role: 'VIEWER' },
-        });
-        await t.call('POST', `/api/v1/invitations/${inv.body.data.inviteLink.split('/invite/')[1]}/accept`, { as: u });
-      }
+      const big = await createWorkspace(t, owner, { name: 'Big' });
+      for (let i = 0; i < 22; i++) await addMember(t, big.id, owner, await signInNew(t, `Crowd ${i}`), 'VIEWER');
       const res = await t.call('GET', `/api/v1/workspaces/${big.id}/members/search?q=crowd`, { as: owner });
       expect(res.body.data).toHaveLength(20);
     });
 
     it('changes roles: ADMIN and OWNER only, never above their own level', async () => {
+      // Members of its own to change, so the others keep their roles whatever happens here, gone afterwards.
+      const [target, promoted, otherAdmin] = [await join('VIEWER'), await join('EDITOR'), await join('ADMIN')];
+      onTestFinished(async () => {
+        for (const user of [target, promoted, otherAdmin]) await remove(owner, user.id);
+      });
       for (const who of [editor, commenter, viewer]) {
-        const res = await setRole(who, viewer.id, 'COMMENTER');
+        const res = await setRole(who, target.id, 'COMMENTER');
         expect(res.status).toBe(403);
       }
-      expect((await setRole(stranger, viewer.id, 'COMMENTER')).status).toBe(404);
+      expect((await setRole(stranger, target.id, 'COMMENTER')).status).toBe(404);
 
-      const res = await setRole(admin, viewer.id, 'COMMENTER');
+      const res = await setRole(admin, target.id, 'COMMENTER');
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ id: memberIds[viewer.id], userId: viewer.id, role: 'COMMENTER' });
+      expect(res.body.data).toMatchObject({ id: memberIds[target.id], userId: target.id, role: 'COMMENTER' });
       expect((await t.outbox('member.role_changed')).at(-1)).toMatchObject({
         workspaceId: ws.id,
         actorId: admin.id,
-        data: { workspaceId: ws.id, userId: viewer.id, memberId: memberIds[viewer.id], role: 'COMMENTER' },
+        data: { workspaceId: ws.id, userId: target.id, memberId: memberIds[target.id], role: 'COMMENTER' },
       });
-      expect((await setRole(admin, viewer.id, 'VIEWER')).body.data.role).toBe('VIEWER');
+      expect((await setRole(admin, target.id, 'VIEWER')).body.data.role).toBe('VIEWER');
 
       // An admin may change another admin and grant ADMIN, but not touch the owner.
-      expect((await setRole(admin, editor.id, 'ADMIN')).status).toBe(200);
-      expect((await setRole(admin, editor.id, 'EDITOR')).status).toBe(200);
-      expect((await setRole(admin, admin2.id, 'EDITOR')).status).toBe(200);
-      expect((await setRole(owner, admin2.id, 'ADMIN')).status).toBe(200);
+      expect((await setRole(admin, promoted.id, 'ADMIN')).status).toBe(200);
+      expect((await setRole(admin, promoted.id, 'EDITOR')).status).toBe(200);
+      expect((await setRole(admin, otherAdmin.id, 'EDITOR')).status).toBe(200);
+      expect((await setRole(owner, otherAdmin.id, 'ADMIN')).status).toBe(200);
       expect((await setRole(admin, owner.id, 'VIEWER')).status).toBe(403);
     });
 
@@ -191,7 +190,7 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
     });
 
     it('removes members: ADMIN and OWNER only, never someone above, never the owner', async () => {
-      const victim = await join('victim@example.com', 'VIEWER');
+      const victim = await join('VIEWER');
       for (const who of [editor, commenter, viewer]) expect((await remove(who, victim.id)).status).toBe(403);
       expect((await remove(stranger, victim.id)).status).toBe(404);
       expect((await remove(admin, owner.id)).status).toBe(403);
@@ -208,12 +207,12 @@ describe.each(MODES)('members (%s)', (mode: Mode) => {
       expect((await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: victim })).status).toBe(404);
 
       // Admins are equals: one may remove another.
-      const extraAdmin = await join('extra-admin@example.com', 'ADMIN');
+      const extraAdmin = await join('ADMIN');
       expect((await remove(admin, extraAdmin.id)).status).toBe(204);
     });
 
     it('lets members leave (204) but not the owner (409)', async () => {
-      const leaver = await join('leaver@example.com', 'COMMENTER');
+      const leaver = await join('COMMENTER');
       const res = await t.call('POST', `/api/v1/workspaces/${ws.id}/members/leave`, { as: leaver });
       expect(res.status).toBe(204);
       expect((await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: leaver })).status).toBe(404);

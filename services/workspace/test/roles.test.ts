@@ -1,4 +1,5 @@
-import { type Harness, MODES, type Mode, startHarness, type TestUser, tokenOf } from './helpers.js';
+import { addMember, createWorkspace, type SignedInUser, signInNew } from '@wiki/testing';
+import { type Harness, MODES, type Mode, startHarness } from './helpers.js';
 
 type Who = 'OWNER' | 'ADMIN' | 'EDITOR' | 'COMMENTER' | 'VIEWER' | 'NON_MEMBER';
 const EVERYONE: Who[] = ['OWNER', 'ADMIN', 'EDITOR', 'COMMENTER', 'VIEWER', 'NON_MEMBER'];
@@ -53,7 +54,7 @@ const MATRIX: Array<{ action: string; expect: Partial<Record<Who, number>> }> = 
 describe.each(MODES)('role table (%s)', (mode: Mode) => {
   let t: Harness;
   let ws: string;
-  const people = {} as Record<Who, TestUser>;
+  const people = {} as Record<Who, SignedInUser>;
   let counter = 0;
 
   async function invitation(role = 'VIEWER') {
@@ -65,15 +66,12 @@ describe.each(MODES)('role table (%s)', (mode: Mode) => {
     return res.body.data as { invitationId: string; inviteLink: string; email: string };
   }
 
-  async function freshMember(role = 'VIEWER'): Promise<string> {
-    const inv = await invitation(role);
-    const user = await t.user(inv.email);
-    const res = await t.call('POST', `/api/v1/invitations/${tokenOf(inv.inviteLink)}/accept`, { as: user });
-    expect(res.status).toBe(200);
-    return res.body.data.id;
+  /** The membership id of a new VIEWER. */
+  async function freshMember(): Promise<string> {
+    return (await addMember(t, ws, people.OWNER, await signInNew(t), 'VIEWER')).id;
   }
 
-  const attempts: Record<string, (as: TestUser) => Promise<number>> = {
+  const attempts: Record<string, (as: SignedInUser) => Promise<number>> = {
     'get workspace': async (as) => (await t.call('GET', `/api/v1/workspaces/${ws}`, { as })).status,
     'update workspace': async (as) =>
       (await t.call('PUT', `/api/v1/workspaces/${ws}`, { as, body: { description: `by ${as.email}` } })).status,
@@ -114,15 +112,12 @@ describe.each(MODES)('role table (%s)', (mode: Mode) => {
 
   beforeAll(async () => {
     t = await startHarness(mode);
-    people.OWNER = await t.user('owner@example.com', 'Owner');
-    people.NON_MEMBER = await t.user('outsider@example.com', 'Outsider');
-    ws = (await t.call('POST', '/api/v1/workspaces', { as: people.OWNER, body: { name: 'Matrix' } })).body.data.id;
+    people.OWNER = await signInNew(t, 'Owner');
+    people.NON_MEMBER = await signInNew(t, 'Outsider');
+    ws = (await createWorkspace(t, people.OWNER, { name: 'Matrix' })).id;
     for (const role of ['ADMIN', 'EDITOR', 'COMMENTER', 'VIEWER'] as const) {
-      const inv = await invitation(role);
-      people[role] = await t.user(inv.email, role.toLowerCase());
-      expect(
-        (await t.call('POST', `/api/v1/invitations/${tokenOf(inv.inviteLink)}/accept`, { as: people[role] })).status,
-      ).toBe(200);
+      people[role] = await signInNew(t, role.toLowerCase());
+      await addMember(t, ws, people.OWNER, people[role], role);
     }
   });
   afterAll(() => t?.stop());

@@ -1,19 +1,20 @@
 import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
 import { sql, z } from '@wiki/db';
-import { type Harness, ISO_RE, MODES, type Mode, startHarness, type TestUser, UUID_RE } from './helpers.js';
+import { createWorkspace, ISO_RE, type SignedInUser, signInNew, UUID_RE } from '@wiki/testing';
+import { type Harness, MODES, type Mode, startHarness } from './helpers.js';
 
 describe.each(MODES)('users (%s)', (mode: Mode) => {
   let t: Harness;
-  let ada: TestUser;
+  let ada: SignedInUser;
 
   beforeAll(async () => {
     t = await startHarness(mode);
-    ada = await t.user('ada@example.com', 'Ada Lovelace');
+    ada = await t.signIn('ada@example.com', 'Ada Lovelace');
   });
   afterAll(() => t?.stop());
 
   /** The x-wiki-identity token the gateway would forward for this user. */
-  const identityOf = (u: TestUser) =>
+  const identityOf = (u: SignedInUser) =>
     mintIdentityToken(t.config.internalTokenSecret, { kind: 'user', userId: u.id, email: u.email, name: u.name });
 
   describe('users/me', () => {
@@ -50,15 +51,16 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
     });
 
     it('saves preferences field by field', async () => {
+      const pia = await signInNew(t, 'Pia Preferring'); // her own: ada keeps the defaults
       const ws = '3f2c1a4e-5b6d-4c7e-8f90-a1b2c3d4e5f6';
       const first = await t.call('PUT', '/api/v1/users/me/preferences', {
-        as: ada,
+        as: pia,
         body: { theme: 'dark', lastWorkspaceId: ws },
       });
       expect(first.status).toBe(200);
       expect(first.body.data.preference).toMatchObject({ theme: 'dark', lastWorkspaceId: ws, locale: 'en' });
       const second = await t.call('PUT', '/api/v1/users/me/preferences', {
-        as: ada,
+        as: pia,
         body: { locale: 'pt-BR', sidebarCollapsed: true, notificationsEnabled: false, id: 'ignored', email: 'x@y.z' },
       });
       expect(second.body.data.preference).toEqual({
@@ -69,10 +71,10 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
         locale: 'pt-BR',
         notificationsEnabled: false,
       });
-      expect(second.body.data.email).toBe('ada@example.com');
-      const cleared = await t.call('PUT', '/api/v1/users/me/preferences', { as: ada, body: { lastWorkspaceId: null } });
+      expect(second.body.data.email).toBe(pia.email);
+      const cleared = await t.call('PUT', '/api/v1/users/me/preferences', { as: pia, body: { lastWorkspaceId: null } });
       expect(cleared.body.data.preference.lastWorkspaceId).toBeNull();
-      expect((await t.call('GET', '/api/v1/users/me', { as: ada })).body.data.preference.theme).toBe('dark');
+      expect((await t.call('GET', '/api/v1/users/me', { as: pia })).body.data.preference.theme).toBe('dark');
     });
 
     it.each([
@@ -128,7 +130,7 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
           .status,
       ).toBe(403);
 
-      const other = await t.user('other@example.com');
+      const other = await signInNew(t);
       expect((await t.call('DELETE', `/api/v1/users/me/mcp-keys/${id}`, { as: other })).status).toBe(404);
       expect((await t.call('GET', '/api/v1/users/me/mcp-keys', { as: other })).body.data).toEqual([]);
       const del = await t.call('DELETE', `/api/v1/users/me/mcp-keys/${id}`, { as: ada });
@@ -229,22 +231,23 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
     });
 
     it('answers membership lookups for other services', async () => {
-      const ws = (await t.call('GET', '/api/v1/workspaces', { as: ada })).body.data[0];
-      const res = await t.direct('GET', `/internal/workspaces/${ws.id}/members/${ada.id}`);
+      const max = await signInNew(t, 'Max Member'); // his one workspace: the default one
+      const ws = (await t.call('GET', '/api/v1/workspaces', { as: max })).body.data[0];
+      const res = await t.direct('GET', `/internal/workspaces/${ws.id}/members/${max.id}`);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({
         workspaceId: ws.id,
-        userId: ada.id,
+        userId: max.id,
         memberId: expect.stringMatching(UUID_RE),
         role: 'OWNER',
         workspaceArchived: false,
       });
-      const other = await t.user('someone@example.com');
+      const other = await signInNew(t);
       expect((await t.direct('GET', `/internal/workspaces/${ws.id}/members/${other.id}`)).status).toBe(404);
     });
 
     it('tells membership lookups that a workspace is archived', async () => {
-      const ws = (await t.call('POST', '/api/v1/workspaces', { as: ada, body: { name: 'Shelved' } })).body.data;
+      const ws = await createWorkspace(t, ada);
       expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: ada, body: { isArchived: true } })).status).toBe(
         200,
       );

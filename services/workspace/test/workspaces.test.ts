@@ -1,40 +1,43 @@
-import { type Harness, ISO_RE, MODES, type Mode, startHarness, type TestUser, UUID_RE } from './helpers.js';
+import {
+  addMember,
+  createWorkspace,
+  ISO_RE,
+  type MemberRole,
+  type SignedInUser,
+  signInNew,
+  UUID_RE,
+} from '@wiki/testing';
+import { type Harness, MODES, type Mode, startHarness } from './helpers.js';
 
 describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
   let t: Harness;
-  let owner: TestUser;
-  let stranger: TestUser;
+  let owner: SignedInUser;
+  let stranger: SignedInUser;
 
   beforeAll(async () => {
     t = await startHarness(mode);
-    owner = await t.user('owner@example.com', 'Olivia Owner');
-    stranger = await t.user('stranger@example.com', 'Sam Stranger');
+    [owner, stranger] = await Promise.all([signInNew(t, 'Olivia Owner'), signInNew(t, 'Sam Stranger')]);
   });
   afterAll(() => t?.stop());
 
-  async function addMember(workspaceId: string, email: string, role: string): Promise<TestUser> {
-    const invitee = await t.user(email);
-    const inv = await t.call('POST', `/api/v1/workspaces/${workspaceId}/members/invite`, {
-      as: owner,
-      body: { email, role },
-    });
-    expect(inv.status).toBe(201);
-    const token = inv.body.data.inviteLink.split('/invite/')[1];
-    const accepted = await t.call('POST', `/api/v1/invitations/${token}/accept`, { as: invitee });
-    expect(accepted.status).toBe(200);
-    return invitee;
+  /** A new user who is a member of the workspace with `role`. */
+  async function newMember(workspaceId: string, role: MemberRole): Promise<SignedInUser> {
+    const member = await signInNew(t);
+    await addMember(t, workspaceId, owner, member, role);
+    return member;
   }
 
   describe('workspaces', () => {
     it('creates the default workspace on first sign-in', async () => {
-      const list = await t.call('GET', '/api/v1/workspaces', { as: owner });
+      const newcomer = await signInNew(t, 'Nora Newcomer');
+      const list = await t.call('GET', '/api/v1/workspaces', { as: newcomer });
       expect(list.status).toBe(200);
       expect(list.body.success).toBe(true);
       expect(list.body.data).toHaveLength(1);
       expect(list.body.data[0]).toMatchObject({
-        name: "Olivia Owner's workspace",
+        name: "Nora Newcomer's workspace",
         isDefault: true,
-        ownerId: owner.id,
+        ownerId: newcomer.id,
         documentCount: 0,
       });
     });
@@ -123,7 +126,7 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
     });
 
     it('hides workspaces from non-members (404) and shows them to members', async () => {
-      const ws = (await t.call('POST', '/api/v1/workspaces', { as: owner, body: { name: 'Private' } })).body.data;
+      const ws = await createWorkspace(t, owner, { name: 'Private' });
       expect((await t.call('GET', `/api/v1/workspaces/${ws.id}`, { as: stranger })).status).toBe(404);
       expect((await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: stranger, body: { name: 'x' } })).status).toBe(
         404,
@@ -138,11 +141,11 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
     });
 
     it('lets ADMIN and OWNER update, refuses EDITOR and below (403)', async () => {
-      const ws = (await t.call('POST', '/api/v1/workspaces', { as: owner, body: { name: 'Roles' } })).body.data;
-      const admin = await addMember(ws.id, 'admin1@example.com', 'ADMIN');
-      const editor = await addMember(ws.id, 'editor1@example.com', 'EDITOR');
-      const commenter = await addMember(ws.id, 'commenter1@example.com', 'COMMENTER');
-      const viewer = await addMember(ws.id, 'viewer1@example.com', 'VIEWER');
+      const ws = await createWorkspace(t, owner, { name: 'Roles' });
+      const admin = await newMember(ws.id, 'ADMIN');
+      const editor = await newMember(ws.id, 'EDITOR');
+      const commenter = await newMember(ws.id, 'COMMENTER');
+      const viewer = await newMember(ws.id, 'VIEWER');
 
       for (const who of [editor, commenter, viewer]) {
         const res = await t.call('PUT', `/api/v1/workspaces/${ws.id}`, { as: who, body: { name: 'Nope' } });
@@ -192,9 +195,9 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
     });
 
     it('transfers ownership to an active member; the old owner becomes ADMIN', async () => {
-      const ws = (await t.call('POST', '/api/v1/workspaces', { as: owner, body: { name: 'Transfer' } })).body.data;
-      const editor = await addMember(ws.id, 'heir@example.com', 'EDITOR');
-      const admin = await addMember(ws.id, 'admin2@example.com', 'ADMIN');
+      const ws = await createWorkspace(t, owner, { name: 'Transfer' });
+      const editor = await newMember(ws.id, 'EDITOR');
+      const admin = await newMember(ws.id, 'ADMIN');
 
       expect(
         (
@@ -265,8 +268,9 @@ describe.each(MODES)('workspaces (%s)', (mode: Mode) => {
     });
 
     it('lists only the workspaces the caller belongs to', async () => {
-      const mine = (await t.call('GET', '/api/v1/workspaces', { as: stranger })).body.data;
-      expect(mine.map((w: { name: string }) => w.name)).toEqual(["Sam Stranger's workspace"]);
+      const loner = await signInNew(t, 'Lou Loner');
+      const mine = (await t.call('GET', '/api/v1/workspaces', { as: loner })).body.data;
+      expect(mine.map((w: { name: string }) => w.name)).toEqual(["Lou Loner's workspace"]);
     });
 
     it('describes its routes in /openapi.json with tags', async () => {
