@@ -1,4 +1,10 @@
-import { createMembershipAccess, createServiceClient, identity, type MembershipAccess } from '@wiki/auth';
+import {
+  createMembershipAccess,
+  createServiceClient,
+  createUsersProjection,
+  identity,
+  type MembershipAccess,
+} from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
@@ -6,7 +12,6 @@ import type { FastifyInstance } from 'fastify';
 import { documentServiceClient } from './clients/document-service.js';
 import type { CommentContext } from './commands/context.js';
 import { documentDirectory } from './projections/documents.js';
-import { userDirectory } from './projections/users.js';
 import { registerCommentRoutes } from './routes/comments.js';
 import { registerThreadRoutes } from './routes/threads.js';
 
@@ -43,7 +48,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     pool: deps.pool,
     access,
     documents: documentDirectory(deps.pool, documentServiceClient(peers)),
-    users: userDirectory(deps.pool, peers, app.log),
+    users: createUsersProjection({ pool: deps.pool, client: peers, logger: app.log }),
     logger: app.log,
   };
   registerThreadRoutes(app, ctx);

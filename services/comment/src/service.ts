@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { membershipMigrations } from '@wiki/auth';
+import { membershipMigrations, startUsersProjection, usersProjectionMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp } from './app.js';
 import { startDocumentProjection } from './events/document-projection.js';
-import { startUserProjection } from './events/user-projection.js';
 
 /** The service's own migrations (src/ and dist/ both sit beside migrations/). */
 export const commentMigrations = {
@@ -15,12 +14,12 @@ export const commentMigrations = {
 /** Comment threads and comments; projections of memberships, documents and users. */
 export const commentService = defineService({
   name: 'comment',
-  migrations: [membershipMigrations, commentMigrations],
+  migrations: [membershipMigrations, usersProjectionMigrations, commentMigrations],
   buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
   consumers: [
     ({ app, bus }) => app.commentMembership.startProjection(bus),
     ({ bus, pool, logger }) => startDocumentProjection(bus, pool, logger),
-    ({ bus, pool, logger }) => startUserProjection(bus, pool, logger),
+    ({ bus, pool, logger }) => startUsersProjection({ bus, pool, logger, service: 'comment' }),
   ],
 });
 

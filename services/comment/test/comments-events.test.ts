@@ -348,10 +348,10 @@ describe('user projection', () => {
     const forgotten = await signInNew(stack, 'Fred Forgotten');
     await addMember(stack, workspaceId, alice, forgotten, 'COMMENTER');
     const thread = await newThread(forgotten, 'Who am I?');
-    await db.query(sql.unsafe`DELETE FROM user_projection WHERE id = ${forgotten.id}`);
+    await db.query(sql.unsafe`DELETE FROM projection_users WHERE id = ${forgotten.id}`);
     const listed = (await listThreads(vera)).body.data.find((t: any) => t.id === thread.id);
     expect(listed.comments[0].userName).toBe('Fred Forgotten');
-    const row = await db.maybeOne(sql.unsafe`SELECT name FROM user_projection WHERE id = ${forgotten.id}`);
+    const row = await db.maybeOne(sql.unsafe`SELECT name FROM projection_users WHERE id = ${forgotten.id}`);
     expect(row?.name).toBe('Fred Forgotten');
   });
 });

@@ -1,4 +1,10 @@
-import { createMembershipAccess, createServiceClient, identity, type MembershipAccess } from '@wiki/auth';
+import {
+  createMembershipAccess,
+  createServiceClient,
+  createUsersProjection,
+  identity,
+  type MembershipAccess,
+} from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
@@ -10,7 +16,6 @@ import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
 import { registerPublicRoutes } from './routes/public-documents.js';
-import { createUserDirectory } from './user-directory.js';
 
 export interface AppDeps {
   /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
@@ -64,7 +69,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     insertDocument: batchedDocumentInserts(prepared, deps.wakeRelay ?? (() => {})),
     membership:
       deps.membership ?? createMembershipAccess({ pool, client: peers, service: 'document', logger: app.log }),
-    users: createUserDirectory(pool, peers, app.log),
+    users: createUsersProjection({ pool, client: peers, logger: app.log }),
   };
   contexts.set(app, ctx);
 

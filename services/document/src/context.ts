@@ -1,8 +1,7 @@
-import type { MembershipAccess } from '@wiki/auth';
+import type { MembershipAccess, UsersProjection } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import type { InsertDocument } from './db/document-inserts.js';
 import type { PreparedStatements } from './db/prepared-statements.js';
-import type { UserDirectory } from './user-directory.js';
 
 /** What commands and queries run against; built once per app. */
 export interface DocumentContext {
@@ -13,7 +12,8 @@ export interface DocumentContext {
   /** Creations, written in batches (db/document-inserts.ts). */
   insertDocument: InsertDocument;
   membership: MembershipAccess;
-  users: UserDirectory;
+  /** Names for createdByUser/lastEditedByUser and the collab server's idp uids (libs/auth). */
+  users: UsersProjection;
 }
 
 /** The signed-in caller (libs/auth). */

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { membershipMigrations } from '@wiki/auth';
+import { membershipMigrations, startUsersProjection, usersProjectionMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp, documentContextOf } from './app.js';
@@ -13,12 +13,14 @@ export const documentService = defineService({
   // src/ and dist/ both sit beside migrations/.
   migrations: [
     membershipMigrations,
+    usersProjectionMigrations,
     { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' },
   ],
   poolSize: 20,
   buildApp: ({ config, pool, wakeRelay, checks, logLevel }) => buildApp(config, { pool, wakeRelay, checks, logLevel }),
   consumers: [
     ({ app, bus }) => documentContextOf(app).membership.startProjection(bus),
+    ({ bus, pool, logger }) => startUsersProjection({ bus, pool, logger, service: 'document' }),
     ({ bus, pool, logger }) => startDocumentConsumers({ bus, pool, logger }),
   ],
 });

@@ -157,13 +157,13 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     const forgotten = await signInNew(t, 'Forgotten Author');
     await addMember(t, ws, owner, forgotten, 'EDITOR');
     const doc = await createDocument(t, forgotten, { workspaceId: ws, title: 'Read through' });
-    const known = () => t.pool.exists(sql.unsafe`SELECT 1 FROM users WHERE id = ${forgotten.id}`);
+    const known = () => t.pool.exists(sql.unsafe`SELECT 1 FROM projection_users WHERE id = ${forgotten.id}`);
     await eventually(async () => expect(await known()).toBe(true)); // its user.upserted applied: nothing comes later
-    await t.pool.query(sql.unsafe`DELETE FROM users WHERE id = ${forgotten.id}`);
+    await t.pool.query(sql.unsafe`DELETE FROM projection_users WHERE id = ${forgotten.id}`);
     const read = await readDoc(doc.id);
     expect(read.createdByUser).toEqual({ id: forgotten.id, name: 'Forgotten Author', avatarUrl: null });
     const stored = await t.pool.maybeOneFirst(
-      sql.type(z.object({ name: z.string() }))`SELECT name FROM users WHERE id = ${forgotten.id}`,
+      sql.type(z.object({ name: z.string() }))`SELECT name FROM projection_users WHERE id = ${forgotten.id}`,
     );
     expect(stored).toBe('Forgotten Author');
   });

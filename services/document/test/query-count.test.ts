@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { type MembershipAccess, membershipMigrations, mintIdentityToken } from '@wiki/auth';
+import { type MembershipAccess, membershipMigrations, mintIdentityToken, usersProjectionMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { createEnvelope, eventsMigrations } from '@wiki/events';
@@ -83,6 +83,7 @@ describe('queries per request', () => {
     await migrate(url, [
       eventsMigrations,
       membershipMigrations,
+      usersProjectionMigrations,
       { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' },
     ]);
     pool = await createDatabasePool(url);
@@ -100,7 +101,7 @@ describe('queries per request', () => {
       { kind: 'user', userId, name: 'Counter', email: 'c@example.com' },
       3600,
     );
-    await pool.query(sql.unsafe`INSERT INTO users (id, name) VALUES (${userId}, 'Counter')`);
+    await pool.query(sql.unsafe`INSERT INTO projection_users (id, name) VALUES (${userId}, 'Counter')`);
     await pool.query(sql.unsafe`
       INSERT INTO documents (workspace_id, parent_id, title, owner_id, created_by, last_edited_by)
       SELECT ${workspaceId}, NULL, 'root ' || i, ${userId}, ${userId}, ${userId} FROM generate_series(1, 100) i`);

@@ -32,7 +32,7 @@ async function present(
   comment: Parameters<typeof presentComment>[0],
   requestId?: string,
 ): Promise<CommentResponse> {
-  return presentComment(comment, await ctx.users.profiles([comment.authorId], requestId));
+  return presentComment(comment, await ctx.users.resolveMany([comment.authorId], requestId));
 }
 
 /**

@@ -1,7 +1,6 @@
-import type { MembershipAccess } from '@wiki/auth';
+import type { MembershipAccess, UsersProjection } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import type { DocumentDirectory } from '../projections/documents.js';
-import type { UserDirectory } from '../projections/users.js';
 
 export interface Logger {
   warn(obj: object, msg?: string): void;
@@ -13,7 +12,8 @@ export interface CommentContext {
   pool: DatabasePool;
   access: MembershipAccess;
   documents: DocumentDirectory;
-  users: UserDirectory;
+  /** Names and avatars of the users comments show (libs/auth). */
+  users: UsersProjection;
   logger: Logger;
 }
 

@@ -29,14 +29,7 @@ import { threadView, threadViews } from './views.js';
 
 /** Keeps the caller's name and avatar at hand for presenting what they write. */
 export async function rememberActor(ctx: CommentContext, actor: Actor): Promise<void> {
-  if (!actor.name) return;
-  await ctx.users.remember({
-    id: actor.userId,
-    name: actor.name,
-    email: actor.email,
-    avatarUrl: actor.avatarUrl,
-    idpUid: actor.idpUid,
-  });
+  await ctx.users.remember(actor);
 }
 
 /** The thread and the caller's role in its workspace; 404 for a missing thread or a non-member. */

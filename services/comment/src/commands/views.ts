@@ -18,7 +18,7 @@ export async function threadViews(
     db,
     threads.map((t) => t.id),
   );
-  const profiles = await ctx.users.profiles(usersShownBy(threads, comments), requestId);
+  const profiles = await ctx.users.resolveMany(usersShownBy(threads, comments), requestId);
   const byThread = new Map<string, (typeof comments)[number][]>();
   for (const c of comments) {
     const list = byThread.get(c.threadId) ?? [];

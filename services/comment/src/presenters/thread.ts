@@ -1,7 +1,6 @@
+import type { ProjectedUser } from '@wiki/auth';
 import type { CommentRow } from '../db/comments.js';
 import type { ThreadRow } from '../db/threads.js';
-import type { UserRow } from '../db/users.js';
-import { UNKNOWN_USER_NAME } from '../projections/users.js';
 
 /** The API shapes of spec 2 (CommentThreadResponse, CommentResponse); nothing else leaves the service. */
 
@@ -37,9 +36,13 @@ export interface CommentThreadResponse {
   updatedAt: string;
 }
 
-export type Profiles = ReadonlyMap<string, UserRow>;
+/** Shown for an author the workspace service does not know (or cannot be asked about right now). */
+export const UNKNOWN_USER_NAME = 'Unknown user';
 
-function profileOf(profiles: Profiles, id: string): UserRow {
+/** Names and avatars by user id, from the users projection (libs/auth); a missing user gets a placeholder. */
+export type Profiles = ReadonlyMap<string, Pick<ProjectedUser, 'id' | 'name' | 'avatarUrl'>>;
+
+function profileOf(profiles: Profiles, id: string): Pick<ProjectedUser, 'id' | 'name' | 'avatarUrl'> {
   return profiles.get(id) ?? { id, name: UNKNOWN_USER_NAME, avatarUrl: null };
 }
 

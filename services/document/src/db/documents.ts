@@ -1,3 +1,4 @@
+import { usersProjectionTable } from '@wiki/auth';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
 import { iso, shape } from './shape.js';
 
@@ -40,7 +41,8 @@ export const DocumentDetail = shape(
     lastEditedByName: [z.string().nullable(), sql.fragment`eu.name`],
     lastEditedByAvatarUrl: [z.string().nullable(), sql.fragment`eu.avatar_url`],
   },
-  sql.fragment`LEFT JOIN users cu ON cu.id = d.created_by LEFT JOIN users eu ON eu.id = d.last_edited_by`,
+  sql.fragment`LEFT JOIN ${usersProjectionTable} cu ON cu.id = d.created_by
+    LEFT JOIN ${usersProjectionTable} eu ON eu.id = d.last_edited_by`,
 );
 export type DocumentDetail = z.infer<typeof DocumentDetail.row>;
 

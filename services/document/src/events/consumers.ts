@@ -9,15 +9,6 @@ import {
 } from '@wiki/events';
 import { markThreadDeleted, setThreadOpen } from '../db/comment-threads.js';
 import { purgeWorkspace } from '../db/documents.js';
-import { upsertUser } from '../db/users.js';
-
-/** user.upserted → the users projection (createdByUser, lastEditedByUser, idp uid lookups). */
-export async function applyUserEvent(
-  event: TypedEvent<'user.upserted'>,
-  tx: DatabaseTransactionConnection,
-): Promise<void> {
-  await upsertUser(tx, event.data, event.occurredAt);
-}
 
 /** workspace.deleted → every document of the workspace goes (no document.deleted events: consumers purge on workspace.deleted themselves). */
 export async function applyWorkspaceDeleted(
@@ -53,7 +44,6 @@ export async function startDocumentConsumers(deps: {
 }): Promise<RunningConsumer[]> {
   const { bus, pool, logger } = deps;
   return Promise.all([
-    startConsumer({ bus, pool, logger, name: 'document-users', types: ['user.upserted'], handle: applyUserEvent }),
     // One event pattern per consumer: NATS 2.9 gives a durable a single filter subject, and a
     // consumer of several patterns would be sent every event of the system only to skip most.
     startConsumer({

@@ -1,21 +1,37 @@
+import type { UsersProjection } from '@wiki/auth';
 import type { Breadcrumb, DocumentDetail, ListItem } from '../db/documents.js';
 import type { PublicDocumentRow, PublicListRow } from '../db/public-documents.js';
-import type { UserRef } from '../user-directory.js';
 
 /** Row → API shape: the only place that decides which fields leave the service. */
 
+/** `{ id, name, avatarUrl }` as DocumentResponse shows a user. */
+export interface UserRef {
+  id: string;
+  name: string;
+  avatarUrl: string | null;
+}
+
+/**
+ * A user the users projection did not know when the document was read, looked up at the workspace
+ * service. A read does not fail because that service is away: the id is shown without a name.
+ */
+async function refOf(users: Pick<UsersProjection, 'resolveMany'>, userId: string): Promise<UserRef> {
+  const user = (await users.resolveMany([userId])).get(userId);
+  return user ? { id: user.id, name: user.name, avatarUrl: user.avatarUrl } : { id: userId, name: '', avatarUrl: null };
+}
+
 /** DocumentResponse. `users` fills in a user the projection did not know when the row was read. */
-export async function presentDocument(doc: DocumentDetail, users: { refOf(id: string): Promise<UserRef> }) {
+export async function presentDocument(doc: DocumentDetail, users: Pick<UsersProjection, 'resolveMany'>) {
   const createdByUser: UserRef =
     doc.createdByName !== null
       ? { id: doc.createdBy, name: doc.createdByName, avatarUrl: doc.createdByAvatarUrl }
-      : await users.refOf(doc.createdBy);
+      : await refOf(users, doc.createdBy);
   const lastEditedByUser: UserRef =
     doc.lastEditedBy === doc.createdBy
       ? createdByUser
       : doc.lastEditedByName !== null
         ? { id: doc.lastEditedBy, name: doc.lastEditedByName, avatarUrl: doc.lastEditedByAvatarUrl }
-        : await users.refOf(doc.lastEditedBy);
+        : await refOf(users, doc.lastEditedBy);
   return {
     id: doc.id,
     title: doc.title,
