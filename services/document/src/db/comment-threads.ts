@@ -20,7 +20,7 @@ export async function setThreadOpen(
   eventAt: string,
 ): Promise<void> {
   await db.query(sql.unsafe`
-    INSERT INTO comment_threads AS t (thread_id, document_id, is_open, event_at)
+    INSERT INTO comment_thread_projection AS t (thread_id, document_id, is_open, event_at)
     SELECT ${threadId}, ${documentId}, ${open}, ${eventAt}::timestamptz WHERE EXISTS (SELECT 1 FROM documents WHERE id = ${documentId})
     ON CONFLICT (thread_id) DO UPDATE SET is_open = EXCLUDED.is_open, event_at = EXCLUDED.event_at, updated_at = now()
     WHERE NOT t.is_deleted AND (t.event_at IS NULL OR t.event_at <= EXCLUDED.event_at)`);
@@ -41,12 +41,12 @@ export async function markThreadDeleted(
   if (documentId === null) {
     // No document to file a new row under: only a thread already known can be marked.
     await db.query(sql.unsafe`
-      UPDATE comment_threads SET is_deleted = true, is_open = false, event_at = greatest(event_at, ${eventAt}::timestamptz), updated_at = now()
+      UPDATE comment_thread_projection SET is_deleted = true, is_open = false, event_at = greatest(event_at, ${eventAt}::timestamptz), updated_at = now()
       WHERE thread_id = ${threadId}`);
     return;
   }
   await db.query(sql.unsafe`
-    INSERT INTO comment_threads AS t (thread_id, document_id, is_open, is_deleted, event_at)
+    INSERT INTO comment_thread_projection AS t (thread_id, document_id, is_open, is_deleted, event_at)
     SELECT ${threadId}, ${documentId}, false, true, ${eventAt}::timestamptz WHERE EXISTS (SELECT 1 FROM documents WHERE id = ${documentId})
     ON CONFLICT (thread_id) DO UPDATE SET is_deleted = true, is_open = false, event_at = greatest(t.event_at, EXCLUDED.event_at), updated_at = now()`);
 }

@@ -33,7 +33,7 @@ export const DocumentDetail = shape(
     childCount: [z.number(), visibleChildCount],
     openCommentCount: [
       z.number(),
-      sql.fragment`(SELECT count(*)::int FROM comment_threads t WHERE t.document_id = d.id AND t.is_open)`,
+      sql.fragment`(SELECT count(*)::int FROM comment_thread_projection t WHERE t.document_id = d.id AND t.is_open)`,
     ],
     // Null when the users projection does not know the user yet (the presenter looks it up then).
     createdByName: [z.string().nullable(), sql.fragment`cu.name`],
@@ -300,14 +300,14 @@ export async function markRestored(db: CommonQueryMethods, ids: readonly string[
 
 export async function deleteDocuments(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.query(sql.unsafe`DELETE FROM comment_threads WHERE document_id = ANY(${sql.array(ids, 'uuid')})`);
+  await db.query(sql.unsafe`DELETE FROM comment_thread_projection WHERE document_id = ANY(${sql.array(ids, 'uuid')})`);
   await db.query(sql.unsafe`DELETE FROM documents WHERE id = ANY(${sql.array(ids, 'uuid')})`);
 }
 
 /** Removes every document of a workspace (workspace.deleted). */
 export async function purgeWorkspace(db: CommonQueryMethods, workspaceId: string): Promise<number> {
   await db.query(sql.unsafe`
-    DELETE FROM comment_threads t USING documents d WHERE t.document_id = d.id AND d.workspace_id = ${workspaceId}`);
+    DELETE FROM comment_thread_projection t USING documents d WHERE t.document_id = d.id AND d.workspace_id = ${workspaceId}`);
   const result = await db.query(sql.unsafe`DELETE FROM documents WHERE workspace_id = ${workspaceId}`);
   return result.rowCount;
 }

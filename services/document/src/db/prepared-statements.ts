@@ -27,7 +27,7 @@ const detail = DocumentDetail.text;
 
 const FIND_DETAIL = {
   // The name is per connection; change it whenever the text changes.
-  name: 'document_detail_v4',
+  name: 'document_detail_v5',
   text: `SELECT ${detail.columns} FROM documents d ${detail.joins} WHERE d.id = $1`,
 };
 
@@ -46,7 +46,7 @@ const FIND_DETAIL = {
  */
 const INSERT_DOCUMENTS = {
   // The rows arrive as one JSON array (JSON.stringify is native; array literals are escaped in JS).
-  name: 'insert_documents_v4',
+  name: 'insert_documents_v5',
   text: `
   WITH input AS MATERIALIZED (
     SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (id uuid, workspace_id uuid, parent_id uuid, title text,
