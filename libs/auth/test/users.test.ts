@@ -12,8 +12,8 @@ import {
 } from '@wiki/auth';
 import { databaseUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
-import { connectEventBus, type EventBus, eventsMigrations, type RunningConsumer } from '@wiki/events';
-import { cleanupConfig, eventually, isolatedConfig, testEvent, uniqueName } from '@wiki/testing';
+import { type EventBus, eventsMigrations, type RunningConsumer } from '@wiki/events';
+import { cleanupConfig, connectTestBus, eventually, isolatedConfig, testEvent, uniqueName } from '@wiki/testing';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
@@ -70,13 +70,7 @@ describe('users projection', () => {
     pool = await createDatabasePool(url);
     peer = await startUsersPeer(config.internalTokenSecret, remote);
     config.urls.workspace = peer.url;
-    bus = await connectEventBus({
-      natsUrl: config.natsUrl,
-      stream: config.eventsStream,
-      prefix: config.eventsPrefix,
-      name: 'test',
-      logger: silent,
-    });
+    bus = await connectTestBus(config);
     await bus.ensureStream();
     const client = createServiceClient({ service: 'test', config, logger: silent });
     users = createUsersProjection({ pool, client, logger: silent });

@@ -40,13 +40,6 @@ describe('users projection', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const threadId: string = created.body.data.id;
-    const user = (name: string, avatarUrl: string | null) => ({
-      id: rita.id,
-      idpUid: `idp|${rita.email}`,
-      email: rita.email,
-      name,
-      avatarUrl,
-    });
     // Later than the user.upserted of the sign-in, whenever that one arrives.
     const renamedAt = Date.now() + 60_000;
     const shown = async () => {
@@ -61,7 +54,7 @@ describe('users projection', () => {
 
     await publishEvent(stack.config, {
       type: 'user.upserted',
-      data: user('Rita Renamed', 'https://img.example.com/rita.png'),
+      data: { id: rita.id, email: rita.email, name: 'Rita Renamed', avatarUrl: 'https://img.example.com/rita.png' },
       occurredAt: new Date(renamedAt).toISOString(),
     });
     await eventually(expectRenamed);
@@ -69,7 +62,7 @@ describe('users projection', () => {
     // A retry of an event from before the rename, delivered after it.
     const late = await publishEvent(stack.config, {
       type: 'user.upserted',
-      data: user('Rita Original', null),
+      data: { id: rita.id, email: rita.email, name: 'Rita Original', avatarUrl: null },
       occurredAt: new Date(renamedAt - 30_000).toISOString(),
     });
     await applied(late.id);

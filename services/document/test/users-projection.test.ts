@@ -26,20 +26,13 @@ describe('users projection', () => {
     const doc = await createDocument(t, rita, { title: 'Whose name' });
     expect(doc.createdByUser).toEqual({ id: rita.id, name: 'Rita Original', avatarUrl: null });
     const read = async () => (await t.call('GET', `/api/v1/documents/${doc.id}`, rita)).body.data;
-    const user = (name: string, avatarUrl: string | null) => ({
-      id: rita.id,
-      idpUid: `idp|${rita.email}`,
-      email: rita.email,
-      name,
-      avatarUrl,
-    });
     // Later than the user.upserted of the sign-in, whenever that one arrives.
     const renamedAt = Date.now() + 60_000;
     const renamed = { id: rita.id, name: 'Rita Renamed', avatarUrl: 'https://img.example.com/rita.png' };
 
     await publishEvent(t.config, {
       type: 'user.upserted',
-      data: user('Rita Renamed', 'https://img.example.com/rita.png'),
+      data: { id: rita.id, email: rita.email, name: 'Rita Renamed', avatarUrl: 'https://img.example.com/rita.png' },
       occurredAt: new Date(renamedAt).toISOString(),
     });
     await eventually(async () => expect((await read()).createdByUser).toEqual(renamed));
@@ -47,7 +40,7 @@ describe('users projection', () => {
     // A retry of an event from before the rename, delivered after it.
     const late = await publishEvent(t.config, {
       type: 'user.upserted',
-      data: user('Rita Original', null),
+      data: { id: rita.id, email: rita.email, name: 'Rita Original', avatarUrl: null },
       occurredAt: new Date(renamedAt - 30_000).toISOString(),
     });
     await applied(late.id);
