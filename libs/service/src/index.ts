@@ -1,3 +1,4 @@
+export * from './app.js';
 export * from './definition.js';
 export * from './main.js';
 export * from './runner.js';

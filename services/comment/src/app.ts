@@ -1,13 +1,6 @@
-import {
-  createMembershipAccess,
-  createServiceClient,
-  createUsersProjection,
-  identity,
-  type MembershipAccess,
-} from '@wiki/auth';
+import { createMembershipAccess, createUsersProjection, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { type DatabasePool, sql } from '@wiki/db';
-import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
+import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { documentServiceClient } from './clients/document-service.js';
 import type { CommentContext } from './commands/context.js';
@@ -22,25 +15,13 @@ declare module 'fastify' {
   }
 }
 
-export interface AppDeps {
-  /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
-  pool: DatabasePool;
-  /** Readiness checks (the kit's: database, NATS, shutdown); by default the database alone. */
-  checks?: Record<string, HealthCheck>;
-  logLevel?: string;
-}
-
-const ping = sql.unsafe`SELECT 1`;
+export type AppDeps = ServiceAppDeps;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
-  const app = await createApp({
+  const { app, peers } = await createServiceApp(config, deps, {
     service: 'comment',
-    logLevel: deps.logLevel ?? config.logLevel,
     openapi: { title: 'Comment service', description: 'Comment threads anchored to document blocks (spec 4.6)' },
   });
-  await app.register(identity, { secret: config.internalTokenSecret });
-
-  const peers = createServiceClient({ service: 'comment', config, logger: app.log });
   const access = createMembershipAccess({ pool: deps.pool, client: peers, service: 'comment', logger: app.log });
   app.decorate('commentMembership', access);
 
@@ -53,6 +34,5 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   };
   registerThreadRoutes(app, ctx);
   registerCommentRoutes(app, ctx);
-  registerHealth(app, deps.checks ?? { database: () => deps.pool.query(ping) });
   return app;
 }

@@ -1,13 +1,6 @@
-import {
-  createMembershipAccess,
-  createServiceClient,
-  createUsersProjection,
-  identity,
-  type MembershipAccess,
-} from '@wiki/auth';
+import { createMembershipAccess, createUsersProjection, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { type DatabasePool, sql } from '@wiki/db';
-import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
+import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from './context.js';
 import { batchedDocumentInserts } from './db/document-inserts.js';
@@ -17,18 +10,13 @@ import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
 import { registerPublicRoutes } from './routes/public-documents.js';
 
-export interface AppDeps {
-  /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
-  pool: DatabasePool;
+export interface AppDeps extends ServiceAppDeps {
   /** Wakes the outbox relay after writes that bypass `pool` (the batched creations). */
   wakeRelay?: () => void;
-  /** Readiness checks (the kit's: database, NATS, shutdown); by default the database alone. */
-  checks?: Record<string, HealthCheck>;
   /** Defaults to the shared membership helper on `pool`. */
   membership?: MembershipAccess;
   /** Defaults to prepared statements on a pool of the service's own (closed with the app). */
   prepared?: PreparedStatements;
-  logLevel?: string;
 }
 
 /** ARCHITECTURE 5.14: document bodies up to 3 MiB (content itself at most 2 MiB). */
@@ -44,16 +32,14 @@ export function documentContextOf(app: FastifyInstance): DocumentContext {
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
-  const app = await createApp({
+  const { app, peers } = await createServiceApp(config, deps, {
     service: 'document',
-    logLevel: deps.logLevel ?? config.logLevel,
     bodyLimit: DOCUMENT_BODY_LIMIT,
     openapi: {
       title: 'Document service',
       description: 'Documents, tree, publishing and the internal collaboration API',
     },
   });
-  await app.register(identity, { secret: config.internalTokenSecret });
 
   const { pool } = deps;
   let prepared = deps.prepared;
@@ -62,7 +48,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', () => owned.end());
     prepared = owned;
   }
-  const peers = createServiceClient({ service: 'document', config, logger: app.log });
   const ctx: DocumentContext = {
     pool,
     prepared,
@@ -73,7 +58,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   };
   contexts.set(app, ctx);
 
-  registerHealth(app, deps.checks ?? { database: () => pool.query(sql.unsafe`SELECT 1`) });
   registerDocumentRoutes(app, ctx);
   registerPublicRoutes(app, ctx);
   await registerCollabRoutes(app, ctx);

@@ -1,0 +1,47 @@
+// Brings in the route-schema fields of the OpenAPI description (tags, summary, hide, security).
+import type {} from '@fastify/swagger';
+import { createServiceClient, identity, type ServiceClient } from '@wiki/auth';
+import type { Config, ServiceName } from '@wiki/config';
+import { type DatabasePool, sql } from '@wiki/db';
+import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+
+/** What every service's `buildApp` takes besides its own dependencies. */
+export interface ServiceAppDeps {
+  /** The kit's pool (transactions with events wake the relay), or a plain one in tests. */
+  pool: DatabasePool;
+  /** Readiness checks: the kit's (database, NATS); by default the database alone. */
+  checks?: Record<string, HealthCheck>;
+  logLevel?: string;
+}
+
+export interface ServiceAppOptions {
+  service: ServiceName;
+  openapi: { title: string; description?: string };
+  /** Largest JSON body (libs/http's default: 1 MiB). */
+  bodyLimit?: number;
+}
+
+const ping = sql.unsafe`SELECT 1`;
+
+/**
+ * The start of every service's app: Fastify from libs/http (request ids, logs, error envelope,
+ * OpenAPI), the `identity` plugin that verifies `x-wiki-identity`, the health routes, and the one
+ * client this service calls its peers with. The service then adds its routes.
+ */
+export async function createServiceApp(
+  config: Config,
+  deps: ServiceAppDeps,
+  options: ServiceAppOptions,
+): Promise<{ app: FastifyInstance; peers: ServiceClient }> {
+  const app = await createApp({
+    service: options.service,
+    logLevel: deps.logLevel ?? config.logLevel,
+    bodyLimit: options.bodyLimit,
+    openapi: options.openapi,
+  });
+  await app.register(identity, { secret: config.internalTokenSecret });
+  registerHealth(app, deps.checks ?? { database: () => deps.pool.query(ping) });
+  const peers = createServiceClient({ service: options.service, config, logger: app.log });
+  return { app, peers };
+}
