@@ -25,12 +25,13 @@ export async function permissionOf(
   ctx: DocumentContext,
   documentId: string,
   userIdOrIdpUid: string,
+  requestId?: string,
 ): Promise<Permission> {
   const doc = await findState(ctx.pool, documentId);
   if (!doc) throw notFound('Document');
-  const user = await ctx.users.resolve(userIdOrIdpUid);
+  const user = await ctx.users.resolve(userIdOrIdpUid, requestId);
   if (!user) throw forbidden("The user is not a member of the document's workspace");
-  const role = await ctx.membership.roleOf(doc.workspaceId, user.id);
+  const role = await ctx.membership.roleOf(doc.workspaceId, user.id, requestId);
   if (!role) throw forbidden("The user is not a member of the document's workspace");
   return { canEdit: atLeast(role, 'EDITOR') && !doc.isArchived, role, workspaceId: doc.workspaceId };
 }
@@ -68,6 +69,7 @@ export async function saveCollab(
   documentId: string,
   save: CollabSave,
   log: Logger,
+  requestId?: string,
 ): Promise<void> {
   const patch: DocumentPatch = {};
   const changed: DocumentChange[] = [];
@@ -81,7 +83,7 @@ export async function saveCollab(
   }
   let editorId: string | null = null;
   if (save.idpUid) {
-    const editor = await ctx.users.resolve(save.idpUid).catch((error: unknown) => {
+    const editor = await ctx.users.resolve(save.idpUid, requestId).catch((error: unknown) => {
       // Not the idpUid itself (a user identifier) nor any credential: the document and the cause.
       log.warn(
         { documentId, err: error },

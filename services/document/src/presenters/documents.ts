@@ -15,23 +15,32 @@ export interface UserRef {
  * A user the users projection did not know when the document was read, looked up at the workspace
  * service. A read does not fail because that service is away: the id is shown without a name.
  */
-async function refOf(users: Pick<UsersProjection, 'resolveMany'>, userId: string): Promise<UserRef> {
-  const user = (await users.resolveMany([userId])).get(userId);
+async function refOf(
+  users: Pick<UsersProjection, 'resolveMany'>,
+  userId: string,
+  requestId?: string,
+): Promise<UserRef> {
+  const user = (await users.resolveMany([userId], requestId)).get(userId);
   return user ? { id: user.id, name: user.name, avatarUrl: user.avatarUrl } : { id: userId, name: '', avatarUrl: null };
 }
 
 /** DocumentResponse. `users` fills in a user the projection did not know when the row was read. */
-export async function presentDocument(doc: DocumentDetail, users: Pick<UsersProjection, 'resolveMany'>) {
+/** `requestId`, the request being served, goes with a look-up of an unknown user. */
+export async function presentDocument(
+  doc: DocumentDetail,
+  users: Pick<UsersProjection, 'resolveMany'>,
+  requestId?: string,
+) {
   const createdByUser: UserRef =
     doc.createdByName !== null
       ? { id: doc.createdBy, name: doc.createdByName, avatarUrl: doc.createdByAvatarUrl }
-      : await refOf(users, doc.createdBy);
+      : await refOf(users, doc.createdBy, requestId);
   const lastEditedByUser: UserRef =
     doc.lastEditedBy === doc.createdBy
       ? createdByUser
       : doc.lastEditedByName !== null
         ? { id: doc.lastEditedBy, name: doc.lastEditedByName, avatarUrl: doc.lastEditedByAvatarUrl }
-        : await refOf(users, doc.lastEditedBy);
+        : await refOf(users, doc.lastEditedBy, requestId);
   return {
     id: doc.id,
     title: doc.title,

@@ -1,6 +1,6 @@
 import { notFound } from '@wiki/http';
 import { requireDocumentRole } from '../commands/access.js';
-import type { DocumentContext } from '../context.js';
+import type { Actor, DocumentContext } from '../context.js';
 import {
   ancestorsOf,
   type Breadcrumb,
@@ -12,13 +12,17 @@ import {
 } from '../db/documents.js';
 import { treeJson } from '../domain/tree.js';
 
-/** Reads for members (VIEWER and up). Archived documents are left out of lists, trees and children. */
+/**
+ * Reads for members (VIEWER and up). Archived documents are left out of lists, trees and children.
+ * `reader` is the caller: their id for the role check, their request id for a look-up it causes.
+ */
+type Reader = Pick<Actor, 'userId' | 'requestId'>;
 
 /** One query for the document (a prepared statement); the role check is answered from the membership projection. */
-export async function getDocument(ctx: DocumentContext, userId: string, id: string): Promise<DocumentDetail> {
+export async function getDocument(ctx: DocumentContext, reader: Reader, id: string): Promise<DocumentDetail> {
   const doc = await ctx.prepared.findDetail(id);
   if (!doc) throw notFound('Document');
-  await ctx.membership.requireRole(doc.workspaceId, userId, 'VIEWER', 'Document');
+  await ctx.membership.requireRole(doc.workspaceId, reader.userId, 'VIEWER', 'Document', reader.requestId);
   return doc;
 }
 
@@ -30,25 +34,25 @@ export async function getDocument(ctx: DocumentContext, userId: string, id: stri
  */
 export async function listDocuments(
   ctx: DocumentContext,
-  userId: string,
+  reader: Reader,
   workspaceId: string,
   parentId: string | null,
 ): Promise<readonly ListItem[]> {
-  await ctx.membership.requireRole(workspaceId, userId, 'VIEWER', 'Workspace');
+  await ctx.membership.requireRole(workspaceId, reader.userId, 'VIEWER', 'Workspace', reader.requestId);
   const items = await listChildren(ctx.pool, workspaceId, parentId);
   if (items.length === 0 && parentId !== null && (await findWorkspaceOf(ctx.pool, parentId)) !== workspaceId)
     throw notFound('Document');
   return items;
 }
 
-export async function childrenOf(ctx: DocumentContext, userId: string, id: string): Promise<readonly ListItem[]> {
-  const workspaceId = await requireDocumentRole(ctx, id, userId, 'VIEWER');
+export async function childrenOf(ctx: DocumentContext, reader: Reader, id: string): Promise<readonly ListItem[]> {
+  const workspaceId = await requireDocumentRole(ctx, id, reader.userId, 'VIEWER', reader.requestId);
   return listChildren(ctx.pool, workspaceId, id);
 }
 
 /** From the root down to the document itself. */
-export async function breadcrumbsOf(ctx: DocumentContext, userId: string, id: string): Promise<readonly Breadcrumb[]> {
-  await requireDocumentRole(ctx, id, userId, 'VIEWER');
+export async function breadcrumbsOf(ctx: DocumentContext, reader: Reader, id: string): Promise<readonly Breadcrumb[]> {
+  await requireDocumentRole(ctx, id, reader.userId, 'VIEWER', reader.requestId);
   return ancestorsOf(ctx.pool, id);
 }
 
@@ -56,7 +60,7 @@ export async function breadcrumbsOf(ctx: DocumentContext, userId: string, id: st
  * The whole visible tree of a workspace as the JSON body of the response (ApiResponse<List<...>>):
  * one query, nested in memory in O(n).
  */
-export async function treeBody(ctx: DocumentContext, userId: string, workspaceId: string): Promise<Buffer> {
-  await ctx.membership.requireRole(workspaceId, userId, 'VIEWER', 'Workspace');
+export async function treeBody(ctx: DocumentContext, reader: Reader, workspaceId: string): Promise<Buffer> {
+  await ctx.membership.requireRole(workspaceId, reader.userId, 'VIEWER', 'Workspace', reader.requestId);
   return treeJson(await treeText(ctx.pool, workspaceId), workspaceId, '{"success":true,"data":', '}');
 }

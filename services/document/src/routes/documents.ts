@@ -44,10 +44,10 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       },
     },
     async (request) => {
-      const { userId } = requireActor(request);
+      const reader = requireActor(request);
       const { query } = request;
       const parentId = query.parentId && query.parentId !== 'null' ? query.parentId : null;
-      return success((await listDocuments(ctx, userId, query.workspaceId, parentId)).map(presentListItem));
+      return success((await listDocuments(ctx, reader, query.workspaceId, parentId)).map(presentListItem));
     },
   );
 
@@ -62,9 +62,9 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       },
     },
     async (request, reply) => {
-      const { userId } = requireActor(request);
+      const reader = requireActor(request);
       const { workspaceId } = request.query;
-      return reply.type('application/json; charset=utf-8').send(await treeBody(ctx, userId, workspaceId));
+      return reply.type('application/json; charset=utf-8').send(await treeBody(ctx, reader, workspaceId));
     },
   );
 
@@ -79,9 +79,9 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       },
     },
     async (request) => {
-      const { userId } = requireActor(request);
+      const reader = requireActor(request);
       const { id } = request.params;
-      return success(await presentDocument(await getDocument(ctx, userId, id), ctx.users));
+      return success(await presentDocument(await getDocument(ctx, reader, id), ctx.users, reader.requestId));
     },
   );
 
@@ -96,9 +96,9 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       },
     },
     async (request) => {
-      const { userId } = requireActor(request);
+      const reader = requireActor(request);
       const { id } = request.params;
-      return success((await childrenOf(ctx, userId, id)).map(presentListItem));
+      return success((await childrenOf(ctx, reader, id)).map(presentListItem));
     },
   );
 
@@ -113,9 +113,9 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       },
     },
     async (request) => {
-      const { userId } = requireActor(request);
+      const reader = requireActor(request);
       const { id } = request.params;
-      return success((await breadcrumbsOf(ctx, userId, id)).map(presentBreadcrumb));
+      return success((await breadcrumbsOf(ctx, reader, id)).map(presentBreadcrumb));
     },
   );
 
@@ -132,7 +132,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
     async (request, reply) => {
       const actor = requireActor(request);
       const doc = await createDocument(ctx, actor, request.body);
-      return reply.status(201).send(success(await presentDocument(doc, ctx.users)));
+      return reply.status(201).send(success(await presentDocument(doc, ctx.users, actor.requestId)));
     },
   );
 
@@ -151,7 +151,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       const actor = requireActor(request);
       const { id } = request.params;
       await updateDocument(ctx, actor, id, request.body ?? {});
-      return success(await presentDocument(await getDocument(ctx, actor.userId, id), ctx.users));
+      return success(await presentDocument(await getDocument(ctx, actor, id), ctx.users, actor.requestId));
     },
   );
 
@@ -170,7 +170,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       const actor = requireActor(request);
       const { id } = request.params;
       await moveDocument(ctx, actor, id, request.body ?? {});
-      return success(await presentDocument(await getDocument(ctx, actor.userId, id), ctx.users));
+      return success(await presentDocument(await getDocument(ctx, actor, id), ctx.users, actor.requestId));
     },
   );
 

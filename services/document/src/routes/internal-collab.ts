@@ -91,7 +91,7 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
       async (request) => {
         const { documentId } = request.params;
         const { userId } = request.query;
-        return success(await permissionOf(ctx, documentId, userId));
+        return success(await permissionOf(ctx, documentId, userId, request.id));
       },
     );
 
@@ -119,7 +119,7 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
       },
       async (request) => {
         const { documentId } = request.params;
-        await saveCollab(ctx, documentId, await readSave(request), request.log);
+        await saveCollab(ctx, documentId, await readSave(request), request.log, request.id);
         return SUCCESS_VOID;
       },
     );
