@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './health.js';
 export * from './schemas.js';
 export * from './serve.js';
+export * as Type from './type.js';

@@ -1,4 +1,3 @@
-import Type from 'typebox';
 import {
   type envelope,
   type idParams,
@@ -12,6 +11,7 @@ import {
   voidEnvelope,
   withDefault,
 } from './schemas.js';
+import * as Type from './type.js';
 
 // The builders write the JSON Schema the routes always had (ajv's messages and the OpenAPI
 // description depend on it), while their TypeScript types carry the values they accept.

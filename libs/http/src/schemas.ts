@@ -1,7 +1,9 @@
-import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
+import type { Static, TSchema, TUnsafe } from 'typebox';
+import * as Type from './type.js';
 
 /**
- * JSON-schema building blocks shared by every service's routes, built with TypeBox: at run time
+ * JSON-schema building blocks shared by every service's routes, built with TypeBox's types and
+ * `Type` from ./type.ts (TypeBox's builders, without loading TypeBox at run time): at run time
  * each is a plain JSON Schema object (Fastify compiles it once: ajv for input, fast-json-stringify
  * for output, @fastify/swagger for the description), and its TypeScript type carries `Static<S>`,
  * the type of the values it accepts. A route registered on `app.withTypeProvider<TypeBoxTypeProvider>()`

@@ -9,10 +9,10 @@ import {
   registerHealth,
   stringEnum,
   success,
+  Type,
   uuid,
 } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 
 async function build(): Promise<FastifyInstance> {
   const app = await createApp({ service: 'test', logLevel: 'silent', bodyLimit: 1024, openapi: { title: 'Test API' } });

@@ -6,11 +6,11 @@ import {
   object,
   openObject,
   stringEnum,
+  Type,
   timestamp,
   uuid,
   withDefault,
 } from '@wiki/http';
-import Type from 'typebox';
 import { THREAD_STATUS_FILTERS } from '../domain/rules.js';
 
 /** Limits of the comment API (spec 4.6 leaves them open; these are the documented decisions). */

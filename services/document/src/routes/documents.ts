@@ -1,8 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
-import { envelope, idParams, listOf, object, SUCCESS_VOID, stringEnum, success, uuid, voidEnvelope } from '@wiki/http';
+import {
+  envelope,
+  idParams,
+  listOf,
+  object,
+  SUCCESS_VOID,
+  stringEnum,
+  success,
+  Type,
+  uuid,
+  voidEnvelope,
+} from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 import { createDocument } from '../commands/create-document.js';
 import { deleteDocument } from '../commands/delete-document.js';
 import { moveDocument } from '../commands/move-document.js';

@@ -1,9 +1,18 @@
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { AppError, badRequest, envelope, idParams, object, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
+import {
+  AppError,
+  badRequest,
+  envelope,
+  idParams,
+  object,
+  SUCCESS_VOID,
+  success,
+  Type,
+  voidEnvelope,
+} from '@wiki/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Type from 'typebox';
 import { type CollabSave, collabState, permissionOf, saveCollab } from '../commands/collab.js';
 import type { DocumentContext } from '../context.js';
 

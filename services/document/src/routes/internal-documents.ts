@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { envelope, idParams, notFound, nullableUuid, object, success, uuid } from '@wiki/http';
+import { envelope, idParams, notFound, nullableUuid, object, success, Type, uuid } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 import type { DocumentContext } from '../context.js';
 import { findState } from '../db/documents.js';
 

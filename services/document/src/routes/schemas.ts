@@ -1,5 +1,4 @@
-import { listOf, nullable, nullableString, nullableUuid, object, timestamp, uuid } from '@wiki/http';
-import Type from 'typebox';
+import { listOf, nullable, nullableString, nullableUuid, object, Type, timestamp, uuid } from '@wiki/http';
 
 /** Response and request shapes of the document routes (fast-json-stringify writes only these fields). */
 

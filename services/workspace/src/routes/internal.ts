@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { envelope, idParams, nullable, object, success } from '@wiki/http';
+import { envelope, idParams, nullable, object, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import { resolveMcpKey } from '../commands/mcp-keys.js';
 import { membership } from '../commands/members.js';

@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
-import { envelope, idParams, listOf, nullable, object, success, withDefault } from '@wiki/http';
+import { envelope, idParams, listOf, nullable, object, success, Type, withDefault } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import { invite } from '../commands/invitations.js';
 import { changeRole, leaveWorkspace, listMembers, removeMember, searchMembers } from '../commands/members.js';

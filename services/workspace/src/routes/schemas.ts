@@ -8,10 +8,10 @@ import {
   object,
   openObject,
   stringEnum,
+  Type,
   timestamp,
   uuid,
 } from '@wiki/http';
-import Type from 'typebox';
 
 /** Request and response schemas shared by this service's routes (the API shapes of spec section 2). */
 

@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
-import { envelope, nullableUuid, object, stringEnum, success } from '@wiki/http';
+import { envelope, nullableUuid, object, stringEnum, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import { getMe, updatePreferences } from '../commands/users.js';
 import { presentUser } from '../presenters/user.js';

@@ -9,11 +9,11 @@ import {
   object,
   SUCCESS_VOID,
   success,
+  Type,
   uuid,
   voidEnvelope,
 } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 import type { Context } from '../commands/context.js';
 import {
   createWorkspace,
