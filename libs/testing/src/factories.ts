@@ -167,3 +167,45 @@ export async function readOutbox(pool: DatabasePool, type?: string): Promise<Out
     SELECT envelope FROM event_outbox ${type ? sql.fragment`WHERE type = ${type}` : sql.fragment``} ORDER BY seq`);
   return rows as OutboxEvent[];
 }
+
+/** The slonik methods that each send one statement. */
+const STATEMENT_METHODS = new Set([
+  'any',
+  'anyFirst',
+  'exists',
+  'many',
+  'manyFirst',
+  'maybeOne',
+  'maybeOneFirst',
+  'one',
+  'oneFirst',
+  'query',
+]);
+
+/**
+ * A pool or transaction whose statements are counted (a `transaction` counts as one more), for
+ * tests that pin how many queries an operation costs.
+ */
+export function countingStatements<T extends object>(db: T): { db: T; count: () => number; reset: () => void } {
+  let n = 0;
+  const proxy = new Proxy(db, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      if (typeof prop === 'string' && (STATEMENT_METHODS.has(prop) || prop === 'transaction')) {
+        return (...args: unknown[]) => {
+          n++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+  return {
+    db: proxy,
+    count: () => n,
+    reset: () => {
+      n = 0;
+    },
+  };
+}

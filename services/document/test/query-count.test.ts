@@ -4,7 +4,7 @@ import { type MembershipAccess, membershipMigrations, mintIdentityToken, usersPr
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { createEnvelope, eventsMigrations } from '@wiki/events';
-import { cleanupConfig, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, countingStatements, isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { DocumentDetail } from '../src/db/documents.js';
@@ -15,33 +15,20 @@ import { createPreparedStatements, type PreparedStatements } from '../src/db/pre
  * of a 10,000-document workspace and a document read must each be one query. Membership is
  * answered by a stub here so that only the document queries are counted.
  */
-const QUERY_METHODS = [
-  'any',
-  'anyFirst',
-  'exists',
-  'many',
-  'manyFirst',
-  'maybeOne',
-  'maybeOneFirst',
-  'one',
-  'oneFirst',
-  'query',
-];
-
 function counting(pool: DatabasePool): { pool: DatabasePool; count: () => number; reset: () => void; add: () => void } {
-  let n = 0;
-  const proxy = new Proxy(pool, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof prop === 'string' && QUERY_METHODS.includes(prop) && typeof value === 'function') {
-        return (...args: unknown[]) => (n++, value.apply(target, args));
-      }
-      if (prop === 'transaction')
-        return (...args: unknown[]) => (n++, (value as (...a: unknown[]) => unknown).apply(target, args));
-      return typeof value === 'function' ? value.bind(target) : value;
+  const counted = countingStatements(pool);
+  let extra = 0;
+  return {
+    pool: counted.db,
+    count: () => counted.count() + extra,
+    reset: () => {
+      counted.reset();
+      extra = 0;
     },
-  });
-  return { pool: proxy, count: () => n, reset: () => (n = 0), add: () => void n++ };
+    add: () => {
+      extra++;
+    },
+  };
 }
 
 /** The prepared statements count too: every call is one statement. Sizes of the insert batches go to `insertBatches`. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '@wiki/config';
-import { createDatabasePool, type DatabasePool, type DatabaseTransactionConnection, sql, z } from '@wiki/db';
+import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, isolatedConfig, testEvent } from '@wiki/testing';
+import { cleanupConfig, countingStatements, isolatedConfig, testEvent } from '@wiki/testing';
 import { applyDocumentEvent, applyDocumentEvents, type DocumentCountEvent } from '../src/events/document-count.js';
 import { workspaceService } from '../src/service.js';
 
@@ -55,40 +55,11 @@ function event(
   return testEvent(`document.${type}`, { actorId: ownerId, data: { workspaceId, ...data } });
 }
 
-/** The transaction with its statements counted. */
-function counting(tx: DatabaseTransactionConnection): { tx: DatabaseTransactionConnection; statements: () => number } {
-  let n = 0;
-  const proxy = new Proxy(tx, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      if (
-        [
-          'any',
-          'anyFirst',
-          'exists',
-          'many',
-          'manyFirst',
-          'maybeOne',
-          'maybeOneFirst',
-          'one',
-          'oneFirst',
-          'query',
-        ].includes(String(prop))
-      ) {
-        return (...args: unknown[]) => (n++, value.apply(target, args));
-      }
-      return value.bind(target);
-    },
-  });
-  return { tx: proxy, statements: () => n };
-}
-
 async function applyInOneTransaction(events: DocumentCountEvent[]): Promise<number> {
   return pool.transaction(async (tx) => {
-    const c = counting(tx);
-    await applyDocumentEvents(events, c.tx);
-    return c.statements();
+    const c = countingStatements(tx);
+    await applyDocumentEvents(events, c.db);
+    return c.count();
   });
 }
 
