@@ -1,4 +1,4 @@
-import { jwtVerify, SignJWT } from 'jose';
+import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
 
 /** How the caller proved who they are at the gateway. */
 export type CredentialKind = 'user' | 'mcp' | 'internal' | 'service';
@@ -22,6 +22,8 @@ export interface Identity {
 export const IDENTITY_HEADER = 'x-wiki-identity';
 const ISSUER = 'wiki-gateway';
 const AUDIENCE = 'wiki-services';
+/** Clock skew allowed between the part that minted a token and the one checking it. */
+export const IDENTITY_CLOCK_TOLERANCE_SECONDS = 5;
 
 const keyCache = new Map<string, Uint8Array>();
 function key(secret: string): Uint8Array {
@@ -51,13 +53,33 @@ export function mintServiceToken(secret: string, service: string, ttlSeconds = 6
   return mintIdentityToken(secret, { kind: 'service', service }, ttlSeconds);
 }
 
-export async function verifyIdentityToken(secret: string, token: string): Promise<Identity> {
+/** A verified identity token's caller, and when (epoch ms) the token stops being valid. */
+export interface VerifiedIdentity {
+  identity: Identity;
+  expiresAt: number;
+}
+
+/**
+ * Verifies an identity token and says until when it holds. `exp` is required: jose checks it only
+ * when present, and a token without it would be trusted forever by whoever holds it.
+ */
+export async function verifyIdentityTokenUntil(secret: string, token: string): Promise<VerifiedIdentity> {
   const { payload } = await jwtVerify(token, key(secret), {
     issuer: ISSUER,
     audience: AUDIENCE,
     algorithms: ['HS256'],
-    clockTolerance: 5,
+    clockTolerance: IDENTITY_CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ['exp'],
   });
+  const expiresAt = ((payload.exp as number) + IDENTITY_CLOCK_TOLERANCE_SECONDS) * 1000;
+  return { identity: identityOf(payload), expiresAt };
+}
+
+export async function verifyIdentityToken(secret: string, token: string): Promise<Identity> {
+  return (await verifyIdentityTokenUntil(secret, token)).identity;
+}
+
+function identityOf(payload: JWTPayload): Identity {
   const kind = payload.kind as CredentialKind;
   if (!['user', 'mcp', 'internal', 'service'].includes(kind)) throw new Error('identity token has an unknown kind');
   return {

@@ -1,7 +1,7 @@
 import { forbidden, unauthorized } from '@wiki/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { type CredentialKind, IDENTITY_HEADER, type Identity, verifyIdentityToken } from './identity.js';
+import { type CredentialKind, IDENTITY_HEADER, type Identity, verifyIdentityTokenUntil } from './identity.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,6 +16,8 @@ export interface IdentityPluginOptions {
 
 /** A verified token keeps being valid until it expires: cache the result to skip the HMAC. */
 const MAX_CACHE = 10_000;
+/** Trust a verified token from the cache for at most this long, and never past its `exp`. */
+const CACHE_MS = 30_000;
 
 async function identityPlugin(app: FastifyInstance, options: IdentityPluginOptions): Promise<void> {
   const cache = new Map<string, { identity: Identity; until: number }>();
@@ -29,10 +31,9 @@ async function identityPlugin(app: FastifyInstance, options: IdentityPluginOptio
       request.identity = hit.identity;
     } else {
       try {
-        const identity = await verifyIdentityToken(options.secret, header);
+        const { identity, expiresAt } = await verifyIdentityTokenUntil(options.secret, header);
         if (cache.size >= MAX_CACHE) cache.clear();
-        // Tokens live 60 s; trust a verified one for at most 30 s of that.
-        cache.set(header, { identity, until: now + 30_000 });
+        cache.set(header, { identity, until: Math.min(now + CACHE_MS, expiresAt) });
         request.identity = identity;
       } catch (error) {
         request.log.warn({ err: (error as Error).message }, 'invalid identity token');
