@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { weakSecretReason } from './production-secrets.js';
+
+export { KNOWN_PLACEHOLDERS, PRODUCTION_SECRET_MIN_LENGTH, weakSecretReason } from './production-secrets.js';
 
 export const SERVICE_NAMES = [
   'workspace',
@@ -213,14 +216,37 @@ function devSecret(dataDir: string, key: string): string {
   return secrets[key];
 }
 
+/** The secrets a local start generated in `dataDir` (none when it never ran there). */
+function generatedDevSecrets(dataDir: string): string[] {
+  const file = join(dataDir, 'dev-secrets.json');
+  if (!existsSync(file)) return [];
+  try {
+    return Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>);
+  } catch {
+    return [];
+  }
+}
+
 function secret(env: Env, varName: string, production: boolean, dataDir: string): string {
   const raw = str(env, varName);
   if (raw !== undefined) {
     if (raw.length < 16) throw new ConfigError(varName, 'must be at least 16 characters long');
+    if (production) {
+      // Messages name the variable, never the value (it would land in the logs).
+      const reason = weakSecretReason(raw, generatedDevSecrets(dataDir));
+      if (reason) throw new ConfigError(varName, reason);
+    }
     return raw;
   }
   if (production) throw new ConfigError(varName, 'is required when NODE_ENV=production');
   return devSecret(dataDir, varName);
+}
+
+/** One value for both secrets would let whoever holds the internal key also forge identity tokens. */
+function distinctSecrets(apiKey: string, tokenSecret: string, production: boolean): void {
+  if (production && apiKey === tokenSecret) {
+    throw new ConfigError('INTERNAL_TOKEN_SECRET', 'must differ from INTERNAL_API_KEY when NODE_ENV=production');
+  }
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -266,6 +292,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('ELASTICSEARCH_URL', 'is required when SEARCH_ENGINE=elasticsearch');
   }
 
+  const internalApiKey = secret(env, 'INTERNAL_API_KEY', production, dataDir);
+  const internalTokenSecret = secret(env, 'INTERNAL_TOKEN_SECRET', production, dataDir);
+  distinctSecrets(internalApiKey, internalTokenSecret, production);
+
   return {
     nodeEnv,
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -302,8 +332,8 @@ export function loadConfig(env: Env = process.env): Config {
       clientId: str(env, 'AUTH_CLIENT_ID'),
       firebaseProjectId,
     },
-    internalApiKey: secret(env, 'INTERNAL_API_KEY', production, dataDir),
-    internalTokenSecret: secret(env, 'INTERNAL_TOKEN_SECRET', production, dataDir),
+    internalApiKey,
+    internalTokenSecret,
     inviteUrl: url(env, 'INVITE_URL', `http://localhost:${gatewayPort}`, ['http:', 'https:']),
     invitationTtlDays: int(env, 'INVITATION_TTL_DAYS', 7, 1, 365),
     rateLimit: {
