@@ -51,6 +51,13 @@ function isKeySetOutage(error: unknown): boolean {
   );
 }
 
+/** Whether the token was issued to `client`: named in `aud` (a string or a list), or its `azp`. */
+export function isForClient(payload: JWTPayload, client: string): boolean {
+  const aud = payload.aud;
+  if (aud === client || (Array.isArray(aud) && aud.includes(client))) return true;
+  return payload.azp === client;
+}
+
 export function createTokenVerifier(provider: TokenProvider): TokenVerifier {
   const cache = new TtlCache<VerifiedToken>();
   return {
@@ -78,6 +85,10 @@ export function createTokenVerifier(provider: TokenProvider): TokenVerifier {
         throw unauthorized('Invalid or expired token');
       }
       if (!text(payload.sub)) throw unauthorized('Invalid or expired token');
+      if (provider.client !== undefined && !isForClient(payload, provider.client)) {
+        log?.info({ reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'aud' }, 'bearer token refused');
+        throw unauthorized('Invalid or expired token');
+      }
       const claims = claimsOf(payload, provider);
       cache.set(key, claims, Math.min((payload.exp as number) * 1000 - Date.now(), CACHE_MS));
       return claims;

@@ -28,7 +28,7 @@ describe('loadConfig', () => {
     expect(config.eventsStream).toBe('WIKI');
     expect(config.eventsPrefix).toBe('wiki');
     expect(config.auth.provider).toBe('dev');
-    expect(config.rateLimit).toEqual({ enabled: true, userPerMin: 600, publicPerMin: 120 });
+    expect(config.rateLimit).toEqual({ enabled: true, userPerMin: 600, publicPerMin: 120, authFailuresPerMin: 20 });
     expect(config.uploadMaxBytes).toBe(25 * 1024 * 1024);
     expect(config.invitationTtlDays).toBe(7);
   });
@@ -63,7 +63,11 @@ describe('loadConfig', () => {
   });
 
   it('derives the OIDC JWKS URL from the issuer', () => {
-    const config = load({ AUTH_PROVIDER: 'oidc', AUTH_ISSUER: 'https://id.example.com/realms/wiki/' });
+    const config = load({
+      AUTH_PROVIDER: 'oidc',
+      AUTH_ISSUER: 'https://id.example.com/realms/wiki/',
+      AUTH_CLIENT_ID: 'wiki',
+    });
     expect(config.auth.jwksUrl).toBe('https://id.example.com/realms/wiki/protocol/openid-connect/certs');
   });
 

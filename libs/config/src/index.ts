@@ -68,7 +68,13 @@ export interface Config {
   internalTokenSecret: string;
   inviteUrl: string;
   invitationTtlDays: number;
-  rateLimit: { enabled: boolean; userPerMin: number; publicPerMin: number };
+  rateLimit: {
+    enabled: boolean;
+    userPerMin: number;
+    publicPerMin: number;
+    /** Refused credentials (bad JWT, internal key or MCP key) per client IP per minute. */
+    authFailuresPerMin: number;
+  };
   storage: {
     driver: 'local' | 's3';
     localDir: string;
@@ -279,6 +285,10 @@ export function loadConfig(env: Env = process.env): Config {
   const issuer = url(env, 'AUTH_ISSUER', undefined, ['http:', 'https:']);
   const firebaseProjectId = str(env, 'FIREBASE_PROJECT_ID');
   if (provider === 'oidc' && !issuer) throw new ConfigError('AUTH_ISSUER', 'is required when AUTH_PROVIDER=oidc');
+  // Without an audience, a token the realm issued to any other client would be accepted.
+  if (provider === 'oidc' && !str(env, 'AUTH_AUDIENCE') && !str(env, 'AUTH_CLIENT_ID')) {
+    throw new ConfigError('AUTH_AUDIENCE', 'or AUTH_CLIENT_ID is required when AUTH_PROVIDER=oidc');
+  }
   if (provider === 'firebase' && !firebaseProjectId) {
     throw new ConfigError('FIREBASE_PROJECT_ID', 'is required when AUTH_PROVIDER=firebase');
   }
@@ -340,6 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
       enabled: bool(env, 'RATE_LIMIT_ENABLED', true),
       userPerMin: int(env, 'RATE_LIMIT_USER_PER_MIN', 600, 1),
       publicPerMin: int(env, 'RATE_LIMIT_PUBLIC_PER_MIN', 120, 1),
+      authFailuresPerMin: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MIN', 20, 1),
     },
     storage: {
       driver: storageDriver,

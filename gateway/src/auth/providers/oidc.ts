@@ -11,13 +11,16 @@ export interface OidcSettings {
 /**
  * A self-hosted OpenID Connect provider such as Keycloak: keys from its JWKS endpoint, realm
  * roles from `realm_access.roles` and client roles from `resource_access[clientId].roles`.
+ * Tokens must be for AUTH_AUDIENCE, or else AUTH_CLIENT_ID (`aud` or `azp`).
  */
 export function oidcProvider(settings: OidcSettings): TokenProvider {
+  if (!settings.audience && !settings.clientId) throw new Error('AUTH_AUDIENCE or AUTH_CLIENT_ID is required for oidc');
   return {
     name: 'oidc',
     keys: createRemoteJWKSet(new URL(settings.jwksUrl), REMOTE_JWKS_OPTIONS),
     issuer: settings.issuer,
-    audience: settings.audience,
+    // The config refuses oidc without either (a token for another client of the realm must fail).
+    client: settings.audience || settings.clientId,
     roles(payload: JWTPayload): string[] {
       const realm = stringList((payload.realm_access as { roles?: unknown } | undefined)?.roles);
       const clients = payload.resource_access as Record<string, { roles?: unknown }> | undefined;

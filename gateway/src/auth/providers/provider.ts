@@ -6,7 +6,13 @@ export interface TokenProvider {
   /** Resolves the verification key from the token's header (a JWKS, local or remote). */
   keys: JWTVerifyGetKey;
   issuer: string;
+  /** The audience every token must be for (checked by jose against `aud`). */
   audience?: string;
+  /**
+   * OIDC: the client tokens must be issued to, found in `aud` or else in `azp` (Keycloak puts the
+   * client id in `azp` and often `account` in `aud`). Checked after the signature.
+   */
+  client?: string;
   /** The provider's roles carried by a verified token. */
   roles(payload: JWTPayload): string[];
 }
