@@ -187,7 +187,10 @@ function startPart(part) {
   const child = spawn(process.execPath, [...serviceNodeFlags, part.main], {
     cwd: repoRoot,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // The IPC channel is how a child notices that this script is gone: when it closes (this
+    // process exited or was killed, even with SIGKILL), the child stops itself gracefully
+    // (stopWithLauncher in @wiki/http), so no part is left running on its port.
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     // Own process group: a Ctrl-C on the terminal reaches only this script, which then
     // stops every child exactly once (a second signal would cut their graceful stop short).
     detached: true,

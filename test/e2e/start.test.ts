@@ -1,32 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
-import { cleanupConfig, freePort, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(
-      () => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.slice(-3000)}`)),
-      timeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (pattern.test(output)) {
-        clearTimeout(timer);
-        resolve(output);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output.slice(-3000)}`));
-    });
-  });
-}
+import { cleanupConfig, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
+import { type Launch, launchPlatform } from './launch.js';
 
 /**
  * `npm start` as an operator runs it: real processes from the compiled dist/, configured only
@@ -36,42 +10,15 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number):
 describe('npm start', () => {
   let jwks: JwksServer;
   let config: Config;
-  let child: ChildProcess | undefined;
   let gateway: string;
+  let child: Launch['child'] | undefined;
 
   beforeAll(async () => {
     jwks = await startJwks();
     config = isolatedConfig(jwks);
-    const [port, workspace, document, comment] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    gateway = `http://127.0.0.1:${port}`;
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '',
-      PG_URL: config.pgUrl,
-      NATS_URL: config.natsUrl,
-      REDIS_URL: config.redisUrl,
-      PORT: String(port),
-      WORKSPACE_PORT: String(workspace),
-      DOCUMENT_PORT: String(document),
-      COMMENT_PORT: String(comment),
-      DB_PREFIX: config.dbPrefix,
-      EVENTS_STREAM: config.eventsStream,
-      EVENTS_PREFIX: config.eventsPrefix,
-      DATA_DIR: config.dataDir,
-      AUTH_PROVIDER: 'oidc',
-      AUTH_ISSUER: jwks.issuer,
-      AUTH_JWKS_URL: jwks.jwksUrl,
-      AUTH_AUDIENCE: jwks.audience,
-      INTERNAL_API_KEY: config.internalApiKey,
-      INTERNAL_TOKEN_SECRET: config.internalTokenSecret,
-      RATE_LIMIT_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-    };
-    child = spawn(process.execPath, ['scripts/start.mjs', '--no-build', '--json'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    await waitForOutput(child, /Wiki platform is up/, 90_000);
+    const launch = await launchPlatform(config, jwks);
+    child = launch.child;
+    gateway = launch.gatewayUrl;
   }, 120_000);
 
   afterAll(async () => {

@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '@wiki/config';
+import { freePort, type JwksServer } from '@wiki/testing';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Launch {
+  child: ChildProcess;
+  /** Every port `npm start` was told to use: the gateway's first. */
+  ports: number[];
+  gatewayUrl: string;
+  /** Everything the launcher printed so far (stdout and stderr). */
+  output(): string;
+}
+
+/**
+ * Runs `node scripts/start.mjs --no-build --json` as an operator would (real processes from the
+ * compiled dist/, configured only through the environment: oidc mode against `jwks`, free ports,
+ * the database prefix, stream and subject prefix of `config`) and resolves once it says the
+ * platform is up. Needs the build that `npm test` runs first.
+ */
+export async function launchPlatform(
+  config: Config,
+  jwks: JwksServer,
+  extraEnv: Record<string, string> = {},
+): Promise<Launch> {
+  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [gateway, workspace, document, comment] = ports.map(String);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    PG_URL: config.pgUrl,
+    NATS_URL: config.natsUrl,
+    REDIS_URL: config.redisUrl,
+    PORT: gateway,
+    WORKSPACE_PORT: workspace,
+    DOCUMENT_PORT: document,
+    COMMENT_PORT: comment,
+    DB_PREFIX: config.dbPrefix,
+    EVENTS_STREAM: config.eventsStream,
+    EVENTS_PREFIX: config.eventsPrefix,
+    DATA_DIR: config.dataDir,
+    AUTH_PROVIDER: 'oidc',
+    AUTH_ISSUER: jwks.issuer,
+    AUTH_JWKS_URL: jwks.jwksUrl,
+    AUTH_AUDIENCE: jwks.audience,
+    INTERNAL_API_KEY: config.internalApiKey,
+    INTERNAL_TOKEN_SECRET: config.internalTokenSecret,
+    RATE_LIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, ['scripts/start.mjs', '--no-build', '--json'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM'); // the launcher stops what it started
+      settle(new Error(`npm start was not up within 90 s:\n${output.slice(-3000)}`));
+    }, 90_000);
+    const onData = () => {
+      if (output.includes('Wiki platform is up')) settle();
+    };
+    const onExit = (code: number | null) => settle(new Error(`npm start exited with ${code}:\n${output.slice(-3000)}`));
+    function settle(error?: Error) {
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stderr!.off('data', onData);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve();
+    }
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', onExit);
+  });
+  return { child, ports, gatewayUrl: `http://127.0.0.1:${gateway}`, output: () => output };
+}
