@@ -89,6 +89,11 @@ export interface Config {
   chromiumPath: string;
   uploadMaxBytes: number;
   /**
+   * The largest serialised event envelope a service writes to its outbox (EVENT_MAX_BYTES); the
+   * service lowers it at connect when the NATS server's max_payload leaves less room.
+   */
+  eventMaxBytes: number;
+  /**
    * On SIGTERM, how long a part keeps serving with its readiness already failing before it stops
    * accepting (SHUTDOWN_DELAY_MS): time for a load balancer to take it out of rotation.
    */
@@ -365,6 +370,8 @@ export function loadConfig(env: Env = process.env): Config {
     elasticsearchUrl,
     chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
     uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 25 * 1024 * 1024, 1),
+    // At least what one bounded event needs (64 KiB of text or 1,000 ids, libs/events/src/limits.ts).
+    eventMaxBytes: int(env, 'EVENT_MAX_BYTES', 256 * 1024, 128 * 1024, 64 * 1024 * 1024),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
   };
 }

@@ -79,14 +79,19 @@ const samples: { [T in EventType]: EventData<T> } = {
   'invitation.accepted': invitation,
   'invitation.declined': invitation,
   'invitation.cancelled': invitation,
-  'document.created': { ...document, plainText: 'Hello' },
-  'document.updated': { ...document, plainText: 'Hello again', changed: ['title', 'content', 'lastEditedBy'] },
+  'document.created': { ...document, plainText: 'Hello', plainTextTruncated: false },
+  'document.updated': {
+    ...document,
+    plainText: 'Hello again',
+    plainTextTruncated: true,
+    changed: ['title', 'content', 'lastEditedBy'],
+  },
   'document.moved': { ...document, parentId: c, previousParentId: null, reason: 'move' },
-  'document.archived': { ...document, isArchived: true, ids: [a, c] },
-  'document.restored': { ...document, ids: [a] },
+  'document.archived': { ...document, isArchived: true, ids: [a, c], part: 1, parts: 1 },
+  'document.restored': { ...document, ids: [a], part: 1, parts: 1 },
   'document.published': document,
   'document.unpublished': { ...document, isPublished: false },
-  'document.deleted': { ...document, ids: [a, c], cascade: true },
+  'document.deleted': { ...document, ids: [a, c], cascade: true, part: 2, parts: 3 },
   'comment.thread_created': { ...thread, status: 'open', resolvedBy: null },
   'comment.thread_resolved': thread,
   'comment.thread_reopened': { ...thread, status: 'open' },
@@ -113,6 +118,13 @@ describe('event contracts', () => {
     expect(parseEventData(type, samples[type])).toEqual(samples[type]);
     // And what the test factories make (@wiki/testing eventData) fits too.
     expect(() => parseEventData(type, eventData(type))).not.toThrow();
+  });
+
+  it('reads events written before bounded events as whole: text not cut, an id list in one part', () => {
+    const { plainTextTruncated: _cut, ...oldCreated } = samples['document.created'];
+    expect(parseEventData('document.created', oldCreated)).toEqual({ ...oldCreated, plainTextTruncated: false });
+    const { part: _part, parts: _parts, ...oldDeleted } = samples['document.deleted'];
+    expect(parseEventData('document.deleted', oldDeleted)).toEqual({ ...oldDeleted, part: 1, parts: 1 });
   });
 
   it('drops fields the contract does not list (a producer may add one before its consumers know it)', () => {

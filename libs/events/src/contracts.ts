@@ -58,6 +58,15 @@ const invitation = z.object({
   inviteeUserId: id.nullable(),
 });
 
+/**
+ * An id list split over several events (the same change): `part` of `parts`, counted from 1.
+ * Absent on events written before lists were split (read as 1 of 1).
+ */
+const idList = {
+  part: z.number().int().min(1).default(1),
+  parts: z.number().int().min(1).default(1),
+};
+
 /** What every document.* event tells about the document (for deleted: as it was before). */
 const document = z.object({
   id,
@@ -123,22 +132,38 @@ export const eventContracts = {
   'invitation.declined': invitation,
   'invitation.cancelled': invitation,
 
-  /** plainText: for the search index. */
-  'document.created': document.extend({ plainText: z.string() }),
-  'document.updated': document.extend({ plainText: z.string(), changed: z.array(z.enum(DOCUMENT_CHANGES)) }),
+  /**
+   * plainText: for the search index, up to EVENT_TEXT_MAX_BYTES of UTF-8 (limits.ts); when the
+   * text was longer it is cut on a character boundary and plainTextTruncated is true: the whole
+   * text is at the document service's `GET /internal/documents/{id}/text` (documentText in
+   * @wiki/auth). Events written before the flag existed read as not cut.
+   */
+  'document.created': document.extend({ plainText: z.string(), plainTextTruncated: z.boolean().default(false) }),
+  'document.updated': document.extend({
+    plainText: z.string(),
+    plainTextTruncated: z.boolean().default(false),
+    changed: z.array(z.enum(DOCUMENT_CHANGES)),
+  }),
   /** reason: a move, a plain delete of the parent (the child became a root), a restore that re-rooted it. */
   'document.moved': document.extend({
     previousParentId: id.nullable(),
     reason: z.enum(['move', 'parent-deleted', 'restore']),
   }),
-  /** ids: the document and every descendant this archiving hid. */
-  'document.archived': document.extend({ ids: ids.min(1) }),
-  /** ids: the document and every descendant this restoring brought back. */
-  'document.restored': document.extend({ ids: ids.min(1) }),
+  /**
+   * ids: the document and every descendant this archiving hid. Lists longer than EVENT_MAX_IDS
+   * (limits.ts) are split over several events (idList): each part names its share of the ids.
+   */
+  'document.archived': document.extend({ ids: ids.min(1), ...idList }),
+  /** ids: the document and every descendant this restoring brought back (split like archived). */
+  'document.restored': document.extend({ ids: ids.min(1), ...idList }),
   'document.published': document,
   'document.unpublished': document,
-  /** ids: every removed document (the subtree of a cascade, or the document alone); cascade says which. */
-  'document.deleted': document.extend({ ids: ids.min(1), cascade: z.boolean() }),
+  /**
+   * ids: every removed document (the subtree of a cascade, or the document alone); cascade says
+   * which. A cascade of more than EVENT_MAX_IDS documents is split (idList), each part naming its
+   * share of the ids: consumers act on the ids of each event as they come.
+   */
+  'document.deleted': document.extend({ ids: ids.min(1), cascade: z.boolean(), ...idList }),
 
   'comment.thread_created': thread,
   'comment.thread_resolved': thread,

@@ -30,9 +30,23 @@ export {
 } from './contracts.js';
 export type { EventEnvelope, NewEvent } from './envelope.js';
 export { assertEventType, createEnvelope, parseEnvelope } from './envelope.js';
+export {
+  capText,
+  capUnderPayload,
+  configureEventMaxBytes,
+  DEFAULT_EVENT_MAX_BYTES,
+  EVENT_MAX_IDS,
+  EVENT_TEXT_MAX_BYTES,
+  EventTooLargeError,
+  eventMaxBytes,
+  MIN_EVENT_MAX_BYTES,
+  serializeWithinCap,
+  splitIds,
+} from './limits.js';
 export type { Logger } from './logger.js';
 export { eventsMigrations } from './migrations.js';
 export {
+  checkEnvelopeSize,
   countPending,
   DEFAULT_CONSUMED_RETENTION_MS,
   DEFAULT_SENT_RETENTION_MS,

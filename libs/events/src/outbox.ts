@@ -1,19 +1,23 @@
 import { type CommonQueryMethods, type DatabasePool, sql, z } from '@wiki/db';
 import { createEnvelope, type EventEnvelope, type NewEvent } from './envelope.js';
+import { eventMaxBytes, serializeWithinCap } from './limits.js';
 import { noteEventsWritten } from './outbox-pool.js';
 
 /**
  * Writes the event into the outbox inside the caller's transaction: it is published if and only
  * if that transaction commits. Returns the envelope (its id is the NATS message id later).
+ * An envelope over the cap (limits.ts) is not written: EventTooLargeError is thrown, which fails
+ * the caller's transaction, rather than a row NATS would refuse later.
  */
 export async function publishInTx<D, Type extends string = string>(
   tx: CommonQueryMethods,
   event: NewEvent<D, Type>,
 ): Promise<EventEnvelope<D, Type>> {
   const envelope = createEnvelope(event);
+  const json = serializeWithinCap(envelope);
   await tx.query(sql.unsafe`
     INSERT INTO event_outbox (id, type, envelope)
-    VALUES (${envelope.id}, ${envelope.type}, ${JSON.stringify(envelope)}::jsonb)
+    VALUES (${envelope.id}, ${envelope.type}, ${json}::jsonb)
   `);
   noteEventsWritten(tx);
   return envelope;
@@ -26,10 +30,22 @@ export async function publishInTx<D, Type extends string = string>(
  * `envelopes` is a query whose rows have one column, an envelope as jsonb (see createEnvelope),
  * in the order the events are to be published; they go out if and only if that statement (or the
  * transaction around it) commits. The caller wakes the relay after the commit.
+ *
+ * The statement cannot throw a typed error of its own, so the caller checks every envelope it
+ * puts in with `checkEnvelopeSize` first (before batching: one oversized event then fails its own
+ * write, not the writes batched with it).
  */
 export function insertEnvelopesSql(envelopes: string): string {
   return `INSERT INTO event_outbox (id, type, envelope)
     SELECT (e.envelope->>'id')::uuid, e.envelope->>'type', e.envelope FROM (${envelopes}) AS e(envelope)`;
+}
+
+/**
+ * Throws an EventTooLargeError when the envelope is over the cap. `slackBytes`: room kept for what
+ * the statement adds to it on the way in (e.g. a timestamp it stamps into the data).
+ */
+export function checkEnvelopeSize(envelope: EventEnvelope, slackBytes = 0): void {
+  serializeWithinCap(envelope, eventMaxBytes() - slackBytes);
 }
 
 const outboxRow = z.object({ id: z.string(), type: z.string(), envelope: z.string() });

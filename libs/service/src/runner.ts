@@ -1,6 +1,7 @@
 import type { Config } from '@wiki/config';
 import { createDatabasePool, ensureDatabase, type MigrationSet, migrate, sql } from '@wiki/db';
 import {
+  configureEventMaxBytes,
   connectEventBus,
   type EventBus,
   eventsMigrations,
@@ -95,6 +96,11 @@ export async function startService(
     });
     bus = connected;
     parts.add('NATS connection', () => connected.close());
+    // The outbox refuses envelopes NATS could never take: the configured cap, lowered under this
+    // server's max_payload (what it announced at connect).
+    const maxPayload = connected.nc.info?.max_payload;
+    const eventMaxBytes = configureEventMaxBytes(config.eventMaxBytes, maxPayload);
+    logger.info({ eventMaxBytes, maxPayload }, 'event size cap');
     await connected.ensureStream();
 
     const startedRelay = startOutboxRelay({ pool, bus: connected, logger });

@@ -50,7 +50,7 @@ const document = (given: Given<'document.published'>): EventData<'document.publi
 });
 const subtree = (given: { id?: string }) => {
   const base = document(given);
-  return { ...base, ids: [base.id] };
+  return { ...base, ids: [base.id], part: 1, parts: 1 };
 };
 const thread = (given: Given<'comment.thread_created'>): EventData<'comment.thread_created'> => {
   const createdBy = given.createdBy ?? randomUUID();
@@ -97,8 +97,8 @@ const defaults: Defaults = {
   'invitation.accepted': invitation,
   'invitation.declined': invitation,
   'invitation.cancelled': invitation,
-  'document.created': (given) => ({ ...document(given), plainText: '' }),
-  'document.updated': (given) => ({ ...document(given), plainText: '', changed: ['title'] }),
+  'document.created': (given) => ({ ...document(given), plainText: '', plainTextTruncated: false }),
+  'document.updated': (given) => ({ ...document(given), plainText: '', plainTextTruncated: false, changed: ['title'] }),
   'document.moved': (given) => ({ ...document(given), previousParentId: null, reason: 'move' }),
   'document.archived': subtree,
   'document.restored': subtree,

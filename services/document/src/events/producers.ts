@@ -1,5 +1,13 @@
 import type { CommonQueryMethods } from '@wiki/db';
-import { createEnvelope, type DocumentChange, type EventEnvelope, newEvent, publishInTx } from '@wiki/events';
+import {
+  capText,
+  createEnvelope,
+  type DocumentChange,
+  type EventEnvelope,
+  newEvent,
+  publishInTx,
+  splitIds,
+} from '@wiki/events';
 import type { DocumentState } from '../db/documents.js';
 
 export type { DocumentChange };
@@ -8,8 +16,10 @@ export type { DocumentChange };
  * The document.* events (ARCHITECTURE 4), written to the outbox in the caller's transaction, their
  * data typed by the contracts of @wiki/events. Every event carries the document's id,
  * workspaceId, parentId, title, icon, flags (isArchived, isPublished, isTemplate) and updatedAt;
- * created and updated also its plain text for the search index. Events about a subtree (archived,
- * restored, deleted) name every affected document in `ids`.
+ * created and updated also its plain text for the search index, cut to a cap (plainTextTruncated
+ * says so; the whole text is at GET /internal/documents/{id}/text). Events about a subtree
+ * (archived, restored, deleted) name every affected document in `ids`, split over several events
+ * of at most EVENT_MAX_IDS ids each (`part` of `parts`): no event grows with the tree.
  */
 
 function describe(doc: DocumentState) {
@@ -26,13 +36,25 @@ function describe(doc: DocumentState) {
   };
 }
 
+/** The plain text as events carry it: cut to the cap, with the flag. */
+function eventText(plainText: string) {
+  const { text, truncated } = capText(plainText);
+  return { plainText: text, plainTextTruncated: truncated };
+}
+
+/** The ids in parts of at most EVENT_MAX_IDS, each with its place: one event per part. */
+function idParts(ids: string[]) {
+  const pieces = splitIds(ids);
+  return pieces.map((piece, i) => ({ ids: piece, part: i + 1, parts: pieces.length }));
+}
+
 /** document.created, not yet written: the insert writes it with the document (db/prepared-statements.ts). */
 export const createdEnvelope = (actorId: string, doc: DocumentState): EventEnvelope =>
   createEnvelope(
     newEvent('document.created', {
       actorId,
       workspaceId: doc.workspaceId,
-      data: { ...describe(doc), plainText: doc.plainText },
+      data: { ...describe(doc), ...eventText(doc.plainText) },
     }),
   );
 
@@ -49,7 +71,7 @@ export const emitUpdated = (
     newEvent('document.updated', {
       actorId,
       workspaceId: doc.workspaceId,
-      data: { ...describe(doc), plainText, changed },
+      data: { ...describe(doc), ...eventText(plainText), changed },
     }),
   );
 
@@ -70,18 +92,22 @@ export const emitMoved = (
   );
 
 /** `ids`: the document and every descendant that this archiving hid. */
-export const emitArchived = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) =>
-  publishInTx(
-    tx,
-    newEvent('document.archived', { actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ids } }),
-  );
+export async function emitArchived(tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) {
+  for (const part of idParts(ids))
+    await publishInTx(
+      tx,
+      newEvent('document.archived', { actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ...part } }),
+    );
+}
 
 /** `ids`: the document and every descendant that this restoring brought back. */
-export const emitRestored = (tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) =>
-  publishInTx(
-    tx,
-    newEvent('document.restored', { actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ids } }),
-  );
+export async function emitRestored(tx: CommonQueryMethods, actorId: string, doc: DocumentState, ids: string[]) {
+  for (const part of idParts(ids))
+    await publishInTx(
+      tx,
+      newEvent('document.restored', { actorId, workspaceId: doc.workspaceId, data: { ...describe(doc), ...part } }),
+    );
+}
 
 export const emitPublication = (tx: CommonQueryMethods, actorId: string, doc: DocumentState) =>
   publishInTx(
@@ -97,18 +123,20 @@ export const emitPublication = (tx: CommonQueryMethods, actorId: string, doc: Do
  * `ids`: every removed document (the subtree of a cascade, or the document alone); `cascade`
  * says which. A plain delete also sends one document.moved per child it made a root document.
  */
-export const emitDeleted = (
+export async function emitDeleted(
   tx: CommonQueryMethods,
   actorId: string,
   doc: DocumentState,
   ids: string[],
   cascade: boolean,
-) =>
-  publishInTx(
-    tx,
-    newEvent('document.deleted', {
-      actorId,
-      workspaceId: doc.workspaceId,
-      data: { ...describe(doc), ids, cascade },
-    }),
-  );
+) {
+  for (const part of idParts(ids))
+    await publishInTx(
+      tx,
+      newEvent('document.deleted', {
+        actorId,
+        workspaceId: doc.workspaceId,
+        data: { ...describe(doc), ...part, cascade },
+      }),
+    );
+}

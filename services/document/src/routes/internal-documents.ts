@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { envelope, idParams, notFound, nullableUuid, object, success, Type, uuid } from '@wiki/http';
+import { envelope, idParams, notFound, nullableUuid, object, success, Type, timestamp, uuid } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from '../context.js';
 import { findState } from '../db/documents.js';
@@ -39,6 +39,42 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
         title: doc.title,
         isArchived: doc.isArchived,
         isPublished: doc.isPublished,
+      });
+    },
+  );
+
+  // The whole plain text of a document, for a consumer whose event carried it cut
+  // (plainTextTruncated: events carry at most EVENT_TEXT_MAX_BYTES of it). Always today's text:
+  // a consumer that fetches it late gets the newer version, with the updatedAt to tell.
+  app.get(
+    '/internal/documents/:id/text',
+    {
+      onRequest: requireKind('service'),
+      schema: {
+        hide: true,
+        params: idParams('id'),
+        response: {
+          200: envelope(
+            object({
+              id: uuid,
+              workspaceId: uuid,
+              title: Type.String(),
+              plainText: Type.String(),
+              updatedAt: timestamp,
+            }),
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const doc = await findState(ctx.pool, request.params.id);
+      if (!doc) throw notFound('Document');
+      return success({
+        id: doc.id,
+        workspaceId: doc.workspaceId,
+        title: doc.title,
+        plainText: doc.plainText,
+        updatedAt: doc.updatedAt,
       });
     },
   );
