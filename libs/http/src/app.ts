@@ -9,6 +9,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { AppError, type ErrorDetail, errorBody } from './errors.js';
+import { nulFieldError, nulFieldOfJson, refuseNulInUrls } from './nul-text.js';
 import { useRequestValidation } from './validation.js';
 
 export interface CreateAppOptions {
@@ -77,6 +78,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   app.decorateRequest('userId', null);
   closeConnectionsAsTheyIdle(app);
   useRequestValidation(app);
+  refuseNulInUrls(app);
   answerOversizedBodiesCleanly(app, options.bodyLimit ?? 1024 * 1024, options.drainOversizedUpTo ?? 32 * 1024 * 1024);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -88,16 +90,20 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
-      done(
+      return done(
         new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', [
           { field: 'body', message: 'is not valid JSON' },
         ]),
         undefined,
       );
     }
+    const nulField = nulFieldOfJson(text, parsed);
+    if (nulField) return done(nulFieldError(nulField), undefined);
+    done(null, parsed);
   });
 
   app.setErrorHandler((error: FastifyError & { details?: ErrorDetail[] }, request, reply) => {
@@ -206,6 +212,16 @@ function mapError(error: FastifyError & { details?: ErrorDetail[] }): MappedErro
     return { status: 409, code: 'CONFLICT', message: 'A resource with these values already exists' };
   }
   if (pgCode === '22P02') return { status: 400, code: 'VALIDATION_ERROR', message: 'A value has the wrong format' };
+  // The last line of defence for text Postgres cannot store (a NUL, a lone surrogate in JSON) that
+  // got past the checks at the edge: the client's data, so a 400, not a 500. slonik turns 22P02 into
+  // an InvalidInputError (whose `name` is plain 'Error') without the code; its own misuse errors (a
+  // programming bug) read differently.
+  if (pgCode === '22021' || pgCode === '22P05') {
+    return { status: 400, code: 'VALIDATION_ERROR', message: 'A text value holds characters that cannot be stored' };
+  }
+  if (error.constructor?.name === 'InvalidInputError' && /^invalid input (syntax|value)/i.test(error.message)) {
+    return { status: 400, code: 'VALIDATION_ERROR', message: 'A value has the wrong format' };
+  }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' };

@@ -1,4 +1,4 @@
-import { AppError, invalidField } from '@wiki/http';
+import { AppError, findNulField, invalidField, nulFieldError } from '@wiki/http';
 
 /**
  * Document content (ARCHITECTURE 5.7): a JSON array of blocks, or a string holding one. Each block
@@ -77,6 +77,10 @@ export function parseContent(input: unknown): ParsedContent {
     } catch {
       throw invalidField('content', 'must be a JSON array of blocks');
     }
+    // The edge finds NULs in the request's strings; here one was `\u0000` text inside a string
+    // until now, and Postgres would refuse it in jsonb.
+    const nulField = findNulField(value, 'content');
+    if (nulField) throw nulFieldError(nulField);
   }
   if (!Array.isArray(value)) throw invalidField('content', 'must be a JSON array of blocks');
   if (jsonDepth(value, MAX_CONTENT_DEPTH) > MAX_CONTENT_DEPTH) {
