@@ -22,7 +22,18 @@ end
 return {count, ttl}
 `;
 
-type RedisWithHit = Redis & { gatewayRateHit(key: string, windowMs: number): Promise<[number, number]> };
+/** The count of a window and the milliseconds until it ends, without counting: {0, 0} when none is open. */
+const PEEK_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then ttl = 0 end
+return {count, ttl}
+`;
+
+type RedisWithHit = Redis & {
+  gatewayRateHit(key: string, windowMs: number): Promise<[number, number]>;
+  gatewayRatePeek(key: string): Promise<[number, number]>;
+};
 
 /** Who a request is counted against: the verified local user, or else the client IP. */
 export type RateKey = { kind: 'user'; id: string } | { kind: 'ip'; id: string };
@@ -31,6 +42,8 @@ export interface RateLimitOptions {
   enabled: boolean;
   userPerMin: number;
   publicPerMin: number;
+  /** Refused credentials per client IP per minute; past it, credentials from that IP are not checked. */
+  authFailuresPerMin: number;
   /** Prefix of every Redis key, so that environments and test runs sharing a Redis never collide. */
   keyPrefix: string;
 }
@@ -51,6 +64,49 @@ export class RateLimiter {
     if (!(redis as unknown as Partial<RedisWithHit>).gatewayRateHit) {
       redis.defineCommand('gatewayRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     }
+    if (!(redis as unknown as Partial<RedisWithHit>).gatewayRatePeek) {
+      redis.defineCommand('gatewayRatePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    }
+  }
+
+  private get commands(): RedisWithHit {
+    return this.redis as unknown as RedisWithHit;
+  }
+
+  private failuresKey(ip: string): string {
+    return `${this.options.keyPrefix}auth-failures:${ip}`;
+  }
+
+  /**
+   * Throws a 429 `RATE_LIMITED` (with Retry-After) when the client IP has spent its budget of
+   * refused credentials in this window. Called BEFORE a credential is checked, whatever it is: if
+   * a valid credential still went through, 200 against 429 would tell a guesser which guess was
+   * right, and the budget would cost them nothing. Only reads the counter.
+   */
+  async refuseSpentGuesser(ip: string, reply: FastifyReply, log: FastifyBaseLogger): Promise<void> {
+    if (!this.options.enabled) return;
+    let count: number;
+    let ttlMs: number;
+    try {
+      [count, ttlMs] = await withTimeout(this.commands.gatewayRatePeek(this.failuresKey(ip)), CHECK_TIMEOUT_MS);
+    } catch (error) {
+      this.warn(log, error);
+      return;
+    }
+    if (count >= this.options.authFailuresPerMin) {
+      reply.header('retry-after', Math.max(1, Math.ceil(ttlMs / 1000)));
+      throw new AppError('RATE_LIMITED', 'Too many refused credentials from this address, retry later');
+    }
+  }
+
+  /** Counts one refused credential (bad or expired JWT, wrong internal key, unknown MCP key) against the IP. */
+  async countRefusedCredential(ip: string, log: FastifyBaseLogger): Promise<void> {
+    if (!this.options.enabled) return;
+    try {
+      await withTimeout(this.commands.gatewayRateHit(this.failuresKey(ip), WINDOW_MS), CHECK_TIMEOUT_MS);
+    } catch (error) {
+      this.warn(log, error);
+    }
   }
 
   /** Counts the request; throws a 429 `RATE_LIMITED` (with Retry-After) when the key is over its limit. */
@@ -61,10 +117,7 @@ export class RateLimiter {
     let ttlMs: number;
     try {
       [count, ttlMs] = await withTimeout(
-        (this.redis as unknown as RedisWithHit).gatewayRateHit(
-          `${this.options.keyPrefix}${key.kind}:${key.id}`,
-          WINDOW_MS,
-        ),
+        this.commands.gatewayRateHit(`${this.options.keyPrefix}${key.kind}:${key.id}`, WINDOW_MS),
         CHECK_TIMEOUT_MS,
       );
     } catch (error) {

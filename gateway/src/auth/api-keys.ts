@@ -28,10 +28,19 @@ export interface McpKeyOwner {
 
 /** A deleted key stops working within this time. */
 const CACHE_MS = 10_000;
+/**
+ * An unknown key is answered from memory for this long, so retrying a wrong key costs the
+ * workspace service nothing. Safe to keep a while: keys are random, so a key that was unknown
+ * never becomes a valid one.
+ */
+export const UNKNOWN_KEY_CACHE_MS = 60_000;
+/** At most this many unknown keys are remembered (the oldest go first): bounded memory under a flood. */
+const UNKNOWN_KEY_CACHE_SIZE = 10_000;
 
 /** Resolves MCP keys to their users through the workspace service, which stores only their hashes. */
 export class McpKeys {
   private readonly cache = new TtlCache<McpKeyOwner>();
+  private readonly unknown = new TtlCache<true>(UNKNOWN_KEY_CACHE_SIZE);
   private readonly inFlight = new SingleFlight<McpKeyOwner>();
 
   constructor(private readonly peers: ServiceClient) {}
@@ -40,8 +49,9 @@ export class McpKeys {
     const cacheKey = hashOf(key);
     const hit = this.cache.get(cacheKey);
     if (hit) return Promise.resolve(hit);
+    const invalid = () => unauthorized('Invalid MCP API key');
+    if (this.unknown.get(cacheKey)) return Promise.reject(invalid());
     return this.inFlight.run(cacheKey, async () => {
-      const invalid = () => unauthorized('Invalid MCP API key');
       const owner = await this.peers.post<McpKeyOwner>(
         'workspace',
         '/internal/mcp-keys/resolve',
@@ -52,11 +62,15 @@ export class McpKeys {
           refusal: (status) => {
             if (status !== 400) return undefined;
             log.warn({ status }, 'workspace service refused an MCP key lookup');
+            this.unknown.set(cacheKey, true, UNKNOWN_KEY_CACHE_MS);
             return invalid();
           },
         },
       );
-      if (!owner) throw invalid();
+      if (!owner) {
+        this.unknown.set(cacheKey, true, UNKNOWN_KEY_CACHE_MS);
+        throw invalid();
+      }
       this.cache.set(cacheKey, owner, CACHE_MS);
       return owner;
     });

@@ -1,5 +1,5 @@
 import type { Identity } from '@wiki/auth';
-import { unauthorized } from '@wiki/http';
+import { AppError, unauthorized } from '@wiki/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Access, accessFor } from '../access.js';
 import type { IdentityTokens } from '../identity-forwarding.js';
@@ -34,12 +34,24 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
+/** The header that carries each area's credential. */
+const CREDENTIAL_HEADER = { internal: INTERNAL_KEY_HEADER, mcp: MCP_KEY_HEADER, user: 'authorization' } as const;
+
+/** A refusal of the credential itself (401), not an outage behind it (503) that retrying fixes. */
+function isRefusedCredential(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'UNAUTHORIZED';
+}
+
 /**
  * Authenticates every request before routing (ARCHITECTURE 2.1, 5.13): each area accepts exactly
  * one kind of credential, so an MCP key works only on /mcp/**, the internal key only on
  * /internal/**, and a Bearer token nowhere else. Then counts the request against the verified
  * user's rate limit, or the client IP's when nobody was verified, and only then refuses a bad
  * credential (so guessing credentials is rate-limited too).
+ *
+ * Guessing has its own, smaller budget: every refused credential counts against the client IP,
+ * and once that budget is spent the IP's credentials are not checked at all until the window
+ * ends (429, even for a valid one: otherwise the answer would still tell right from wrong).
  */
 export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts): void {
   const { verifier, localUsers, mcpKeys, identityTokens, rateLimiter, internalApiKey } = parts;
@@ -93,10 +105,15 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
     let caller: Identity | null = null;
     let refusal: unknown;
     if (access !== 'public') {
+      await rateLimiter.refuseSpentGuesser(request.ip, reply, request.log);
       try {
         caller = await authenticate(access, request);
       } catch (error) {
         refusal = error;
+        // A missing credential guesses nothing; a presented one that is refused is a guess.
+        if (header(request, CREDENTIAL_HEADER[access]) && isRefusedCredential(error)) {
+          await rateLimiter.countRefusedCredential(request.ip, request.log);
+        }
       }
     }
 
