@@ -30,7 +30,7 @@ export async function deleteMcpKey(ctx: Context, userId: string, id: string): Pr
   if (!(await deleteKeyRow(ctx.pool, userId, id))) throw notFound('MCP key');
 }
 
-/** The gateway's lookup of an `X-Mcp-Api-Key`; stamps the key's last use. */
+/** The gateway's lookup of an `X-Mcp-Api-Key`; stamps the key's last use (at most once a minute). */
 export async function resolveMcpKey(ctx: Context, key: string): Promise<UserRow> {
   const userId = await useMcpKey(ctx.pool, hashMcpKey(key));
   const user = userId ? await findUserById(ctx.pool, userId) : null;

@@ -39,8 +39,25 @@ export async function deleteMcpKey(db: CommonQueryMethods, userId: string, id: s
   return result.rowCount > 0;
 }
 
-/** The owner of the key with this hash, stamping its use. */
+/**
+ * How stale a key's `last_used_at` may get: a busy key is written at most once per this interval,
+ * not on every lookup (a row version and WAL per request add up, and buy nothing).
+ */
+export const LAST_USE_PRECISION = sql.fragment`interval '1 minute'`;
+
+/**
+ * The owner of the key with this hash, in one statement: it also stamps the key's last use, but
+ * only when the stamp is older than LAST_USE_PRECISION (otherwise the row is not written at all).
+ */
 export function useMcpKey(db: CommonQueryMethods, hash: string): Promise<string | null> {
   return db.maybeOneFirst(sql.type(z.object({ userId: z.string() }))`
-    UPDATE mcp_keys SET last_used_at = now() WHERE key_hash = ${hash} RETURNING user_id AS "userId"`);
+    WITH key AS (
+      SELECT id, user_id, last_used_at FROM mcp_keys WHERE key_hash = ${hash}
+    ), stamp AS (
+      UPDATE mcp_keys SET last_used_at = now()
+      FROM key
+      WHERE mcp_keys.id = key.id
+        AND (key.last_used_at IS NULL OR key.last_used_at < now() - ${LAST_USE_PRECISION})
+    )
+    SELECT user_id AS "userId" FROM key`);
 }

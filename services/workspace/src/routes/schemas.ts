@@ -141,7 +141,12 @@ export const mcpKeyResponse = object(
     id: uuid,
     name: Type.String(),
     prefix: Type.String(),
-    lastUsedAt: nullableTimestamp,
+    lastUsedAt: nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the key was last used, to within a minute: it is written at most once a minute',
+      }),
+    ),
     createdAt: timestamp,
   },
   ['id', 'name', 'prefix', 'lastUsedAt', 'createdAt'],
