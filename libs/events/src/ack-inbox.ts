@@ -1,4 +1,5 @@
 import { createInbox, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { NoStreamAnsweredError, PublishRefusedError } from './publish-failure.js';
 
 /** JetStream's answer to a publish: a PubAck, or an API error. */
 interface PubAckBody {
@@ -39,18 +40,14 @@ export function createAckInbox(nc: NatsConnection, timeoutMs: number): AckInbox 
     if (!entry) return; // timed out already
     waiting.delete(token);
     if (msg.data.length === 0 && msg.headers?.code === 503) {
-      entry.reject(
-        new Error('JetStream did not answer the publish (no stream for this subject, or JetStream is down)'),
-      );
+      entry.reject(new NoStreamAnsweredError());
       return;
     }
     try {
       const ack = msg.json<PubAckBody>();
       if (ack.error)
         entry.reject(
-          new Error(
-            `JetStream refused the publish: ${ack.error.description ?? 'unknown error'} (${ack.error.err_code ?? ack.error.code})`,
-          ),
+          new PublishRefusedError(ack.error.description ?? 'unknown error', ack.error.err_code ?? ack.error.code),
         );
       else if (!ack.stream) entry.reject(new Error('JetStream answered the publish without a stream'));
       else entry.resolve({ duplicate: ack.duplicate === true });
@@ -86,6 +83,7 @@ export function createAckInbox(nc: NatsConnection, timeoutMs: number): AckInbox 
         try {
           nc.publish(subject, body, { reply: `${prefix}${token}`, headers: h });
         } catch (error) {
+          // E.g. the client's own refusal of a body over the server's max_payload (see publish-failure.ts).
           waiting.delete(token);
           reject(error as Error);
         }

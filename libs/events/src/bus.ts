@@ -21,18 +21,24 @@ export interface EventBus {
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
   subject(type: string): string;
-  /** Creates the stream, or brings an existing one to this configuration. Safe to call from every replica. */
-  ensureStream(): Promise<void>;
+  /**
+   * Creates the stream, or brings an existing one to this configuration. Safe to call from every
+   * replica. Answers the stream's creation time as JetStream reports it (it changes when the stream
+   * is re-created, e.g. after the broker lost its store).
+   */
+  ensureStream(): Promise<{ created: string }>;
   /** Publishes with `Nats-Msg-Id = envelope.id`; `duplicate` is true when the stream had it already. */
   publish(envelope: EventEnvelope): Promise<{ duplicate: boolean }>;
   /** The same for an envelope already serialised (the outbox keeps them as JSON). */
   publishSerialized(type: string, id: string, envelopeJson: string): Promise<{ duplicate: boolean }>;
-  /** Throws unless the connection is up and the stream answers. */
+  /** Throws unless the connection is up and the stream answers; re-creates the stream when it is gone. */
   health(): Promise<void>;
   /** False while the client is disconnected and trying to reconnect. */
   isConnected(): boolean;
   /** Calls `listener` after every reconnect; returns the function that removes it. */
   onReconnect(listener: () => void): () => void;
+  /** Calls `listener` whenever this bus had to create the stream; returns the function that removes it. */
+  onStreamCreated(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -95,6 +101,7 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
 
   let connected = true;
   const reconnectListeners = new Set<() => void>();
+  const streamCreatedListeners = new Set<() => void>();
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect') {
@@ -117,6 +124,45 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
   const publishSerialized = (type: string, id: string, envelopeJson: string) =>
     acks.publish(subject(type), envelopeJson, id);
 
+  async function ensureStream(): Promise<{ created: string }> {
+    const wanted = desiredStreamConfig(stream, prefix);
+    try {
+      const info = await jsm.streams.info(stream);
+      const c = info.config;
+      const same =
+        c.subjects?.length === 1 &&
+        c.subjects[0] === wanted.subjects?.[0] &&
+        c.storage === wanted.storage &&
+        c.max_age === wanted.max_age &&
+        c.duplicate_window === wanted.duplicate_window;
+      if (same) return { created: info.created };
+      if (c.storage !== wanted.storage) {
+        // Storage type cannot change in place; the operator has to move the data deliberately.
+        logger.warn({ stream, storage: c.storage }, 'event stream exists with another storage type; leaving it');
+        return { created: info.created };
+      }
+      const updated = await jsm.streams.update(stream, {
+        subjects: wanted.subjects,
+        max_age: wanted.max_age,
+        duplicate_window: wanted.duplicate_window,
+      });
+      logger.info({ stream }, 'event stream configuration updated');
+      return { created: updated.created };
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      try {
+        const added = await jsm.streams.add(wanted);
+        logger.info({ stream, subjects: wanted.subjects }, 'event stream created');
+        for (const listener of streamCreatedListeners) listener();
+        return { created: added.created };
+      } catch (addError) {
+        // Another replica created it between our info and add: that is the outcome we wanted.
+        if (!(addError instanceof JetStreamApiError && addError.code === STREAM_NAME_IN_USE)) throw addError;
+        return { created: (await jsm.streams.info(stream)).created };
+      }
+    }
+  }
+
   return {
     stream,
     prefix,
@@ -124,40 +170,7 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
     js,
     jsm,
     subject,
-    async ensureStream() {
-      const wanted = desiredStreamConfig(stream, prefix);
-      try {
-        const info = await jsm.streams.info(stream);
-        const c = info.config;
-        const same =
-          c.subjects?.length === 1 &&
-          c.subjects[0] === wanted.subjects?.[0] &&
-          c.storage === wanted.storage &&
-          c.max_age === wanted.max_age &&
-          c.duplicate_window === wanted.duplicate_window;
-        if (same) return;
-        if (c.storage !== wanted.storage) {
-          // Storage type cannot change in place; the operator has to move the data deliberately.
-          logger.warn({ stream, storage: c.storage }, 'event stream exists with another storage type; leaving it');
-          return;
-        }
-        await jsm.streams.update(stream, {
-          subjects: wanted.subjects,
-          max_age: wanted.max_age,
-          duplicate_window: wanted.duplicate_window,
-        });
-        logger.info({ stream }, 'event stream configuration updated');
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        try {
-          await jsm.streams.add(wanted);
-          logger.info({ stream, subjects: wanted.subjects }, 'event stream created');
-        } catch (addError) {
-          // Another replica created it between our info and add: that is the outcome we wanted.
-          if (!(addError instanceof JetStreamApiError && addError.code === STREAM_NAME_IN_USE)) throw addError;
-        }
-      }
-    },
+    ensureStream,
     publish(envelope) {
       return publishSerialized(envelope.type, envelope.id, JSON.stringify(envelope));
     },
@@ -165,15 +178,28 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
     async health() {
       if (nc.isClosed()) throw new Error('NATS connection is closed');
       if (!connected) throw new Error('NATS is disconnected');
-      await jsm.streams.info(stream);
+      try {
+        await jsm.streams.info(stream);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        // The broker lost its store or an operator removed the stream: put it back rather than
+        // report NATS down until someone restarts the service (the relay then re-sends the outbox).
+        logger.warn({ stream }, 'event stream is gone; re-creating it');
+        await ensureStream();
+      }
     },
     isConnected: () => connected && !nc.isClosed(),
     onReconnect(listener) {
       reconnectListeners.add(listener);
       return () => reconnectListeners.delete(listener);
     },
+    onStreamCreated(listener) {
+      streamCreatedListeners.add(listener);
+      return () => streamCreatedListeners.delete(listener);
+    },
     async close() {
       reconnectListeners.clear();
+      streamCreatedListeners.clear();
       acks.close();
       if (nc.isClosed()) return;
       try {

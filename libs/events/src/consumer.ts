@@ -67,6 +67,16 @@ export function defaultBackoffMs(attempt: number): number {
 
 const CONSUMER_NAME = /^[A-Za-z0-9_-]+$/;
 const RESTART_DELAY_MS = 1000;
+/**
+ * Idle heartbeats of the pull missed in a row after which it is started over through
+ * ensureDurable: the client checks on its consumer after two, and a third means the server still
+ * does not serve the pull, whatever the reason.
+ */
+const HEARTBEATS_MISSED_RESTART = 3;
+
+function isApiError(error: unknown, code: number): boolean {
+  return error instanceof JetStreamApiError && error.code === code;
+}
 
 async function ensureDurable(
   bus: EventBus,
@@ -78,7 +88,12 @@ async function ensureDurable(
   try {
     existing = (await bus.jsm.consumers.info(bus.stream, name)).config;
   } catch (error) {
-    if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound)) throw error;
+    if (isApiError(error, JetStreamApiCodes.StreamNotFound)) {
+      // The broker lost its store, or an operator removed the stream: put it back (the relays
+      // re-send what it held) and create the durable consumer in it from the start.
+      logger.warn({ consumer: name, stream: bus.stream }, 'event stream is gone; re-creating it');
+      await bus.ensureStream();
+    } else if (!isApiError(error, JetStreamApiCodes.ConsumerNotFound)) throw error;
   }
   if (!existing) {
     await bus.jsm.consumers.add(bus.stream, config);
@@ -328,12 +343,26 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
     return queue.length >= batchSize ? worker : null; // back-pressure: stop pulling until it drains
   }
 
+  /** Ends a pull the server has stopped answering, so that the loop starts it over. */
+  async function watchHeartbeats(pulling: ConsumerMessages): Promise<void> {
+    for await (const status of pulling.status()) {
+      if (status.type === 'heartbeats_missed' && status.count >= HEARTBEATS_MISSED_RESTART) {
+        pulling.stop(new Error(`missed ${status.count} heartbeats of the event consumer's pull`));
+        return;
+      }
+    }
+  }
+
   const loop = (async () => {
     while (!stopping) {
       try {
         const consumer = await bus.js.consumers.get(bus.stream, name);
-        messages = await consumer.consume({ max_messages: prefetch });
-        for await (const m of messages) {
+        // Abort instead of the client's default of waiting, forever, for a stream or consumer that
+        // went away to come back: the catch below re-creates them.
+        const pulling = await consumer.consume({ max_messages: prefetch, abort_on_missing_resource: true });
+        messages = pulling;
+        void watchHeartbeats(pulling);
+        for await (const m of pulling) {
           if (stopping) {
             m.nak();
             continue;
@@ -352,7 +381,10 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
           };
         });
         wakeRestart = null;
-        if (!stopping) await ensureDurable(bus, config, logger).catch(() => undefined);
+        if (!stopping)
+          await ensureDurable(bus, config, logger).catch((ensureError: unknown) =>
+            logger.warn({ ...log, error: errorText(ensureError) }, 'event consumer could not be re-created yet'),
+          );
       } finally {
         while (worker) await worker;
       }

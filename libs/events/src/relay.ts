@@ -1,8 +1,18 @@
 import { type DatabasePool, sql, z } from '@wiki/db';
 import type { EventBus } from './bus.js';
 import { errorText, type Logger } from './logger.js';
-import { claimPending, markSent, type PruneOptions, pruneEvents } from './outbox.js';
+import { type PruneOptions, pruneEvents } from './outbox.js';
+import { isPermanentPublishFailure, NoStreamAnsweredError } from './publish-failure.js';
 import { coalescedKick } from './relay-kick.js';
+import {
+  claimPending,
+  lastSeenStream,
+  markSent,
+  type OutboxRow,
+  rememberStream,
+  resendSince,
+  setAside,
+} from './relay-rows.js';
 
 export interface OutboxRelayOptions {
   pool: DatabasePool;
@@ -17,6 +27,11 @@ export interface OutboxRelayOptions {
   /** How often pruneEvents runs (default hourly); `false` turns pruning off. */
   pruneIntervalMs?: number | false;
   prune?: PruneOptions;
+  /**
+   * How often the relay compares the stream's creation time with the one it last published to
+   * (default 5 s), besides after every reconnect and every unanswered publish.
+   */
+  streamCheckIntervalMs?: number;
 }
 
 export interface OutboxRelay {
@@ -35,6 +50,12 @@ export interface OutboxRelay {
  */
 const relayLock = sql.fragment`pg_try_advisory_xact_lock(hashtext('wiki.events.outbox-relay'))`;
 const MAX_RETRY_DELAY_MS = 5000;
+/**
+ * Rows sent up to this long before the lost stream's creation are sent again too: the stream's
+ * `created` is the broker's clock and `sent_at` the database's, which may disagree a little. A copy
+ * too many costs nothing (consumers skip event ids they applied).
+ */
+const CLOCK_MARGIN_MS = 60_000;
 
 /**
  * Publishes committed outbox rows to JetStream in seq order, `Nats-Msg-Id` = event id, and marks
@@ -42,12 +63,28 @@ const MAX_RETRY_DELAY_MS = 5000;
  * is retried, so a NATS outage delays events and loses none; a publish that did reach the stream
  * before a failure is dropped there as a duplicate when retried within the 2-minute window, and
  * consumers skip event ids they applied already in any case.
+ *
+ * A row NATS refuses for a reason a retry cannot change (see isPermanentPublishFailure) is set
+ * aside instead: kept with its failure, logged, counted in the health details, and the rows after
+ * it go on. When the stream is gone (unanswered publishes) the relay re-creates it; when the stream
+ * it finds is not the one it last published to (another creation time: the broker lost its store,
+ * or the stream was removed and re-created), the rows it had sent since the lost stream's creation
+ * become pending again and go out, in outbox order, before anything newer.
  */
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { pool, bus, logger } = opts;
   const pollIntervalMs = opts.pollIntervalMs ?? 200;
   const batchSize = opts.batchSize ?? 100;
   const pruneIntervalMs = opts.pruneIntervalMs ?? 60 * 60 * 1000;
+  const streamCheckIntervalMs = opts.streamCheckIntervalMs ?? 5000;
+
+  /** Logs and counts a row NATS refused for good; never the payload, which may be large or private. */
+  function reportSetAside(row: OutboxRow, error: unknown): void {
+    logger.error(
+      { id: row.id, type: row.type, bytes: Buffer.byteLength(row.envelope), error: errorText(error) },
+      'outbox relay: NATS refused an event for good; it is set aside and the events after it go on',
+    );
+  }
 
   async function publishBatch(): Promise<{ published: number; full: boolean; error?: unknown }> {
     return pool.transaction(async (tx) => {
@@ -62,19 +99,62 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       const sent: string[] = [];
       let error: unknown;
       for (const [i, outcome] of outcomes.entries()) {
-        if (outcome.status === 'rejected') {
-          // Only the rows before the first failure count as sent. Later rows that did reach the
-          // stream are sent again with the failed one and dropped there as duplicates; in that rare
-          // case the failed event lands after them, as a consumer's retry of a failed event does:
-          // handlers must not depend on strict order (see startConsumer).
-          error = outcome.reason;
-          break;
+        if (outcome.status === 'fulfilled') {
+          sent.push(rows[i].id);
+          continue;
         }
-        sent.push(rows[i].id);
+        if (isPermanentPublishFailure(outcome.reason)) {
+          await setAside(tx, rows[i].id, errorText(outcome.reason));
+          reportSetAside(rows[i], outcome.reason);
+          continue;
+        }
+        // Only the rows before the first failure that may mend count as sent. Later rows that did
+        // reach the stream are sent again with the failed one and dropped there as duplicates; in
+        // that rare case the failed event lands after them, as a consumer's retry of a failed event
+        // does: handlers must not depend on strict order (see startConsumer).
+        error = outcome.reason;
+        break;
       }
       await markSent(tx, sent);
       return { published: sent.length, full: rows.length === batchSize, error };
     });
+  }
+
+  /**
+   * Makes sure the stream exists, and when it is not the one this database's outbox last went to,
+   * makes the rows sent to the lost one pending again. Under the relay lock, so that one replica
+   * does it; answers false when another held the lock (the check is then still due).
+   */
+  async function checkStream(): Promise<boolean> {
+    const { created } = await bus.ensureStream();
+    return pool.transaction(async (tx) => {
+      const locked = await tx.oneFirst(sql.type(z.object({ locked: z.boolean() }))`SELECT ${relayLock} AS locked`);
+      if (!locked) return false;
+      const seen = await lastSeenStream(tx, bus.stream);
+      if (seen === created) return true;
+      if (seen !== null) {
+        const lostSince = Date.parse(seen);
+        const since = new Date(Number.isNaN(lostSince) ? 0 : lostSince - CLOCK_MARGIN_MS);
+        const resent = await resendSince(tx, since);
+        logger.warn(
+          { stream: bus.stream, previous: seen, created, resent },
+          'event stream was re-created; the events sent to the one that is gone are sent again',
+        );
+      }
+      await rememberStream(tx, bus.stream, created);
+      return true;
+    });
+  }
+
+  let streamCheckDue = true;
+  let lastStreamCheck = 0;
+  async function checkStreamWhenDue(): Promise<void> {
+    if (!streamCheckDue && Date.now() - lastStreamCheck < streamCheckIntervalMs) return;
+    streamCheckDue = true;
+    if (await checkStream()) {
+      streamCheckDue = false;
+      lastStreamCheck = Date.now();
+    }
   }
 
   /** Drains the outbox batch by batch; reports whether something went wrong (for back-off). */
@@ -82,9 +162,12 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     let published = 0;
     while (bus.isConnected()) {
       try {
+        await checkStreamWhenDue();
         const batch = await publishBatch();
         published += batch.published;
         if (batch.error) {
+          // Nobody listens on the subject: the stream may be gone. Look before the next attempt.
+          if (batch.error instanceof NoStreamAnsweredError) streamCheckDue = true;
           logger.warn(
             { err: batch.error, error: errorText(batch.error) },
             'outbox relay: publish failed; events stay pending',
@@ -143,7 +226,13 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     }
   }
 
-  const unsubscribe = bus.onReconnect(kick);
+  // After a reconnect the broker may be one that lost its store; a stream created by this process
+  // (e.g. by a health check) is a new one. Either way the relay looks before it publishes again.
+  const lookAtStream = () => {
+    streamCheckDue = true;
+    kick();
+  };
+  const unsubscribe = [bus.onReconnect(lookAtStream), bus.onStreamCreated(lookAtStream)];
   const loop = (async () => {
     let failures = 0;
     while (!stopped) {
@@ -163,7 +252,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     },
     async stop() {
       stopped = true;
-      unsubscribe();
+      for (const off of unsubscribe) off();
       wake?.();
       await loop;
     },

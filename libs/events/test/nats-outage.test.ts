@@ -1,8 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from '@wiki/db';
 import { eventually } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,59 +13,7 @@ import {
   startOutboxRelay,
 } from '../src/index.js';
 import { createTestDatabase, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
-
-const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.connect(port, '127.0.0.1');
-  });
-}
-
-/** A private nats-server with JetStream, so this test can stop NATS without disturbing anyone. */
-class PrivateNats {
-  private process: ChildProcess | null = null;
-  readonly storeDir = mkdtempSync(join(tmpdir(), 'events-nats-'));
-  constructor(readonly port: number) {}
-
-  get url() {
-    return `nats://127.0.0.1:${this.port}`;
-  }
-
-  async start() {
-    this.process = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
-      stdio: 'ignore',
-    });
-    await eventually(async () => expect(await accepts(this.port)).toBe(true));
-  }
-
-  /** SIGKILL: an outage, not a polite shutdown. */
-  async kill() {
-    const p = this.process;
-    this.process = null;
-    if (!p || p.exitCode !== null) return;
-    await new Promise((resolve) => {
-      p.once('exit', resolve);
-      p.kill('SIGKILL');
-    });
-  }
-
-  async dispose() {
-    await this.kill();
-    rmSync(this.storeDir, { recursive: true, force: true });
-  }
-}
+import { PrivateNats } from './private-nats.js';
 
 const logger = recordingLogger();
 let nats: PrivateNats;
@@ -81,8 +24,7 @@ let consumer: RunningConsumer;
 const calls = new Map<string, number>();
 
 beforeAll(async () => {
-  nats = new PrivateNats(await freePort());
-  await nats.start();
+  nats = await PrivateNats.start();
   db = await createTestDatabase();
   const suffix = randomSuffix();
   bus = await connectEventBus({
