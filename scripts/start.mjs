@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm start`: installs and builds when needed, checks that PostgreSQL, NATS and Redis answer,
-// then runs every built service and the gateway as child processes, prefixes their logs with
+// `npm start`: installs and builds when needed, starts PostgreSQL, NATS and Redis under .data/
+// when one is missing at its default address (scripts/lib/local-servers.mjs), checks that they
+// answer, then runs every built service and the gateway as child processes, prefixes their logs with
 // their names and stops them all together.
 //
 //   npm start                 pretty logs on a terminal, pino JSON otherwise
@@ -15,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkDependencies, isListening } from './lib/dependencies.mjs';
+import { describeStarted, ensureLocalServers } from './lib/local-servers.mjs';
 import { createLogPrinter } from './lib/log-lines.mjs';
 import { build, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs';
 import { serviceEnv, serviceNodeFlags } from './lib/service-process.mjs';
@@ -56,10 +58,15 @@ if (!parts.some((p) => p.name === 'gateway')) {
 }
 if (!parts.some((p) => p.kind === 'service')) fail('npm start: no service has a dist/main.js: nothing to route to.');
 
-const down = await checkDependencies(
+// What is missing at its default address is started here (and keeps running); a server that a
+// variable points elsewhere is only reported. Then every database URL is checked as before.
+const servers = await ensureLocalServers({ log: note });
+for (const line of describeStarted(servers.started)) note(line);
+const unreachable = await checkDependencies(
   config,
   parts.filter((p) => p.kind === 'service').map((p) => p.name),
 );
+const down = [...servers.down, ...unreachable.filter((message) => !servers.down.some((s) => sameServer(s, message)))];
 if (down.length) fail(`npm start: required infrastructure is not reachable:\n\n${down.join('\n\n')}`);
 
 const busy = await busyPorts(parts);
@@ -155,6 +162,16 @@ function discoverParts(config, serviceNames) {
       fail(`npm start: ${part.name} has port 0; give it a fixed port so its readiness can be checked.`);
   }
   return { parts, notStartable };
+}
+
+/** Whether two "X is not reachable at URL (VARIABLE)" messages are about the same server. */
+function sameServer(a, b) {
+  const key = (message) =>
+    message
+      .match(/^\s*(\S+) is not reachable at .*?\((\w+)\)/)
+      ?.slice(1)
+      .join(' ');
+  return key(a) !== undefined && key(a) === key(b);
 }
 
 function portFromEnv(variable) {

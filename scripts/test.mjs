@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: type-checks (the build, then the tests and scripts), lints and checks the format
+// `npm test`: starts PostgreSQL, NATS and Redis under .data/ when one is missing at its default
+// address (as `npm start` does), type-checks (the build, then the tests and scripts), lints and checks the format
 // (Biome), checks the deployment manifests, then runs every vitest project (unit + integration against the real
 // PostgreSQL/NATS/Redis of the environment). Extra arguments go to vitest:
 // `npm test -- services/workspace`. Every phase runs even when an earlier one failed.
@@ -8,6 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeStarted, ensureLocalServers } from './lib/local-servers.mjs';
 import { ensureInstalled, fail, note, repoRoot, run } from './lib/prepare.mjs';
 
 const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -27,6 +29,16 @@ async function phase(title, command, args) {
   if (code !== 0) failedPhases.push(`${title} (exit code ${code})`);
   return code;
 }
+
+// The integration tests need PostgreSQL, NATS and Redis: what is missing at its default address
+// is started (and keeps running), the same way as for `npm start`.
+note('\n> PostgreSQL, NATS, Redis');
+const servers = await ensureLocalServers({ log: note });
+for (const line of describeStarted(servers.started)) note(line);
+if (servers.down.length) {
+  note(`Not reachable:\n\n${servers.down.join('\n\n')}`);
+  failedPhases.push('PostgreSQL, NATS, Redis (not reachable)');
+} else note('All three answer.');
 
 await phase('tsc -b', process.execPath, [tsc, '-b']);
 await phase('tsc -p tsconfig.tests.json', process.execPath, [tsc, '-p', 'tsconfig.tests.json']);

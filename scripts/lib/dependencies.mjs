@@ -1,6 +1,7 @@
 // Reachability checks for the infrastructure every part needs, with a message that names what
-// is down and how to start it. Each check speaks just enough of the protocol to know that the
-// right server answers (Postgres SSLRequest, NATS INFO with JetStream, Redis PING).
+// is down and how to start it; local-servers.mjs uses the same checks before and after starting
+// one. Each check speaks just enough of the protocol to know that the right server answers
+// (Postgres SSLRequest, NATS INFO with JetStream, Redis PING).
 import { connect } from 'node:net';
 
 const TIMEOUT_MS = 2000;
@@ -48,13 +49,13 @@ function endpoint(url, defaultPort) {
 // The startup packet that asks a Postgres server whether it speaks TLS: it answers 'S' or 'N'.
 const PG_SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
 
-async function checkPostgres({ host, port }) {
+export async function checkPostgres({ host, port }) {
   const reply = await talk(host, port, { hello: PG_SSL_REQUEST });
   const first = String.fromCharCode(reply[0]);
   if (first !== 'S' && first !== 'N') throw new Error('something answers there, but not PostgreSQL');
 }
 
-async function checkNats({ host, port }) {
+export async function checkNats({ host, port }) {
   const reply = (await talk(host, port)).toString('utf8');
   if (!reply.startsWith('INFO ')) throw new Error('something answers there, but not NATS');
   let info;
@@ -66,24 +67,26 @@ async function checkNats({ host, port }) {
   if (info.jetstream !== true) throw new Error('NATS answers but JetStream is off (start nats-server with -js)');
 }
 
-async function checkRedis({ host, port }, tls) {
+export async function checkRedis({ host, port }, tls) {
   if (tls) return void (await talk(host, port, { expectReply: false }));
   const reply = (await talk(host, port, { hello: 'PING\r\n' })).toString('utf8');
   // -NOAUTH / -ERR still proves a Redis server answers; the services log in themselves.
   if (!reply.startsWith('+') && !reply.startsWith('-')) throw new Error('something answers there, but not Redis');
 }
 
+// npm start / npm test start a missing server themselves when its variable is unset (or names the
+// default address), so these are the ways left when it points elsewhere.
 const HOW_TO_START = {
   PostgreSQL: [
-    'Debian:  pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+    'Unset the variable: npm start / npm test then run one under .data/ (scripts/lib/local-servers.mjs)',
     'Docker:  docker compose up -d postgres   (then PG_URL=postgres://postgres:change-me@127.0.0.1:5432)',
   ],
   NATS: [
-    'Debian:  start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log',
+    'Unset the variable: npm start / npm test then run one under .data/ (scripts/lib/local-servers.mjs)',
     'Docker:  docker compose up -d nats',
   ],
   Redis: [
-    'Debian:  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log',
+    'Unset the variable: npm start / npm test then run one under .data/ (scripts/lib/local-servers.mjs)',
     'Docker:  docker compose up -d redis',
   ],
 };
