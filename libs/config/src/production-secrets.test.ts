@@ -13,6 +13,7 @@ function production(secrets: Record<string, string>, dataDir = mkdtempSync(join(
     DATA_DIR: dataDir,
     AUTH_PROVIDER: 'oidc',
     AUTH_ISSUER: 'https://id.example.com/realms/wiki',
+    AUTH_CLIENT_ID: 'wiki',
     INTERNAL_API_KEY: STRONG_KEY,
     INTERNAL_TOKEN_SECRET: STRONG_SECRET,
     ...secrets,
