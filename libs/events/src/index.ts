@@ -56,7 +56,9 @@ export {
   publishInTx,
 } from './outbox.js';
 export { noteEventsWritten, wakeRelayAfterCommit } from './outbox-pool.js';
+export { isPermanentPublishFailure, NoStreamAnsweredError, PublishRefusedError } from './publish-failure.js';
 export { type OutboxRelay, type OutboxRelayOptions, startOutboxRelay } from './relay.js';
+export { countSetAside } from './relay-rows.js';
 export {
   dlqSubject,
   filterSubjectFor,

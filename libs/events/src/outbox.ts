@@ -48,32 +48,12 @@ export function checkEnvelopeSize(envelope: EventEnvelope, slackBytes = 0): void
   serializeWithinCap(envelope, eventMaxBytes() - slackBytes);
 }
 
-const outboxRow = z.object({ id: z.string(), type: z.string(), envelope: z.string() });
-export type OutboxRow = z.infer<typeof outboxRow>;
-
-/**
- * Locks the oldest pending rows of this database's outbox, in order. The caller publishes them and
- * marks them sent before its transaction ends; rows locked by another relay are skipped. The
- * envelope comes as its JSON text, which is what gets published: no parse and re-serialisation.
- */
-export async function claimPending(tx: CommonQueryMethods, limit: number): Promise<readonly OutboxRow[]> {
-  return tx.any(sql.type(outboxRow)`
-    SELECT id, type, envelope::text AS envelope FROM event_outbox
-    WHERE sent_at IS NULL
-    ORDER BY seq
-    LIMIT ${limit}
-    FOR UPDATE SKIP LOCKED
-  `);
-}
-
-export async function markSent(tx: CommonQueryMethods, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await tx.query(sql.unsafe`UPDATE event_outbox SET sent_at = now() WHERE id = ANY(${sql.array(ids, 'uuid')})`);
-}
-
+/** Rows waiting for the relay (rows set aside are not: see relay-rows.ts). */
 export async function countPending(db: CommonQueryMethods): Promise<number> {
   return db.oneFirst(
-    sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM event_outbox WHERE sent_at IS NULL`,
+    sql.type(
+      z.object({ n: z.number() }),
+    )`SELECT count(*)::int AS n FROM event_outbox WHERE sent_at IS NULL AND failed_at IS NULL`,
   );
 }
 
