@@ -254,6 +254,12 @@ async function startPostgres({ host, port, dataDir, install, log }) {
     const { uid, gid } = postgresUser();
     chownSync(dir, uid, gid);
     chownSync(logFile, uid, gid);
+    const reach = spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-w', dir], { stdio: 'ignore' });
+    if (reach.status !== 0) {
+      throw new Error(
+        `the postgres user cannot reach ${dir} (a folder above it is closed to others); open it or set PG_URL`,
+      );
+    }
   }
   if (!existsSync(join(dir, 'PG_VERSION'))) {
     log(`initdb ${shortPath(dir)} (superuser postgres, trust authentication on this machine)`);
