@@ -43,7 +43,7 @@ export async function deleteMcpKey(db: CommonQueryMethods, userId: string, id: s
  * How stale a key's `last_used_at` may get: a busy key is written at most once per this interval,
  * not on every lookup (a row version and WAL per request add up, and buy nothing).
  */
-export const LAST_USE_PRECISION = sql.fragment`interval '1 minute'`;
+const LAST_USE_PRECISION = sql.fragment`interval '1 minute'`;
 
 /**
  * The owner of the key with this hash, in one statement: it also stamps the key's last use, but
