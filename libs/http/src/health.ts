@@ -2,6 +2,14 @@ import type { FastifyInstance } from 'fastify';
 
 export type HealthCheck = () => Promise<unknown>;
 
+/**
+ * What a check resolves to when it has something to tell besides UP, e.g. a warning that does not
+ * make the service unready: `/health/ready` adds each entry (topic -> facts) under `details`.
+ */
+export class HealthDetails {
+  constructor(readonly details: Record<string, Record<string, unknown>>) {}
+}
+
 /** Apps whose shutdown has begun: their readiness fails from then on (check `accepting`). */
 const shuttingDown = new WeakSet<FastifyInstance>();
 
@@ -16,7 +24,8 @@ export function markShuttingDown(app: FastifyInstance): void {
 /**
  * `/health/live` answers while the process serves HTTP; `/health/ready` also checks every
  * dependency (database, NATS, ...) and answers 503 naming the ones that are down. Its check
- * `accepting` fails once the shutdown has begun (`markShuttingDown`).
+ * `accepting` fails once the shutdown has begun (`markShuttingDown`). A check that resolves to
+ * HealthDetails stays UP; its entries appear under `details` (absent when no check has any).
  */
 export function registerHealth(app: FastifyInstance, given: Record<string, HealthCheck>, timeoutMs = 2000): void {
   const checks: Record<string, HealthCheck> = {
@@ -27,17 +36,23 @@ export function registerHealth(app: FastifyInstance, given: Record<string, Healt
   };
   const statusSchema = {
     type: 'object',
-    properties: { status: { type: 'string' }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+    properties: {
+      status: { type: 'string' },
+      checks: { type: 'object', additionalProperties: { type: 'string' } },
+      details: { type: 'object', additionalProperties: { type: 'object', additionalProperties: true } },
+    },
   };
   app.get('/health/live', { schema: { hide: true, response: { 200: statusSchema } } }, async () => ({ status: 'UP' }));
   app.get(
     '/health/ready',
     { schema: { hide: true, response: { 200: statusSchema, 503: statusSchema } } },
     async (request, reply) => {
+      const details: Record<string, Record<string, unknown>> = {};
       const results = await Promise.all(
         Object.entries(checks).map(async ([name, check]) => {
           try {
-            await withTimeout(check(), timeoutMs);
+            const outcome = await withTimeout(check(), timeoutMs);
+            if (outcome instanceof HealthDetails) Object.assign(details, outcome.details);
             return [name, 'UP'] as const;
           } catch (error) {
             request.log.warn({ check: name, err: error }, 'readiness check failed');
@@ -46,7 +61,8 @@ export function registerHealth(app: FastifyInstance, given: Record<string, Healt
         }),
       );
       const up = results.every(([, s]) => s === 'UP');
-      return reply.status(up ? 200 : 503).send({ status: up ? 'UP' : 'DOWN', checks: Object.fromEntries(results) });
+      const body = { status: up ? 'UP' : 'DOWN', checks: Object.fromEntries(results) };
+      return reply.status(up ? 200 : 503).send(Object.keys(details).length > 0 ? { ...body, details } : body);
     },
   );
 }
