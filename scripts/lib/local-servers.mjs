@@ -33,10 +33,27 @@ export const DEFAULT_DATA_DIR = join(repoRoot, '.data');
 const READY_TIMEOUT_MS = 30_000;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
+// Each server's folder under the data folder.
+const FOLDERS = { postgres: 'postgres', nats: 'nats', redis: 'redis' };
+
 const SERVERS = [
-  { name: 'PostgreSQL', variable: 'PG_URL', defaultPort: 5432, check: checkPostgres, start: startPostgres },
-  { name: 'NATS', variable: 'NATS_URL', defaultPort: 4222, check: checkNats, start: startNats },
-  { name: 'Redis', variable: 'REDIS_URL', defaultPort: 6379, check: checkRedis, start: startRedis },
+  {
+    name: 'PostgreSQL',
+    variable: 'PG_URL',
+    defaultPort: 5432,
+    folder: FOLDERS.postgres,
+    check: checkPostgres,
+    start: startPostgres,
+  },
+  { name: 'NATS', variable: 'NATS_URL', defaultPort: 4222, folder: FOLDERS.nats, check: checkNats, start: startNats },
+  {
+    name: 'Redis',
+    variable: 'REDIS_URL',
+    defaultPort: 6379,
+    folder: FOLDERS.redis,
+    check: checkRedis,
+    start: startRedis,
+  },
 ];
 
 function endpoint(url, defaultPort) {
@@ -84,6 +101,8 @@ export async function ensureLocalServers({
   for (const server of SERVERS) {
     const url = env[server.variable] || defaults[server.variable];
     const target = endpoint(url, server.defaultPort);
+    // A PostgreSQL URL may name a Unix socket (?host=): not a TCP address, so never one of ours.
+    if (!target.host) continue;
     const problem = await answerProblem(server, target, url);
     if (!problem) continue;
     const where = `${server.name} is not reachable at ${redact(url)} (${server.variable}): ${problem}`;
@@ -103,15 +122,35 @@ export async function ensureLocalServers({
     }
     try {
       log(
-        `${server.name} does not answer at ${redact(url)}: starting a local one (data in ${shortPath(join(dataDir, server.start.folder))}/)`,
+        `${server.name} does not answer at ${redact(url)}: starting a local one (data in ${shortPath(join(dataDir, server.folder))}/)`,
       );
-      const info = await server.start({ ...target, dataDir, install, log });
+      // Redis binds addresses only, so a loopback name is started on 127.0.0.1.
+      const host = LOOPBACK.has(target.host) && target.host !== '::1' ? '127.0.0.1' : target.host;
+      const info = await server.start({
+        host,
+        port: target.port,
+        dataDir,
+        dir: join(dataDir, server.folder),
+        install,
+        log,
+      });
       await waitUntil(
-        () => server.check(target),
+        () => {
+          // A server that ended at once (a bad flag, a locked folder) says so in its log.
+          if (info.exited?.()) {
+            throw Object.assign(new Error(`it exited at start-up (see ${shortPath(info.logFile)})`), { final: true });
+          }
+          return server.check(target);
+        },
         `${server.name} did not answer within ${READY_TIMEOUT_MS / 1000} s (see ${shortPath(info.logFile)})`,
       );
       started.push({ name: server.name, variable: server.variable, url, ...info });
     } catch (error) {
+      // Installing a server package may have started the distribution's own server there.
+      if (!(await answerProblem(server, target, url))) {
+        log(`${server.name} answers at ${redact(url)} now: installing its package started it`);
+        continue;
+      }
       down.push(`  ${where}\n  Starting a local one failed: ${error.message}`);
     }
   }
@@ -132,7 +171,8 @@ async function waitUntil(check, message) {
   for (;;) {
     try {
       return await check();
-    } catch {
+    } catch (error) {
+      if (error.final) throw error;
       if (Date.now() > deadline) throw new Error(message);
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
     }
@@ -239,11 +279,10 @@ function asPostgresUser(command, args) {
   return isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
-async function startPostgres({ host, port, dataDir, install, log }) {
+async function startPostgres({ host, port, dataDir, dir, install, log }) {
   const options = { install, log };
   const initdb = binary(() => postgresBin('initdb'), 'postgresql', options);
   const pgCtl = binary(() => postgresBin('pg_ctl'), 'postgresql', options);
-  const dir = join(dataDir, startPostgres.folder);
   const logFile = join(dataDir, 'postgres.log');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!existsSync(logFile)) writeFileSync(logFile, '');
@@ -293,7 +332,6 @@ async function startPostgres({ host, port, dataDir, install, log }) {
   const stop = asPostgresUser(pgCtl, ['-D', dir, '-m', 'fast', 'stop']);
   return { dir, logFile, stopCommand: [stop[0], ...stop[1]].join(' ') };
 }
-startPostgres.folder = 'postgres';
 
 function postgresUser() {
   const line = readFileSync('/etc/passwd', 'utf8')
@@ -306,19 +344,33 @@ function postgresUser() {
 
 // --- NATS -----------------------------------------------------------------------------------
 
-async function startNats({ host, port, dataDir, install, log }) {
+async function startNats({ host, port, dir, install, log }) {
   const natsServer = binary(() => onPath('nats-server') ?? existing('/usr/sbin/nats-server'), 'nats-server', {
     install,
     log,
   });
-  const dir = join(dataDir, startNats.folder);
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, 'nats-server.log');
   const pidFile = join(dir, 'nats-server.pid');
-  startDetached(natsServer, ['-a', host, '-p', String(port), '-js', '-sd', dir, '-P', pidFile, '-l', logFile]);
-  return { dir, logFile, pidFile, stopCommand: `kill $(cat ${shortPath(pidFile)})` };
+  const child = startDetached(natsServer, [
+    '-a',
+    host,
+    '-p',
+    String(port),
+    '-js',
+    '-sd',
+    dir,
+    '-P',
+    pidFile,
+    '-l',
+    logFile,
+  ]);
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  return { dir, logFile, pidFile, stopCommand: `kill $(cat ${shortPath(pidFile)})`, exited: () => exited };
 }
-startNats.folder = 'nats';
 
 function existing(path) {
   return existsSync(path) ? path : undefined;
@@ -326,12 +378,11 @@ function existing(path) {
 
 // --- Redis ----------------------------------------------------------------------------------
 
-async function startRedis({ host, port, dataDir, install, log }) {
+async function startRedis({ host, port, dir, install, log }) {
   const redisServer = binary(() => onPath('redis-server') ?? existing('/usr/bin/redis-server'), 'redis-server', {
     install,
     log,
   });
-  const dir = join(dataDir, startRedis.folder);
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, 'redis-server.log');
   const pidFile = join(dir, 'redis-server.pid');
@@ -352,7 +403,6 @@ async function startRedis({ host, port, dataDir, install, log }) {
   ]);
   return { dir, logFile, pidFile, stopCommand: `kill $(cat ${shortPath(pidFile)})` };
 }
-startRedis.folder = 'redis';
 
 // --- stopping -------------------------------------------------------------------------------
 
@@ -388,7 +438,7 @@ async function waitForExit(pid) {
  */
 export async function stopLocalServers({ dataDir = DEFAULT_DATA_DIR } = {}) {
   const stopped = [];
-  const pgDir = join(dataDir, startPostgres.folder);
+  const pgDir = join(dataDir, FOLDERS.postgres);
   if (existsSync(join(pgDir, 'postmaster.pid'))) {
     const pgCtl = postgresBin('pg_ctl');
     if (!pgCtl) throw new Error('pg_ctl not found: cannot stop PostgreSQL');
@@ -400,8 +450,8 @@ export async function stopLocalServers({ dataDir = DEFAULT_DATA_DIR } = {}) {
     }
   }
   for (const [name, folder, binaryName] of [
-    ['NATS', startNats.folder, 'nats-server'],
-    ['Redis', startRedis.folder, 'redis-server'],
+    ['NATS', FOLDERS.nats, 'nats-server'],
+    ['Redis', FOLDERS.redis, 'redis-server'],
   ]) {
     const pid = pidOf(join(dataDir, folder, `${binaryName}.pid`), binaryName);
     if (pid === undefined) continue;
