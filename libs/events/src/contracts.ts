@@ -83,14 +83,21 @@ const document = z.object({
 export const DOCUMENT_CHANGES = ['title', 'content', 'icon', 'coverImageUrl', 'lastEditedBy'] as const;
 export type DocumentChange = (typeof DOCUMENT_CHANGES)[number];
 
+/**
+ * True when a thread has more participants than one event lists (EVENT_MAX_IDS, limits.ts): the
+ * list keeps the first ones in order of arrival (the creator first). Absent when it is complete.
+ */
+const participantsTruncated = z.boolean().optional();
+
 /** `status` is the thread's status after the change (for thread_deleted: the status it had). */
 const thread = z.object({
   threadId: id,
   documentId: id,
   workspaceId: id,
   status: z.enum(['open', 'resolved']),
-  /** The thread's creator and every comment author. */
+  /** The thread's creator and every comment author (at most EVENT_MAX_IDS of them, see participantsTruncated). */
   participants: ids,
+  participantsTruncated,
   createdBy: id,
   resolvedBy: id.nullable(),
 });
@@ -104,8 +111,9 @@ const comment = z.object({
   threadCreatedBy: id,
   /** Members mentioned in the content, never the author (empty for deleted). */
   mentions: ids,
-  /** The thread's creator and every comment author, after the change. */
+  /** The thread's creator and every comment author, after the change (capped like the thread's). */
   participants: ids,
+  participantsTruncated,
 });
 
 const attachment = z.object({

@@ -1,5 +1,5 @@
 import type { CommonQueryMethods } from '@wiki/db';
-import { newEvent, publishInTx } from '@wiki/events';
+import { EVENT_MAX_IDS, newEvent, publishInTx } from '@wiki/events';
 import type { CommentRow } from '../db/comments.js';
 import type { ThreadRow } from '../db/threads.js';
 
@@ -8,6 +8,16 @@ import type { ThreadRow } from '../db/threads.js';
  * @wiki/events, written to the outbox inside the caller's transaction so that each goes out
  * exactly when its change commits.
  */
+
+/**
+ * Participants as an event lists them: a thread's participants grow with every new author, so an
+ * event carries the first EVENT_MAX_IDS (the creator first) and says when it left some out.
+ * Mentions need no cap: one comment mentions at most MAX_MENTIONS users.
+ */
+function boundedParticipants(participants: string[]): { participants: string[]; participantsTruncated?: true } {
+  if (participants.length <= EVENT_MAX_IDS) return { participants };
+  return { participants: participants.slice(0, EVENT_MAX_IDS), participantsTruncated: true };
+}
 
 export type ThreadChange = 'thread_created' | 'thread_resolved' | 'thread_reopened' | 'thread_deleted';
 export type CommentChange = 'added' | 'edited' | 'deleted';
@@ -30,7 +40,7 @@ export function emitThread(
         documentId: thread.documentId,
         workspaceId: thread.workspaceId,
         status: thread.status,
-        participants,
+        ...boundedParticipants(participants),
         createdBy: thread.createdBy,
         resolvedBy: thread.resolvedBy,
       },
@@ -63,7 +73,7 @@ export function emitComment(
     authorId: comment.authorId,
     threadCreatedBy: thread.createdBy,
     mentions: extras.mentions,
-    participants: extras.participants,
+    ...boundedParticipants(extras.participants),
   };
   const event =
     change === 'edited'

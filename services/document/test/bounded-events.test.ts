@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import { createServiceClient, wholePlainText } from '@wiki/auth';
+import { EVENT_MAX_IDS, EVENT_TEXT_MAX_BYTES, eventMaxBytes, insertEnvelopesSql } from '@wiki/events';
+import {
+  createDocument,
+  createWorkspace,
+  type EventRecorder,
+  eventually,
+  paragraph,
+  recordEvents,
+  type SignedInUser,
+  signInNew,
+} from '@wiki/testing';
+import pg from 'pg';
+import { type DocStack, startDocStack } from './helpers.js';
+
+/**
+ * Issue 11, point 1 (the write side): no document event grows with user input. Through the real
+ * gateway, workspace and document services, NATS and Postgres: a 2 MiB document travels with its
+ * text cut and flagged, and a consumer gets the whole text from the internal route; a cascade
+ * delete of 30,000 documents goes out as several document.deleted events that reach the
+ * workspace service's count.
+ */
+describe('bounded document events', () => {
+  let t: DocStack;
+  let rec: EventRecorder;
+  let owner: SignedInUser;
+  let ws: string;
+
+  beforeAll(async () => {
+    t = await startDocStack();
+    rec = await recordEvents(t.config);
+    owner = await signInNew(t, 'Bea Bounded');
+    ws = (await createWorkspace(t, owner)).id;
+  });
+  afterAll(async () => {
+    await rec?.close();
+    await t?.stop();
+  });
+
+  const MAX_CONTENT_BYTES = 2 * 1024 * 1024;
+
+  /**
+   * Paragraphs whose content JSON is just under the 2 MiB content limit and whose plain text is
+   * nearly all of it. The first paragraph starts with one ASCII letter and then emoji (surrogate
+   * pairs, 4 bytes each), so the 64 KiB cut falls inside one: the cut must step back over it.
+   */
+  function bigText(seed: string): { blocks: ReturnType<typeof paragraph>[]; plainText: string } {
+    const first = `${seed}${'😀'.repeat(20_000)}`;
+    expect((EVENT_TEXT_MAX_BYTES - Buffer.byteLength(seed)) % 4).not.toBe(0);
+    const texts = [first];
+    const filler = `${seed} grüße wörter 文字 text `;
+    const fillerBytes = Buffer.byteLength(filler);
+    // Three more paragraphs fill what is left of the 2 MiB, with room for the blocks' JSON.
+    const left = MAX_CONTENT_BYTES - 4096 - Buffer.byteLength(JSON.stringify([paragraph(first)]));
+    for (let i = 0; i < 3; i++) texts.push(filler.repeat(Math.floor(left / 3 / fillerBytes)));
+    const blocks = texts.map(paragraph);
+    const jsonBytes = Buffer.byteLength(JSON.stringify(blocks));
+    expect(jsonBytes).toBeLessThanOrEqual(MAX_CONTENT_BYTES);
+    expect(jsonBytes).toBeGreaterThan(MAX_CONTENT_BYTES - 8 * 1024);
+    return { blocks, plainText: texts.join('\n') };
+  }
+
+  /** The event of `type` about document `id` once the test consumer has it. */
+  const eventOf = (type: string, id: string) =>
+    eventually(
+      () => {
+        const found = rec.ofType(type).find((e) => e.data.id === id);
+        if (!found) throw new Error(`no ${type} for ${id} yet`);
+        return found;
+      },
+      { timeoutMs: 30_000 },
+    );
+
+  it('sends a 2 MiB text cut to 64 KiB with a flag; the whole text comes from the internal route (created and updated)', async () => {
+    const search = createServiceClient({
+      service: 'search',
+      config: t.config,
+      logger: { error: () => undefined },
+      timeoutMs: 20_000,
+    });
+
+    const v1 = bigText('a');
+    expect(Buffer.byteLength(v1.plainText)).toBeGreaterThan(1.9 * 1024 * 1024);
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Big', content: v1.blocks });
+
+    const created = await eventOf('document.created', doc.id);
+    expect(created.data.plainTextTruncated).toBe(true);
+    const cut: string = created.data.plainText;
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(EVENT_TEXT_MAX_BYTES);
+    expect(Buffer.byteLength(cut)).toBeGreaterThan(EVENT_TEXT_MAX_BYTES - 4);
+    expect(v1.plainText.startsWith(cut)).toBe(true);
+    expect(cut.endsWith('😀')).toBe(true);
+    // What the consumer does with the flag: fetch the rest, as a service.
+    expect(await wholePlainText(search, created.data)).toBe(v1.plainText);
+
+    const v2 = bigText('b');
+    const put = await t.call('PUT', `/api/v1/documents/${doc.id}`, owner, { content: v2.blocks });
+    expect(put.status).toBe(200);
+    const updated = await eventOf('document.updated', doc.id);
+    expect(updated.data.plainTextTruncated).toBe(true);
+    expect(Buffer.byteLength(updated.data.plainText)).toBeLessThanOrEqual(EVENT_TEXT_MAX_BYTES);
+    expect(v2.plainText.startsWith(updated.data.plainText)).toBe(true);
+    expect(await wholePlainText(search, updated.data)).toBe(v2.plainText);
+
+    // A short text travels whole, unflagged, and needs no call.
+    const small = await createDocument(t, owner, { workspaceId: ws, content: [paragraph('short')] });
+    const smallEvent = await eventOf('document.created', small.id);
+    expect(smallEvent.data).toMatchObject({ plainText: 'short', plainTextTruncated: false });
+    expect(await wholePlainText(search, smallEvent.data)).toBe('short');
+    expect(rec.contractViolations()).toEqual([]);
+  }, 120_000);
+
+  it('answers the whole text only to a service identity, and 404 for an unknown document', async () => {
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Text', content: [paragraph('whole')] });
+    const ok = await t.direct('GET', `/internal/documents/${doc.id}/text`, await t.serviceToken('search'));
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toEqual({
+      id: doc.id,
+      workspaceId: ws,
+      title: 'Text',
+      plainText: 'whole',
+      updatedAt: doc.updatedAt,
+    });
+    expect((await t.direct('GET', `/internal/documents/${doc.id}/text`, null)).status).toBe(401);
+    const missing = await t.direct('GET', `/internal/documents/${randomUUID()}/text`, await t.serviceToken('search'));
+    expect(missing.status).toBe(404);
+  });
+
+  it('splits the document.deleted of a 30,000-document cascade; the workspace count ends right', async () => {
+    const TOTAL = 30_000;
+    const MIDS = 299;
+    const space = (await createWorkspace(t, owner)).id;
+    const root = await createDocument(t, owner, { workspaceId: space, title: 'Root of many' });
+    // Three documents outside the subtree stay: the count must end at exactly their number.
+    const others = await Promise.all(
+      [1, 2, 3].map((i) => createDocument(t, owner, { workspaceId: space, title: `Stays ${i}` })),
+    );
+    const countIs = (expected: number) =>
+      eventually(
+        async () => {
+          const n = await documentCount(space);
+          if (n !== expected) throw new Error(`documentCount ${n}, waiting for ${expected}`);
+        },
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+    await countIs(others.length + 1);
+
+    // The subtree in two statements, each inserting its documents and their document.created
+    // events (as the batched create path does), so that the workspace service counts them.
+    await rawQuery(insertLevelSql(`SELECT $3::uuid, n FROM generate_series(1, ${MIDS}) AS n`), [
+      space,
+      owner.id,
+      root.id,
+    ]);
+    await rawQuery(
+      insertLevelSql(`
+        SELECT m.id, n FROM generate_series(1, ${TOTAL - 1 - MIDS}) AS n
+        JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM documents WHERE parent_id = $3::uuid) m
+          ON m.k = n % ${MIDS}`),
+      [space, owner.id, root.id],
+    );
+    const subtree = await rawQuery(
+      `WITH RECURSIVE s AS (SELECT id FROM documents WHERE id = $1::uuid
+        UNION ALL SELECT d.id FROM documents d JOIN s ON d.parent_id = s.id) SELECT id FROM s`,
+      [root.id],
+    );
+    expect(subtree.length).toBe(TOTAL);
+    await countIs(others.length + TOTAL);
+
+    const deleted = await t.call('DELETE', `/api/v1/documents/${root.id}/cascade`, owner);
+    expect(deleted.status).toBe(200);
+
+    const parts = await eventually(
+      () => {
+        const found = rec.ofType('document.deleted').filter((e) => e.data.id === root.id);
+        const expected = found[0]?.data.parts;
+        if (!expected || found.length < expected) throw new Error(`${found.length} parts of document.deleted so far`);
+        return found;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    expect(parts).toHaveLength(Math.ceil(TOTAL / EVENT_MAX_IDS));
+    expect(parts.map((e) => e.data.part).sort((a, b) => a - b)).toEqual(parts.map((_, i) => i + 1));
+    for (const part of parts) {
+      expect(part.data.ids.length).toBeLessThanOrEqual(EVENT_MAX_IDS);
+      expect(part.data.cascade).toBe(true);
+      expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThan(eventMaxBytes());
+    }
+    const named = new Set(parts.flatMap((e) => e.data.ids as string[]));
+    expect(named.size).toBe(TOTAL);
+    expect([...named].sort()).toEqual(subtree.map((r) => r.id).sort());
+
+    // The workspace service consumed every part: only the documents outside the subtree count.
+    await countIs(others.length);
+    expect(rec.contractViolations()).toEqual([]);
+  }, 180_000);
+
+  async function documentCount(workspaceId: string): Promise<number> {
+    const res = await t.call('GET', `/api/v1/workspaces/${workspaceId}`, owner);
+    return res.body.data.documentCount;
+  }
+
+  function insertLevelSql(parents: string): string {
+    return `
+      WITH doc AS (
+        INSERT INTO documents (workspace_id, parent_id, title, owner_id, created_by, last_edited_by)
+        SELECT $1::uuid, p.parent_id, 'Child ' || p.n, $2::uuid, $2::uuid, $2::uuid FROM (${parents}) AS p(parent_id, n)
+        RETURNING id, workspace_id, parent_id, title, updated_at
+      ), event AS (${insertEnvelopesSql(`
+        SELECT jsonb_build_object('id', gen_random_uuid(), 'type', 'document.created', 'version', 1,
+          'occurredAt', to_jsonb(now()), 'actorId', $2::text, 'workspaceId', $1::text,
+          'data', jsonb_build_object('id', d.id, 'workspaceId', d.workspace_id, 'parentId', d.parent_id,
+            'title', d.title, 'icon', NULL, 'isArchived', false, 'isPublished', false, 'isTemplate', false,
+            'updatedAt', to_jsonb(d.updated_at), 'plainText', '', 'plainTextTruncated', false))
+        FROM doc d`)})
+      SELECT count(*) FROM doc`;
+  }
+
+  /** A statement with positional parameters on the document service's database (test set-up only). */
+  async function rawQuery(text: string, values: unknown[]): Promise<Array<{ id: string }>> {
+    const client = new pg.Client({ connectionString: t.config.databaseUrls.document });
+    await client.connect();
+    try {
+      return (await client.query(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+});
