@@ -47,7 +47,7 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   const peers = createServiceClient({ service: 'gateway', config, logger: app.log });
   registerGatekeeper(app, {
     verifier: createTokenVerifier(await providerFor(config)),
-    localUsers: new LocalUsers(peers),
+    localUsers: new LocalUsers(peers, { emailVerifiedDefault: config.auth.emailVerifiedDefault }),
     mcpKeys: new McpKeys(peers),
     identityTokens: new IdentityTokens(config.internalTokenSecret),
     rateLimiter: new RateLimiter(deps.redis, {

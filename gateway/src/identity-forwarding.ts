@@ -18,6 +18,7 @@ export class IdentityTokens {
       identity.kind,
       identity.userId,
       identity.email,
+      String(identity.emailVerified),
       identity.name,
       identity.avatarUrl,
       identity.idpUid,

@@ -50,6 +50,7 @@ describe('bearer tokens (oidc)', () => {
     expect(gw.resolveCalls.at(-1)).toEqual({
       idpUid: 'idp-ada',
       email: 'ada@example.com',
+      emailVerified: false, // the token has no email_verified claim, and AUTH_EMAIL_VERIFIED_DEFAULT is false
       name: 'Ada Lovelace',
       avatarUrl: 'https://img.example/ada.png',
     });

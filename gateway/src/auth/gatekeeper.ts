@@ -86,6 +86,8 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
           kind: 'user',
           userId: user.id,
           email: user.email ?? claims.email,
+          // The workspace service's stored pair (email, verified) decides: never the claim alone.
+          emailVerified: user.emailVerified === true,
           name: user.name ?? claims.name,
           avatarUrl: user.avatarUrl ?? claims.avatarUrl ?? null,
           idpUid: user.idpUid ?? claims.idpUid,

@@ -1,4 +1,4 @@
-import type { ServiceClient } from '@wiki/auth';
+import { profileName, profilePicture, type ServiceClient } from '@wiki/auth';
 import { unauthorized } from '@wiki/http';
 import type { FastifyBaseLogger } from 'fastify';
 import { keyOf, SingleFlight, TtlCache } from '../ttl-cache.js';
@@ -8,9 +8,16 @@ import type { VerifiedToken } from './token-verifier.js';
 export interface LocalUser {
   id: string;
   email?: string;
+  /** Whether the stored email is one the identity provider vouched for at the last sign-in. */
+  emailVerified?: boolean;
   name?: string;
   avatarUrl?: string | null;
   idpUid?: string;
+}
+
+export interface LocalUsersOptions {
+  /** AUTH_EMAIL_VERIFIED_DEFAULT: what a token without an `email_verified` claim counts as. */
+  emailVerifiedDefault: boolean;
 }
 
 /** How long a find-or-create answer is reused (the workspace service stamps lastLoginAt on each call). */
@@ -19,20 +26,30 @@ const CACHE_MS = 30_000;
 /**
  * Finds or creates the local user for a verified token (`POST /internal/users/resolve` on the
  * workspace service). Answers are cached per provider uid and profile claims, so a changed
- * name or picture reaches the workspace service on the next request.
+ * name, picture or verification state reaches the workspace service on the next request.
  */
 export class LocalUsers {
   private readonly cache = new TtlCache<LocalUser>();
   private readonly inFlight = new SingleFlight<LocalUser>();
 
-  constructor(private readonly peers: ServiceClient) {}
+  constructor(
+    private readonly peers: ServiceClient,
+    private readonly options: LocalUsersOptions,
+  ) {}
 
   resolve(claims: VerifiedToken, requestId: string, log: FastifyBaseLogger): Promise<LocalUser> {
-    const key = keyOf(claims.idpUid, claims.email, claims.name, claims.avatarUrl);
+    const body = {
+      idpUid: claims.idpUid,
+      email: claims.email,
+      emailVerified: claims.emailVerified ?? this.options.emailVerifiedDefault,
+      // Claims the user record cannot keep are cut or dropped here, so they never refuse the sign-in.
+      name: profileName(claims.name),
+      avatarUrl: profilePicture(claims.avatarUrl),
+    };
+    const key = keyOf(body.idpUid, body.email, String(body.emailVerified), body.name, body.avatarUrl);
     const hit = this.cache.get(key);
     if (hit) return Promise.resolve(hit);
     return this.inFlight.run(key, async () => {
-      const body = { idpUid: claims.idpUid, email: claims.email, name: claims.name, avatarUrl: claims.avatarUrl };
       // The claims it cannot accept (400) or an email another account holds (409) refuse the sign-in;
       // anything else that goes wrong is the workspace service's failure (503).
       const refused = (status: number) => {

@@ -19,6 +19,8 @@ export interface VerifiedToken {
   /** The provider's subject (`sub`). */
   idpUid: string;
   email?: string;
+  /** The provider's `email_verified` claim; undefined when it sent none (the gateway's setting decides). */
+  emailVerified?: boolean;
   name?: string;
   avatarUrl?: string;
   roles: string[];
@@ -37,10 +39,18 @@ function claimsOf(payload: JWTPayload, provider: TokenProvider): VerifiedToken {
   return {
     idpUid: payload.sub as string,
     email: text(payload.email),
+    emailVerified: provider.vouchesForEmails ? true : emailVerifiedClaim(payload.email_verified),
     name: text(payload.name) ?? text(payload.preferred_username),
     avatarUrl: text(payload.picture),
     roles: provider.roles(payload),
   };
+}
+
+/** `email_verified` as a boolean; some providers (Cognito) send it as the string "true"/"false". */
+function emailVerifiedClaim(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  return value === undefined || value === null ? undefined : false;
 }
 
 /** True when the failure is the provider's key set being unreachable, not the token being bad. */

@@ -9,6 +9,11 @@ export interface Identity {
   /** Local user id; absent for `internal` and `service` callers. */
   userId?: string;
   email?: string;
+  /**
+   * Whether the identity provider vouches for `email` (`email_verified`). Only a verified email
+   * may match invitations or link accounts (ARCHITECTURE 5.13); absent on kinds without a user.
+   */
+  emailVerified?: boolean;
   name?: string;
   avatarUrl?: string | null;
   /** The identity provider's subject. */
@@ -86,6 +91,7 @@ function identityOf(payload: JWTPayload): Identity {
     kind,
     userId: payload.sub,
     email: payload.email as string | undefined,
+    emailVerified: typeof payload.emailVerified === 'boolean' ? payload.emailVerified : undefined,
     name: payload.name as string | undefined,
     avatarUrl: (payload.avatarUrl as string | null | undefined) ?? null,
     idpUid: payload.idpUid as string | undefined,

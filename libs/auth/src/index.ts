@@ -3,6 +3,7 @@ export * from './document-text.js';
 export * from './identity.js';
 export * from './membership.js';
 export * from './plugin.js';
+export * from './profile.js';
 export * from './roles.js';
 export * from './service-client.js';
 export * from './users.js';

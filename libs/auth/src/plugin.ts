@@ -58,6 +58,8 @@ export interface Actor {
   userId: string;
   name?: string;
   email?: string;
+  /** Whether the identity provider vouches for `email` (see Identity). */
+  emailVerified?: boolean;
   avatarUrl?: string | null;
   idpUid?: string;
   /** The request the actor made: forwarded as `x-request-id` when serving it calls another service. */
@@ -71,6 +73,7 @@ export function requireActor(request: FastifyRequest): Actor {
     userId: id.userId,
     name: id.name,
     email: id.email,
+    emailVerified: id.emailVerified,
     avatarUrl: id.avatarUrl,
     idpUid: id.idpUid,
     requestId: request.id,

@@ -63,6 +63,11 @@ export interface Config {
     audience?: string;
     clientId?: string;
     firebaseProjectId?: string;
+    /**
+     * Whether an email counts as verified when the provider's token has no `email_verified`
+     * claim (a `false` claim is never overridden; `dev` tokens are always verified).
+     */
+    emailVerifiedDefault: boolean;
   };
   internalApiKey: string;
   internalTokenSecret: string;
@@ -346,6 +351,7 @@ export function loadConfig(env: Env = process.env): Config {
       audience: str(env, 'AUTH_AUDIENCE'),
       clientId: str(env, 'AUTH_CLIENT_ID'),
       firebaseProjectId,
+      emailVerifiedDefault: bool(env, 'AUTH_EMAIL_VERIFIED_DEFAULT', false),
     },
     internalApiKey,
     internalTokenSecret,

@@ -106,13 +106,13 @@ async function startServiceHarness(env: Record<string, string>): Promise<Harness
     call: (method, url, opts = {}) => request(method, url, { token: opts.as?.token, body: opts.body }),
     async signIn(email, name) {
       const res = await direct('POST', '/internal/users/resolve', {
-        body: { idpUid: `idp|${email.toLowerCase()}`, email, name },
+        body: { idpUid: `idp|${email.toLowerCase()}`, email, emailVerified: true, name },
       });
       if (res.status !== 200) throw new Error(`resolve ${email}: ${res.status} ${JSON.stringify(res.body)}`);
       const { id, name: storedName } = res.body.data;
       const token = await mintIdentityToken(
         config.internalTokenSecret,
-        { kind: 'user', userId: id, email, name: storedName },
+        { kind: 'user', userId: id, email, emailVerified: true, name: storedName },
         3600,
       );
       return { id, email, name: storedName, token };

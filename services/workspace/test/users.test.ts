@@ -156,6 +156,7 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
       const first = await resolve({
         idpUid: 'kc|grace',
         email: 'Grace@Example.com',
+        emailVerified: true,
         name: 'Grace Hopper',
         avatarUrl: 'https://img/g.png',
       });
@@ -163,6 +164,7 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
       expect(first.body.data).toEqual({
         id: expect.stringMatching(UUID_RE),
         email: 'Grace@Example.com',
+        emailVerified: true,
         name: 'Grace Hopper',
         avatarUrl: 'https://img/g.png',
         idpUid: 'kc|grace',
@@ -178,12 +180,22 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
         avatarUrl: 'https://img/g.png',
       });
 
-      const again = await resolve({ idpUid: 'kc|grace', email: 'Grace@Example.com', name: 'Grace Hopper' });
+      const again = await resolve({
+        idpUid: 'kc|grace',
+        email: 'Grace@Example.com',
+        emailVerified: true,
+        name: 'Grace Hopper',
+      });
       expect(again.body.data.id).toBe(id);
       expect(again.body.data.avatarUrl).toBe('https://img/g.png');
       expect(await upserts()).toHaveLength(1);
 
-      const renamed = await resolve({ idpUid: 'kc|grace', email: 'grace@navy.mil', name: 'Rear Admiral Hopper' });
+      const renamed = await resolve({
+        idpUid: 'kc|grace',
+        email: 'grace@navy.mil',
+        emailVerified: true,
+        name: 'Rear Admiral Hopper',
+      });
       expect(renamed.body.data).toMatchObject({ id, email: 'grace@navy.mil', name: 'Rear Admiral Hopper' });
       expect((await upserts()).at(-1)!.data).toMatchObject({ email: 'grace@navy.mil', name: 'Rear Admiral Hopper' });
 

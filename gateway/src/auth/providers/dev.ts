@@ -12,6 +12,7 @@ export async function devProvider(dataDir: string): Promise<TokenProvider> {
     name: 'dev',
     keys: createLocalJWKSet({ keys: [publicJwk] }),
     issuer: DEV_ISSUER,
+    vouchesForEmails: true,
     roles: () => [],
   };
 }

@@ -13,6 +13,11 @@ export interface TokenProvider {
    * client id in `azp` and often `account` in `aud`). Checked after the signature.
    */
   client?: string;
+  /**
+   * True when every email this provider signs is one it has verified (the dev key pair: whoever
+   * holds it is trusted); otherwise the token's `email_verified` claim says.
+   */
+  vouchesForEmails?: boolean;
   /** The provider's roles carried by a verified token. */
   roles(payload: JWTPayload): string[];
 }

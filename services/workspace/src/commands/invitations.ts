@@ -8,6 +8,7 @@ import {
   type InvitationView,
   listPendingForEmail,
   listPendingOfWorkspace,
+  listPendingSentBy,
   reopenInvitation,
   setInvitationStatus,
   upsertPendingInvitation,
@@ -17,13 +18,16 @@ import { findUserByEmail, findUserById } from '../db/users.js';
 import { findWorkspace } from '../db/workspaces.js';
 import {
   assertCanRespond,
+  assertInviterStillMayInvite,
   assertOpen,
+  assertVerifiedEmail,
   canCancel,
   canResend,
   expiryFrom,
+  hasVerifiedEmail,
   newInvitationToken,
 } from '../domain/invitations.js';
-import { assertCan, assertCanInvite } from '../domain/roles.js';
+import { assertCan, assertCanInvite, mayInvite } from '../domain/roles.js';
 import { emitInvitation, emitMember } from '../events/producers.js';
 import { type Context, lockWorkspaceAsMember, requireMember } from './context.js';
 
@@ -33,8 +37,16 @@ export interface InviteInput {
   message?: string | null;
 }
 
+/** The user an invitation's events are addressed to: only one whose email is verified (5.13). */
 async function inviteeUserId(tx: DatabaseTransactionConnection, email: string): Promise<string | null> {
-  return (await findUserByEmail(tx, email))?.id ?? null;
+  const user = await findUserByEmail(tx, email);
+  return user?.emailVerified ? user.id : null;
+}
+
+/** Who answers an invitation: the signed-in user and what their identity token says of their email. */
+export interface Invitee {
+  userId: string;
+  emailVerified?: boolean;
 }
 
 /** Creates the invitation, or refreshes the open one for the same address (same token). */
@@ -129,9 +141,11 @@ export async function invitationInfo(ctx: Context, token: string): Promise<Invit
   return invitation;
 }
 
-export async function myInvitations(ctx: Context, userId: string): Promise<readonly InvitationView[]> {
-  const user = await findUserById(ctx.pool, userId);
+/** None while the caller's email is unverified: an invitation's token is all it takes to accept it. */
+export async function myInvitations(ctx: Context, caller: Invitee): Promise<readonly InvitationView[]> {
+  const user = await findUserById(ctx.pool, caller.userId);
   if (!user) throw notFound('User');
+  if (!hasVerifiedEmail(user.emailVerified, caller.emailVerified)) return [];
   return listPendingForEmail(ctx.pool, user.email);
 }
 
@@ -139,22 +153,28 @@ export async function myInvitations(ctx: Context, userId: string): Promise<reado
  * Locks in the same order as the admin commands (workspace, then invitation) so an accept and a
  * cancel of the same invitation cannot deadlock; the invitation is read again under the lock.
  */
-async function lockInvitationForAnswer(tx: DatabaseTransactionConnection, token: string, userId: string) {
+async function lockInvitationForAnswer(tx: DatabaseTransactionConnection, token: string, caller: Invitee) {
+  const user = await findUserById(tx, caller.userId);
+  if (!user) throw notFound('User');
+  assertVerifiedEmail(hasVerifiedEmail(user.emailVerified, caller.emailVerified));
   const peek = await findInvitationByToken(tx, token);
   if (!peek) throw notFound('Invitation');
   if (!(await findWorkspace(tx, peek.workspaceId, true))) throw notFound('Invitation');
   const invitation = await findInvitationByToken(tx, token, true);
   if (!invitation) throw notFound('Invitation');
-  const user = await findUserById(tx, userId);
-  if (!user) throw notFound('User');
   assertCanRespond(invitation, user.email, new Date());
   return { invitation, user };
 }
 
 /** The caller joins with the invited role (any role in the request body is ignored: 5.13). */
-export function acceptInvitation(ctx: Context, userId: string, token: string): Promise<MemberView> {
+export function acceptInvitation(ctx: Context, caller: Invitee, token: string): Promise<MemberView> {
+  const { userId } = caller;
   return ctx.pool.transaction(async (tx) => {
-    const { invitation } = await lockInvitationForAnswer(tx, token, userId);
+    const { invitation } = await lockInvitationForAnswer(tx, token, caller);
+    const inviter = invitation.invitedBy
+      ? await findMemberByUser(tx, invitation.workspaceId, invitation.invitedBy)
+      : null;
+    assertInviterStillMayInvite(inviter?.role ?? null, invitation.role);
     if (await findMemberByUser(tx, invitation.workspaceId, userId))
       throw conflict('You are already a member of this workspace');
     const member = await insertMember(tx, {
@@ -171,10 +191,31 @@ export function acceptInvitation(ctx: Context, userId: string, token: string): P
   });
 }
 
-export function declineInvitation(ctx: Context, userId: string, token: string): Promise<void> {
+export function declineInvitation(ctx: Context, caller: Invitee, token: string): Promise<void> {
+  const { userId } = caller;
   return ctx.pool.transaction(async (tx) => {
-    const { invitation } = await lockInvitationForAnswer(tx, token, userId);
+    const { invitation } = await lockInvitationForAnswer(tx, token, caller);
     await setInvitationStatus(tx, invitation.id, 'DECLINED');
     await emitInvitation(tx, 'declined', userId, invitation, userId);
   });
+}
+
+/**
+ * Left-over power (docs/DECISIONS.md): when a member leaves, is removed or gets a new role, the
+ * PENDING invitations they sent that `role` could not send (all of them when `role` is null: no
+ * longer a member) are cancelled, with invitation.cancelled as a cancel by `actorId` would emit.
+ * Runs in the caller's transaction, which holds the workspace lock.
+ */
+export async function cancelLeftOverInvitations(
+  tx: DatabaseTransactionConnection,
+  actorId: string,
+  workspaceId: string,
+  inviterId: string,
+  role: Role | null,
+): Promise<void> {
+  for (const invitation of await listPendingSentBy(tx, workspaceId, inviterId)) {
+    if (role && mayInvite(role, invitation.role)) continue;
+    await setInvitationStatus(tx, invitation.id, 'CANCELLED');
+    await emitInvitation(tx, 'cancelled', actorId, invitation, await inviteeUserId(tx, invitation.email));
+  }
 }

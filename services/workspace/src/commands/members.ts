@@ -13,6 +13,7 @@ import {
 import { assertCanChangeRole, assertCanLeave, assertCanRemove } from '../domain/roles.js';
 import { emitMember } from '../events/producers.js';
 import { type Context, lockWorkspaceAsMember, requireMember } from './context.js';
+import { cancelLeftOverInvitations } from './invitations.js';
 
 export const SEARCH_LIMIT = 20;
 
@@ -46,6 +47,7 @@ export function changeRole(
     if (target.role !== role) {
       const changed = await setMemberRole(tx, target.id, role);
       await emitMember(tx, 'role_changed', userId, changed);
+      await cancelLeftOverInvitations(tx, userId, workspaceId, target.userId, role);
     }
     return findMemberView(tx, target.id);
   });
@@ -59,6 +61,7 @@ export function removeMember(ctx: Context, userId: string, workspaceId: string, 
     assertCanRemove(actor.role, target.role);
     await deleteMember(tx, target.id);
     await emitMember(tx, 'removed', userId, target);
+    await cancelLeftOverInvitations(tx, userId, workspaceId, target.userId, null);
   });
 }
 
@@ -68,6 +71,7 @@ export function leaveWorkspace(ctx: Context, userId: string, workspaceId: string
     assertCanLeave(member.role);
     await deleteMember(tx, member.id);
     await emitMember(tx, 'removed', userId, member);
+    await cancelLeftOverInvitations(tx, userId, workspaceId, userId, null);
   });
 }
 

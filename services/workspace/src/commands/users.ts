@@ -9,7 +9,7 @@ import {
   type UserRow,
   updateUserOnSignIn,
 } from '../db/users.js';
-import { defaultWorkspaceName, displayName, profileChanges } from '../domain/users.js';
+import { acceptableAvatar, defaultWorkspaceName, displayName, profileChanges } from '../domain/users.js';
 import { emitUserUpserted } from '../events/producers.js';
 import type { Context } from './context.js';
 import { createWorkspaceInTx } from './workspaces.js';
@@ -33,20 +33,26 @@ export async function updatePreferences(
 export interface SignInInput {
   idpUid: string;
   email: string;
+  /** Whether the identity provider vouches for `email`; the gateway always says, anyone else: unverified. */
+  emailVerified?: boolean;
   name?: string | null;
   avatarUrl?: string | null;
 }
 
+type SignIn = SignInInput & { emailVerified: boolean };
+
 /**
  * The gateway's find-or-create for a verified token: by idp uid, else an email-only user not yet
- * linked to any provider account, else a new user with their default workspace (5.5). A user
- * already linked to another idp uid keeps their email: a second account with it is a conflict.
+ * linked to any provider account (only when the provider vouches for the email: ARCHITECTURE 5.13),
+ * else a new user with their default workspace (5.5). A user already linked to another idp uid
+ * keeps their email: a second account with it is a conflict.
  */
 export async function resolveUser(ctx: Context, input: SignInInput): Promise<UserRow> {
   const email = input.email.trim();
+  const emailVerified = input.emailVerified === true;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.pool.transaction((tx) => resolveInTx(tx, { ...input, email }));
+      return await ctx.pool.transaction((tx) => resolveInTx(tx, { ...input, email, emailVerified }));
     } catch (error) {
       // Two first requests of the same new user raced on the email index: the retry finds the row.
       if (attempt < 3 && (error as Error).name === 'UniqueIntegrityConstraintViolationError') continue;
@@ -55,7 +61,7 @@ export async function resolveUser(ctx: Context, input: SignInInput): Promise<Use
   }
 }
 
-async function resolveInTx(tx: DatabaseTransactionConnection, input: SignInInput): Promise<UserRow> {
+async function resolveInTx(tx: DatabaseTransactionConnection, input: SignIn): Promise<UserRow> {
   const existing = await findUserByIdpUid(tx, input.idpUid, true);
   if (existing) return signInExisting(tx, existing, input);
   const byEmail = await findUserByEmail(tx, input.email, true);
@@ -63,6 +69,10 @@ async function resolveInTx(tx: DatabaseTransactionConnection, input: SignInInput
     // Committed by a concurrent first sign-in of this same account since we looked.
     if (byEmail.idpUid === input.idpUid) return signInExisting(tx, byEmail, input);
     if (byEmail.idpUid !== null) throw conflict('Another account already uses this email address');
+    // Whoever can put an address into an unverified claim must not take over the account known by it
+    // (409 as for an email linked elsewhere: the gateway refuses the sign-in with a 401).
+    if (!input.emailVerified)
+      throw conflict('This email address belongs to an account; verify it with your identity provider first');
     const user = await updateUserOnSignIn(tx, byEmail.id, { idpUid: input.idpUid, ...profileChanges(byEmail, input) });
     await emitUserUpserted(tx, user);
     return user;
@@ -70,8 +80,9 @@ async function resolveInTx(tx: DatabaseTransactionConnection, input: SignInInput
   const user = await insertUser(tx, {
     idpUid: input.idpUid,
     email: input.email,
+    emailVerified: input.emailVerified,
     name: displayName(input.name, input.email),
-    avatarUrl: input.avatarUrl ?? null,
+    avatarUrl: acceptableAvatar(input.avatarUrl) ?? null,
   });
   if (!user) {
     // Created by a concurrent request since we looked: use theirs.
@@ -84,11 +95,7 @@ async function resolveInTx(tx: DatabaseTransactionConnection, input: SignInInput
   return user;
 }
 
-async function signInExisting(
-  tx: DatabaseTransactionConnection,
-  existing: UserRow,
-  input: SignInInput,
-): Promise<UserRow> {
+async function signInExisting(tx: DatabaseTransactionConnection, existing: UserRow, input: SignIn): Promise<UserRow> {
   const changes = profileChanges(existing, input);
   const user = await updateUserOnSignIn(tx, existing.id, changes);
   if (Object.keys(changes).length > 0) await emitUserUpserted(tx, user);

@@ -127,3 +127,16 @@ export async function reopenInvitation(db: CommonQueryMethods, id: string, expir
     UPDATE invitations SET status = 'PENDING', expires_at = ${expiresAt.toISOString()}, updated_at = now()
     WHERE id = ${id}`);
 }
+
+/** The PENDING invitations `inviterId` sent to a workspace, locked (cancelling the left-over ones). */
+export function listPendingSentBy(
+  db: CommonQueryMethods,
+  workspaceId: string,
+  inviterId: string,
+): Promise<readonly InvitationView[]> {
+  return db.any(sql.type(InvitationView)`
+    SELECT ${columns} FROM ${from}
+    WHERE inv.workspace_id = ${workspaceId} AND inv.invited_by = ${inviterId} AND inv.status = 'PENDING'
+    ORDER BY inv.created_at, inv.id
+    FOR UPDATE OF inv`);
+}

@@ -4,6 +4,7 @@ export const UserRow = z.object({
   id: z.string(),
   idpUid: z.string().nullable(),
   email: z.string(),
+  emailVerified: z.boolean(),
   name: z.string(),
   avatarUrl: z.string().nullable(),
   status: z.string(),
@@ -13,7 +14,7 @@ export const UserRow = z.object({
 export type UserRow = z.infer<typeof UserRow>;
 
 const columns = sql.fragment`
-  id, idp_uid AS "idpUid", email, name, avatar_url AS "avatarUrl", status,
+  id, idp_uid AS "idpUid", email, email_verified AS "emailVerified", name, avatar_url AS "avatarUrl", status,
   last_login_at AS "lastLoginAt", created_at AS "createdAt"`;
 
 export function findUserById(db: CommonQueryMethods, id: string): Promise<UserRow | null> {
@@ -33,11 +34,11 @@ export function findUserByEmail(db: CommonQueryMethods, email: string, lock = fa
 /** Inserts a user unless one with this idp uid appeared meanwhile (then null: re-read it). */
 export function insertUser(
   db: CommonQueryMethods,
-  user: { idpUid: string; email: string; name: string; avatarUrl: string | null },
+  user: { idpUid: string; email: string; emailVerified: boolean; name: string; avatarUrl: string | null },
 ): Promise<UserRow | null> {
   return db.maybeOne(sql.type(UserRow)`
-    INSERT INTO users (idp_uid, email, name, avatar_url, last_login_at)
-    VALUES (${user.idpUid}, ${user.email}, ${user.name}, ${user.avatarUrl}, now())
+    INSERT INTO users (idp_uid, email, email_verified, name, avatar_url, last_login_at)
+    VALUES (${user.idpUid}, ${user.email}, ${user.emailVerified}, ${user.name}, ${user.avatarUrl}, now())
     ON CONFLICT (idp_uid) DO NOTHING
     RETURNING ${columns}`);
 }
@@ -46,11 +47,12 @@ export function insertUser(
 export function updateUserOnSignIn(
   db: CommonQueryMethods,
   id: string,
-  changes: { idpUid?: string; email?: string; name?: string; avatarUrl?: string | null },
+  changes: { idpUid?: string; email?: string; emailVerified?: boolean; name?: string; avatarUrl?: string | null },
 ): Promise<UserRow> {
   const sets = [sql.fragment`last_login_at = now()`];
   if (changes.idpUid !== undefined) sets.push(sql.fragment`idp_uid = ${changes.idpUid}`);
   if (changes.email !== undefined) sets.push(sql.fragment`email = ${changes.email}`);
+  if (changes.emailVerified !== undefined) sets.push(sql.fragment`email_verified = ${changes.emailVerified}`);
   if (changes.name !== undefined) sets.push(sql.fragment`name = ${changes.name}`);
   if (changes.avatarUrl !== undefined) sets.push(sql.fragment`avatar_url = ${changes.avatarUrl}`);
   if (sets.length > 1) sets.push(sql.fragment`updated_at = now()`);

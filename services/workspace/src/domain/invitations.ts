@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { Role } from '@wiki/auth';
 import { forbidden, gone } from '@wiki/http';
+import { mayInvite } from './roles.js';
 
 export const INVITATION_STATUSES = ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
@@ -54,6 +56,33 @@ export function assertCanRespond(
   if (!userEmail || !sameEmail(invitation.email, userEmail)) {
     throw forbidden('This invitation was sent to another email address');
   }
+}
+
+/**
+ * ARCHITECTURE 5.13: an email matches invitations only while the identity provider vouches for it.
+ * `stored` is the user record's flag (set with its email at the last sign-in); `claimed` the
+ * identity token's, which may only take trust away (an identity minted before a sign-in changed it).
+ */
+export function hasVerifiedEmail(stored: boolean, claimed: boolean | undefined): boolean {
+  return stored && claimed !== false;
+}
+
+/** Accept and decline with an unverified email: 403 whatever the token, so nothing is learnt from it. */
+export function assertVerifiedEmail(verified: boolean): void {
+  if (!verified)
+    throw forbidden(
+      'Your email address is not verified by your identity provider; verify it and sign in again to answer invitations',
+    );
+}
+
+/**
+ * An invitation carries the power of whoever sent it, only while they still hold it: accepting
+ * one whose inviter left, was removed or can no longer invite with its role is 410 (such
+ * invitations are cancelled when that happens; this catches any left from before that rule).
+ */
+export function assertInviterStillMayInvite(inviterRole: Role | null, invitedRole: Role): void {
+  if (!inviterRole || !mayInvite(inviterRole, invitedRole))
+    throw gone('This invitation is no longer valid: whoever sent it can no longer invite with this role');
 }
 
 /** Cancel works on open invitations; resend also revives an expired one (same token, new expiry). */

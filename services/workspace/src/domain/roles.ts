@@ -68,6 +68,11 @@ export function assertCanLeave(role: Role): void {
   if (role === 'OWNER') throw conflict('The owner cannot leave the workspace; transfer ownership first');
 }
 
+/** Whether a member with `actorRole` may invite someone as `role` (assertCanInvite without the error). */
+export function mayInvite(actorRole: Role, role: Role): boolean {
+  return can(actorRole, 'invite') && role !== 'OWNER' && !outranks(role, actorRole);
+}
+
 /** POST .../members/invite with `role` for the invitee. */
 export function assertCanInvite(actorRole: Role, role: Role): void {
   assertCan(actorRole, 'invite');

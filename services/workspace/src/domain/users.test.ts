@@ -1,7 +1,7 @@
 import type { AppError } from '@wiki/http';
 import { hashMcpKey, newMcpKey } from './mcp-keys.js';
 import { planOwnershipTransfer } from './transfer.js';
-import { defaultWorkspaceName, displayName, profileChanges } from './users.js';
+import { acceptableAvatar, defaultWorkspaceName, displayName, profileChanges } from './users.js';
 
 describe('users', () => {
   it('names the default workspace after the user', () => {
@@ -15,12 +15,29 @@ describe('users', () => {
     expect(displayName(' Ada ', 'ada@example.com')).toBe('Ada');
   });
 
+  it('cuts an over-long name to 255 characters, never inside a character', () => {
+    expect(displayName(`${'a'.repeat(254)}${'😀'.repeat(10)}`, 'a@x.io')).toBe(`${'a'.repeat(254)}😀`);
+    expect(displayName('a'.repeat(5000), 'a@x.io')).toBe('a'.repeat(255));
+  });
+
+  it('keeps an avatarUrl only when it passes the image URL rule of coverImageUrl', () => {
+    expect(acceptableAvatar('https://img.example/a.png')).toBe('https://img.example/a.png');
+    expect(acceptableAvatar('/api/v1/attachments/file?key=a')).toBe('/api/v1/attachments/file?key=a');
+    for (const bad of ['javascript:alert(1)', '//evil.example/a.png', 'img/a.png', `https://x.io/${'a'.repeat(2048)}`])
+      expect(acceptableAvatar(bad), bad).toBeUndefined();
+  });
+
   it('reports only the profile fields that changed, keeping omitted claims', () => {
-    const stored = { email: 'a@x.io', name: 'Ada', avatarUrl: 'http://a/1.png' };
-    expect(profileChanges(stored, { email: 'a@x.io', name: 'Ada' })).toEqual({});
-    expect(profileChanges(stored, { email: 'a@x.io' })).toEqual({});
-    expect(profileChanges(stored, { email: 'b@x.io', name: 'Ada L', avatarUrl: 'http://a/2.png' })).toEqual({
+    const stored = { email: 'a@x.io', emailVerified: true, name: 'Ada', avatarUrl: 'http://a/1.png' };
+    const same = { email: 'a@x.io', emailVerified: true };
+    expect(profileChanges(stored, { ...same, name: 'Ada' })).toEqual({});
+    expect(profileChanges(stored, same)).toEqual({});
+    expect(profileChanges(stored, { ...same, avatarUrl: 'javascript:alert(1)' })).toEqual({});
+    expect(
+      profileChanges(stored, { email: 'b@x.io', emailVerified: false, name: 'Ada L', avatarUrl: 'http://a/2.png' }),
+    ).toEqual({
       email: 'b@x.io',
+      emailVerified: false,
       name: 'Ada L',
       avatarUrl: 'http://a/2.png',
     });

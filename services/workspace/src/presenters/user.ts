@@ -17,7 +17,14 @@ export function presentUser(user: UserRow, preference: PreferenceRow) {
 
 /** What the gateway and other services learn about a user. */
 export function presentInternalUser(user: UserRow) {
-  return { id: user.id, email: user.email, name: user.name, avatarUrl: user.avatarUrl, idpUid: user.idpUid };
+  return {
+    id: user.id,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    name: user.name,
+    avatarUrl: user.avatarUrl,
+    idpUid: user.idpUid,
+  };
 }
 
 /** The gateway's answer for an MCP key: the user the key acts as. */

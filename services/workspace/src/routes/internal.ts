@@ -29,6 +29,8 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: Context): v
           {
             idpUid: Type.String({ minLength: 1, maxLength: 255 }),
             email: Type.String({ minLength: 3, maxLength: 320, pattern: '@' }),
+            // Absent counts as unverified: only a caller that checked the provider's claim says true.
+            emailVerified: Type.Boolean(),
             name: nullable(Type.String({ maxLength: 1000 })),
             avatarUrl: nullable(Type.String({ maxLength: 2048 })),
           },

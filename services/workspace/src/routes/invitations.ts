@@ -83,8 +83,7 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
       },
     },
     async (request) => {
-      const { userId } = requireUser(request);
-      return success((await myInvitations(ctx, userId)).map((i) => presentInvitation(i)));
+      return success((await myInvitations(ctx, requireUser(request))).map((i) => presentInvitation(i)));
     },
   );
 
@@ -115,8 +114,7 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
       },
     },
     async (request) => {
-      const { userId } = requireUser(request);
-      return success(presentMember(await acceptInvitation(ctx, userId, request.params.token)));
+      return success(presentMember(await acceptInvitation(ctx, requireUser(request), request.params.token)));
     },
   );
 
@@ -131,8 +129,7 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
       },
     },
     async (request, reply) => {
-      const { userId } = requireUser(request);
-      await declineInvitation(ctx, userId, request.params.token);
+      await declineInvitation(ctx, requireUser(request), request.params.token);
       return reply.status(204).send();
     },
   );

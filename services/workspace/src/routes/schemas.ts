@@ -158,8 +158,15 @@ export const createdMcpKeyResponse = object(
 );
 
 export const internalUserResponse = object(
-  { id: uuid, email: Type.String(), name: Type.String(), avatarUrl: nullableString, idpUid: nullableString },
-  ['id', 'email', 'name', 'avatarUrl', 'idpUid'],
+  {
+    id: uuid,
+    email: Type.String(),
+    emailVerified: Type.Boolean(),
+    name: Type.String(),
+    avatarUrl: nullableString,
+    idpUid: nullableString,
+  },
+  ['id', 'email', 'emailVerified', 'name', 'avatarUrl', 'idpUid'],
 );
 
 export const membershipResponse = object(
