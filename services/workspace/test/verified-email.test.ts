@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
-import { createWorkspace, type SignedInUser, type Stack, startStack, uniqueEmail } from '@wiki/testing';
+import { createWorkspace, readOutbox, type SignedInUser, type Stack, startStack, uniqueEmail } from '@wiki/testing';
 import { startService as startGateway } from '../../../gateway/src/service.js';
 import { startService } from '../src/service.js';
 import { tokenOf } from './helpers.js';
@@ -114,6 +114,23 @@ describe('verified emails (AUTH_EMAIL_VERIFIED_DEFAULT unset: false)', () => {
     const after = await r.stack.jwks.mint({ sub, email, email_verified: true });
     expect((await myInvitations(r, after)).body.data).toHaveLength(1);
     expect((await answer(r, after, invitation, 'decline')).status).toBe(204);
+  });
+
+  it('addresses invitation events to the invited user only while their email is verified', async () => {
+    const inviteeOf = async (email: string) => {
+      await invite(r, email);
+      const events = await readOutbox(r.pool, 'invitation.created');
+      return events.filter((e) => e.data.email === email).at(-1)?.data.inviteeUserId;
+    };
+    const unverifiedEmail = uniqueEmail('unverified-user');
+    const unverified = await tokenWith(r.stack, unverifiedEmail, { email_verified: false });
+    expect((await r.stack.request('GET', '/api/v1/users/me', { token: unverified })).status).toBe(200);
+    expect(await inviteeOf(unverifiedEmail)).toBeNull();
+
+    const verifiedEmail = uniqueEmail('verified-user');
+    const verified = await tokenWith(r.stack, verifiedEmail, { email_verified: true });
+    const me = await r.stack.request('GET', '/api/v1/users/me', { token: verified });
+    expect(await inviteeOf(verifiedEmail)).toBe(me.body.data.id);
   });
 
   it('counts a token without the claim as unverified', async () => {
