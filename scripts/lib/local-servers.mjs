@@ -329,7 +329,7 @@ async function startPostgres({ host, port, dataDir, dir, install, log }) {
     'start',
   ]);
   runQuietly(command, args, { cwd: dataDir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const stop = asPostgresUser(pgCtl, ['-D', dir, '-m', 'fast', 'stop']);
+  const stop = asPostgresUser(pgCtl, ['-D', shortPath(dir), '-m', 'fast', 'stop']);
   return { dir, logFile, stopCommand: [stop[0], ...stop[1]].join(' ') };
 }
 
