@@ -27,6 +27,11 @@ export interface EventBus {
    * is re-created, e.g. after the broker lost its store).
    */
   ensureStream(): Promise<{ created: string }>;
+  /**
+   * The stream's creation time; creates the stream when it is missing (an existing one is left as
+   * it is). For the checks that run all the time, where ensureStream's updates do not belong.
+   */
+  streamCreated(): Promise<string>;
   /** Publishes with `Nats-Msg-Id = envelope.id`; `duplicate` is true when the stream had it already. */
   publish(envelope: EventEnvelope): Promise<{ duplicate: boolean }>;
   /** The same for an envelope already serialised (the outbox keeps them as JSON). */
@@ -124,6 +129,18 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
   const publishSerialized = (type: string, id: string, envelopeJson: string) =>
     acks.publish(subject(type), envelopeJson, id);
 
+  async function streamCreated(): Promise<string> {
+    try {
+      return (await jsm.streams.info(stream)).created;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      // The broker lost its store or an operator removed the stream: put it back rather than report
+      // NATS down until someone restarts the service (relays then re-send what it held).
+      logger.warn({ stream }, 'event stream is gone; re-creating it');
+      return (await ensureStream()).created;
+    }
+  }
+
   async function ensureStream(): Promise<{ created: string }> {
     const wanted = desiredStreamConfig(stream, prefix);
     try {
@@ -171,6 +188,7 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
     jsm,
     subject,
     ensureStream,
+    streamCreated,
     publish(envelope) {
       return publishSerialized(envelope.type, envelope.id, JSON.stringify(envelope));
     },
@@ -178,15 +196,7 @@ export async function connectEventBus(opts: EventBusOptions): Promise<EventBus> 
     async health() {
       if (nc.isClosed()) throw new Error('NATS connection is closed');
       if (!connected) throw new Error('NATS is disconnected');
-      try {
-        await jsm.streams.info(stream);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        // The broker lost its store or an operator removed the stream: put it back rather than
-        // report NATS down until someone restarts the service (the relay then re-sends the outbox).
-        logger.warn({ stream }, 'event stream is gone; re-creating it');
-        await ensureStream();
-      }
+      await streamCreated();
     },
     isConnected: () => connected && !nc.isClosed(),
     onReconnect(listener) {

@@ -68,6 +68,13 @@ export function defaultBackoffMs(attempt: number): number {
 const CONSUMER_NAME = /^[A-Za-z0-9_-]+$/;
 const RESTART_DELAY_MS = 1000;
 /**
+ * How long one pull request lasts (the client's default is 30 s). The server sends idle heartbeats
+ * every half of it; when they stop (e.g. the stream or the consumer was deleted, which the server
+ * does not tell a waiting pull), the client looks for its consumer after two missed ones. 5 s finds
+ * a lost consumer within seconds, for one small pull request per consumer every 5 s when idle.
+ */
+const PULL_EXPIRES_MS = 5_000;
+/**
  * Idle heartbeats of the pull missed in a row after which it is started over through
  * ensureDurable: the client checks on its consumer after two, and a third means the server still
  * does not serve the pull, whatever the reason.
@@ -359,7 +366,11 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
         const consumer = await bus.js.consumers.get(bus.stream, name);
         // Abort instead of the client's default of waiting, forever, for a stream or consumer that
         // went away to come back: the catch below re-creates them.
-        const pulling = await consumer.consume({ max_messages: prefetch, abort_on_missing_resource: true });
+        const pulling = await consumer.consume({
+          max_messages: prefetch,
+          expires: PULL_EXPIRES_MS,
+          abort_on_missing_resource: true,
+        });
         messages = pulling;
         void watchHeartbeats(pulling);
         for await (const m of pulling) {

@@ -126,7 +126,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
    * does it; answers false when another held the lock (the check is then still due).
    */
   async function checkStream(): Promise<boolean> {
-    const { created } = await bus.ensureStream();
+    const created = await bus.streamCreated();
     return pool.transaction(async (tx) => {
       const locked = await tx.oneFirst(sql.type(z.object({ locked: z.boolean() }))`SELECT ${relayLock} AS locked`);
       if (!locked) return false;

@@ -25,13 +25,16 @@ let relay: OutboxRelay;
 let consumer: RunningConsumer;
 
 /**
- * Holds the consumer's handler until opened: events the stream has acknowledged pile up unconsumed
- * in the stream, so that wiping the store really loses some.
+ * Holds the consumer's handler while closed: events the stream has acknowledged pile up unconsumed
+ * in the stream, so that losing the stream really loses some.
  */
 let openGate: () => void = () => {};
-const gate = new Promise<void>((resolve) => {
-  openGate = resolve;
-});
+let gate: Promise<void> = Promise.resolve();
+function closeGate(): void {
+  gate = new Promise<void>((resolve) => {
+    openGate = resolve;
+  });
+}
 
 beforeAll(async () => {
   nats = await PrivateNats.start();
@@ -80,10 +83,15 @@ async function writeLoad(from: number, count: number): Promise<void> {
       for (let j = i; j < Math.min(i + PER_TRANSACTION, from + count); j++)
         await publishInTx(tx, { type: 'loss.written', data: { n: j } });
     });
+    written += Math.min(PER_TRANSACTION, from + count - i);
     relay.kick();
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Events committed so far by writeLoad. */
+let written = 0;
+const totalWritten = () => written;
 
 const counts = z.object({ pending: z.number(), applied: z.number(), distinct: z.number() });
 
@@ -97,6 +105,7 @@ async function state() {
 
 describe('NATS coming back without its stream and consumers', () => {
   it('re-creates them and delivers every event exactly once, nothing restarted', async () => {
+    closeGate();
     // Half of the load reaches the stream (acknowledged, outbox rows marked sent) but is not consumed.
     await writeLoad(0, TOTAL / 2);
     await eventually(async () => expect((await state()).pending).toBe(0));
@@ -113,14 +122,35 @@ describe('NATS coming back without its stream and consumers', () => {
     await eventually(
       async () => {
         const now = await state();
-        expect(now.distinct).toBe(TOTAL);
+        expect(now.distinct).toBe(totalWritten());
         expect(now.pending).toBe(0);
       },
       { timeoutMs: 30_000, intervalMs: 100 },
     );
+    expect(totalWritten()).toBe(TOTAL);
     // Exactly once: no event was applied twice, though the outbox sent some of them again.
     expect((await state()).applied).toBe(TOTAL);
     // The stream now is another one than before the wipe (the test really lost the store).
     expect((await bus.jsm.streams.info(bus.stream)).created).not.toBe(created);
+  }, 90_000);
+
+  it('does the same when an operator deletes the stream while NATS runs', async () => {
+    closeGate();
+    await writeLoad(totalWritten(), 100);
+    await eventually(async () => expect((await state()).pending).toBe(0));
+
+    await bus.jsm.streams.delete(bus.stream);
+    openGate();
+    await writeLoad(totalWritten(), 100);
+
+    await eventually(
+      async () => {
+        const now = await state();
+        expect(now.distinct).toBe(totalWritten());
+        expect(now.pending).toBe(0);
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    expect((await state()).applied).toBe(totalWritten());
   }, 90_000);
 });
