@@ -394,7 +394,8 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
         wakeRestart = null;
         if (!stopping)
           await ensureDurable(bus, config, logger).catch((ensureError: unknown) =>
-            logger.warn({ ...log, error: errorText(ensureError) }, 'event consumer could not be re-created yet'),
+            // The next turn of the loop fails and logs again; this only says why, for debugging.
+            logger.debug({ ...log, error: errorText(ensureError) }, 'event consumer could not be re-created yet'),
           );
       } finally {
         while (worker) await worker;
