@@ -52,12 +52,14 @@ describe('splitIds', () => {
 });
 
 describe('serializeWithinCap', () => {
+  const envelopeOf = (data: string) => ({ type: 't.x', data });
+
   it('returns the JSON of an envelope within the cap and refuses one over it, in UTF-8 bytes', () => {
-    expect(serializeWithinCap({ type: 't.x', data: 'abc' }, 100)).toBe('{"type":"t.x","data":"abc"}');
+    expect(serializeWithinCap(envelopeOf('abc'), 100)).toBe('{"type":"t.x","data":"abc"}');
     // 30 characters but 90 bytes: over a cap of 80.
     const error = (() => {
       try {
-        serializeWithinCap({ type: 't.x', data: '文'.repeat(30) }, 80);
+        serializeWithinCap(envelopeOf('文'.repeat(30)), 80);
       } catch (e) {
         return e;
       }
@@ -75,5 +77,28 @@ describe('capUnderPayload', () => {
     expect(lowered).toBeLessThan(128 * 1024);
     // jsonb's text (a space after every ':' and ',') of the worst case still fits the server.
     expect(lowered * 1.5 + 4096).toBeLessThanOrEqual(128 * 1024);
+  });
+});
+
+describe('capText counts what the text costs in JSON', () => {
+  it('cuts a text of control characters so that its escaped form fits the cap', () => {
+    // 50,000 characters: 50 KB of UTF-8, but 300 KB as JSON (each is \u0001).
+    const text = '\u0001'.repeat(50_000);
+    const cut = capText(text, 64 * 1024);
+    expect(cut.truncated).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(cut.text)) - 2).toBeLessThanOrEqual(64 * 1024);
+    expect(text.startsWith(cut.text)).toBe(true);
+    expect(cut.text.length).toBeGreaterThan((64 * 1024) / 6 - 6);
+  });
+
+  it('cuts mixed quotes, newlines and emoji to the cap in JSON, on a character boundary', () => {
+    const text = 'say "hi"\n😀\\'.repeat(20_000);
+    const cut = capText(text, 1000);
+    expect(cut.truncated).toBe(true);
+    const escaped = Buffer.byteLength(JSON.stringify(cut.text)) - 2;
+    expect(escaped).toBeLessThanOrEqual(1000);
+    expect(escaped).toBeGreaterThan(990);
+    expect(text.startsWith(cut.text)).toBe(true);
+    expect(cut.text.charCodeAt(cut.text.length - 1)).not.toBe(0xd83d);
   });
 });

@@ -81,17 +81,35 @@ export function serializeWithinCap(envelope: { type: string }, maxBytes = maxEnv
 }
 
 /**
- * The text cut to at most `maxBytes` of UTF-8, on a character boundary (a character is never
- * split, a surrogate pair neither: it is one 4-byte sequence in UTF-8), and whether it was cut.
+ * The text cut to at most `maxBytes`, on a character boundary (a character is never split, a
+ * surrogate pair neither), and whether it was cut. The size counted is that of the text in the
+ * event's JSON, as UTF-8: the same as its UTF-8 for ordinary text, more for what JSON escapes
+ * (a text of control characters, 6 bytes each as `\u0001`, must not make an event 6 times the cap).
  */
 export function capText(text: string, maxBytes = EVENT_TEXT_MAX_BYTES): { text: string; truncated: boolean } {
-  if (text.length * 3 <= maxBytes) return { text, truncated: false };
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return { text, truncated: false };
-  let end = maxBytes;
-  // Back off from a continuation byte (10xxxxxx) to the start of its character.
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
-  return { text: bytes.toString('utf8', 0, end), truncated: true };
+  // Every UTF-16 unit costs at most 6 bytes in JSON: a short text needs no count.
+  if (text.length * 6 <= maxBytes) return { text, truncated: false };
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1));
+    bytes += pair ? 4 : jsonCost(unit);
+    if (bytes > maxBytes) return { text: text.slice(0, i), truncated: true };
+    if (pair) i++;
+  }
+  return { text, truncated: false };
+}
+
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/** Bytes one UTF-16 unit (not part of a pair) takes in JSON.stringify's output, as UTF-8. */
+function jsonCost(unit: number): number {
+  if (unit === 0x22 || unit === 0x5c) return 2; // \" and \\
+  if (unit < 0x20) return unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d ? 2 : 6;
+  if (unit < 0x80) return 1;
+  if (unit < 0x800) return 2;
+  if (unit >= 0xd800 && unit <= 0xdfff) return 6; // a lone surrogate is written \udxxx
+  return 3;
 }
 
 /** The list in consecutive pieces of at most `size` (one piece, maybe empty, for a short list). */

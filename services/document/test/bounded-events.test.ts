@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServiceClient, wholePlainText } from '@wiki/auth';
-import { EVENT_MAX_IDS, EVENT_TEXT_MAX_BYTES, eventMaxBytes, insertEnvelopesSql } from '@wiki/events';
+import {
+  configureEventMaxBytes,
+  EVENT_MAX_IDS,
+  EVENT_TEXT_MAX_BYTES,
+  eventMaxBytes,
+  insertEnvelopesSql,
+} from '@wiki/events';
 import {
   createDocument,
   createWorkspace,
@@ -196,6 +202,40 @@ describe('bounded document events', () => {
     expect(rec.contractViolations()).toEqual([]);
   }, 180_000);
 
+  it('answers 413 PAYLOAD_TOO_LARGE, and changes nothing, when a write would need an event over the cap', async () => {
+    const doc = await createDocument(t, owner, {
+      workspaceId: ws,
+      title: 'Stays as it is',
+      content: [paragraph('x'.repeat(3000))],
+    });
+    const countDocs = async () =>
+      (await rawQuery<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE workspace_id = $1', [ws]))[0].n;
+    const outboxRows = async () => (await rawQuery('SELECT id FROM event_outbox', [])).length;
+    const docsBefore = await countDocs();
+    const outboxBefore = await outboxRows();
+    // The services run in this process: lower the cap they write under (no document event can
+    // reach the real one, which is the point of the caps above).
+    const cap = eventMaxBytes();
+    configureEventMaxBytes(2000);
+    try {
+      const put = await t.call('PUT', `/api/v1/documents/${doc.id}`, owner, { title: 'Renamed' });
+      expect(put.status).toBe(413);
+      expect(put.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+      expect(put.body.error.message).toMatch(/document\.updated event is \d+ bytes, over the limit of 2000/);
+      const post = await t.call('POST', '/api/v1/documents', owner, {
+        workspaceId: ws,
+        content: [paragraph('y'.repeat(3000))],
+      });
+      expect(post.status).toBe(413);
+      expect(post.body.error.message).toMatch(/document\.created event/);
+    } finally {
+      configureEventMaxBytes(cap);
+    }
+    expect((await t.call('GET', `/api/v1/documents/${doc.id}`, owner)).body.data.title).toBe('Stays as it is');
+    expect(await countDocs()).toBe(docsBefore);
+    expect(await outboxRows()).toBe(outboxBefore);
+  });
+
   async function documentCount(workspaceId: string): Promise<number> {
     const res = await t.call('GET', `/api/v1/workspaces/${workspaceId}`, owner);
     return res.body.data.documentCount;
@@ -218,7 +258,7 @@ describe('bounded document events', () => {
   }
 
   /** A statement with positional parameters on the document service's database (test set-up only). */
-  async function rawQuery(text: string, values: unknown[]): Promise<Array<{ id: string }>> {
+  async function rawQuery<Row = { id: string }>(text: string, values: unknown[]): Promise<Row[]> {
     const client = new pg.Client({ connectionString: t.config.databaseUrls.document });
     await client.connect();
     try {
