@@ -1,5 +1,5 @@
 import { mintDevToken } from '@wiki/auth';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { forwardedIdentity, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startIdp, type TestIdp } from './helpers/idp.js';
 
 /**
@@ -50,6 +50,23 @@ describe('oidc: email_verified', () => {
     expect(
       (await resolveBodyFor(strict, await mint('ev-string', { email_verified: 'true' }), 'ev-string')).emailVerified,
     ).toBe(true);
+  });
+
+  it('forwards the verification the workspace service answered in x-wiki-identity', async () => {
+    for (const verified of [true, false]) {
+      const sub = `ev-forward-${verified}`;
+      const res = await strict.app.inject({
+        method: 'GET',
+        url: '/api/v1/workspaces',
+        headers: { authorization: `Bearer ${await mint(sub, { email_verified: verified })}` },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(await forwardedIdentity(strict, res.json().data.headers)).toMatchObject({
+        kind: 'user',
+        email: `${sub}@example.com`,
+        emailVerified: verified,
+      });
+    }
   });
 
   it('counts a token without the claim as unverified unless AUTH_EMAIL_VERIFIED_DEFAULT=true', async () => {

@@ -25,6 +25,7 @@ export const PROXIED: ServiceName[] = [
 export interface ResolvedUser {
   id: string;
   email?: string;
+  emailVerified?: boolean;
   name?: string;
   avatarUrl?: string | null;
   idpUid: string;
@@ -96,6 +97,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
         id: existing?.id ?? randomUUID(),
         idpUid: body.idpUid,
         email: body.email,
+        emailVerified: body.emailVerified === true,
         name: body.name,
         avatarUrl: body.avatarUrl ?? null,
       };

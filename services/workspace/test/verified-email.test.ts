@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mintIdentityToken } from '@wiki/auth';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { createWorkspace, readOutbox, type SignedInUser, type Stack, startStack, uniqueEmail } from '@wiki/testing';
 import { startService as startGateway } from '../../../gateway/src/service.js';
@@ -131,6 +132,28 @@ describe('verified emails (AUTH_EMAIL_VERIFIED_DEFAULT unset: false)', () => {
     const verified = await tokenWith(r.stack, verifiedEmail, { email_verified: true });
     const me = await r.stack.request('GET', '/api/v1/users/me', { token: verified });
     expect(await inviteeOf(verifiedEmail)).toBe(me.body.data.id);
+  });
+
+  it('takes the identity token at its word when it says the email is unverified (it can only take trust away)', async () => {
+    const email = uniqueEmail('identity');
+    const invitation = await invite(r, email);
+    const user = await r.stack.signIn(email); // verified: the stored flag is true
+    const direct = async (emailVerified: boolean | undefined) => {
+      const identity = await mintIdentityToken(r.stack.config.internalTokenSecret, {
+        kind: 'user',
+        userId: user.id,
+        email,
+        ...(emailVerified === undefined ? {} : { emailVerified }),
+      });
+      const res = await fetch(`${r.stack.serviceUrls.workspace}/api/v1/users/me/invitations`, {
+        headers: { 'x-wiki-identity': identity },
+      });
+      return ((await res.json()) as { data: Array<{ token: string }> }).data.map((i) => i.token);
+    };
+    expect(await direct(false)).toEqual([]);
+    expect(await direct(true)).toEqual([invitation]);
+    // An identity without the claim (an MCP key's) leaves it to the stored flag.
+    expect(await direct(undefined)).toEqual([invitation]);
   });
 
   it('counts a token without the claim as unverified', async () => {
