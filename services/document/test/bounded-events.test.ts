@@ -117,6 +117,28 @@ describe('bounded document events', () => {
     expect(rec.contractViolations()).toEqual([]);
   }, 120_000);
 
+  it('cuts the plainText of a collaboration save the same way (the collab server sends it whole)', async () => {
+    const search = createServiceClient({ service: 'search', config: t.config, logger: { error: () => undefined } });
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Live', content: [paragraph('start')] });
+    // No line breaks: multipart form fields carry them as CRLF.
+    const text = `c${'😀'.repeat(20_000)} ${'live edits, '.repeat(200_000)}`;
+    expect(Buffer.byteLength(text)).toBeGreaterThan(2 * 1024 * 1024);
+    const form = new FormData();
+    form.append(
+      'collabState',
+      new Blob([new Uint8Array([1, 2, 3])], { type: 'application/octet-stream' }),
+      'state.bin',
+    );
+    form.append('plainText', text);
+    const saved = await t.internal('POST', `/api/v1/internal/documents/${doc.id}/collab-state`, { body: form });
+    expect(saved.status).toBe(200);
+    const updated = await eventOf('document.updated', doc.id);
+    expect(updated.data).toMatchObject({ plainTextTruncated: true, changed: ['content'] });
+    expect(Buffer.byteLength(updated.data.plainText)).toBeLessThanOrEqual(EVENT_TEXT_MAX_BYTES);
+    expect(text.startsWith(updated.data.plainText)).toBe(true);
+    expect(await wholePlainText(search, updated.data)).toBe(text);
+  }, 60_000);
+
   it('answers the whole text only to a service identity, and 404 for an unknown document', async () => {
     const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Text', content: [paragraph('whole')] });
     const ok = await t.direct('GET', `/internal/documents/${doc.id}/text`, await t.serviceToken('search'));
@@ -135,7 +157,48 @@ describe('bounded document events', () => {
 
   it('splits the document.deleted of a 30,000-document cascade; the workspace count ends right', async () => {
     const TOTAL = 30_000;
-    const MIDS = 299;
+    const { space, root, others, subtree, countIs } = await workspaceWithBigTree(TOTAL);
+
+    const deleted = await t.call('DELETE', `/api/v1/documents/${root.id}/cascade`, owner);
+    expect(deleted.status).toBe(200);
+
+    const parts = await allParts('document.deleted', root.id);
+    expect(parts).toHaveLength(Math.ceil(TOTAL / EVENT_MAX_IDS));
+    for (const part of parts) expect(part.data.cascade).toBe(true);
+    expect(idsNamed(parts)).toEqual(subtree);
+
+    // The workspace service consumed every part: only the documents outside the subtree count.
+    await countIs(others.length);
+    expect(await documentCount(space)).toBe(others.length);
+    expect(rec.contractViolations()).toEqual([]);
+  }, 180_000);
+
+  it('splits document.archived and document.restored of a big subtree the same way', async () => {
+    const TOTAL = 2_500;
+    const { root, others, subtree, countIs } = await workspaceWithBigTree(TOTAL);
+
+    expect((await t.call('PUT', `/api/v1/documents/${root.id}`, owner, { isArchived: true })).status).toBe(200);
+    const archived = await allParts('document.archived', root.id);
+    expect(archived).toHaveLength(3);
+    expect(idsNamed(archived)).toEqual(subtree);
+    await countIs(others.length);
+
+    expect((await t.call('PUT', `/api/v1/documents/${root.id}`, owner, { isArchived: false })).status).toBe(200);
+    const restored = await allParts('document.restored', root.id);
+    expect(restored).toHaveLength(3);
+    expect(idsNamed(restored)).toEqual(subtree);
+    await countIs(others.length + TOTAL);
+    expect(rec.contractViolations()).toEqual([]);
+  }, 120_000);
+
+  /**
+   * A new workspace with three documents and a tree of `total` documents under one root (299 in
+   * the middle level, the rest below them), counted by the workspace service before it returns.
+   * The tree comes from two SQL statements that insert documents and their document.created
+   * events together (as the batched create path does), which is fast enough for 30,000.
+   */
+  async function workspaceWithBigTree(total: number) {
+    const mids = 299;
     const space = (await createWorkspace(t, owner)).id;
     const root = await createDocument(t, owner, { workspaceId: space, title: 'Root of many' });
     // Three documents outside the subtree stay: the count must end at exactly their number.
@@ -152,55 +215,52 @@ describe('bounded document events', () => {
       );
     await countIs(others.length + 1);
 
-    // The subtree in two statements, each inserting its documents and their document.created
-    // events (as the batched create path does), so that the workspace service counts them.
-    await rawQuery(insertLevelSql(`SELECT $3::uuid, n FROM generate_series(1, ${MIDS}) AS n`), [
-      space,
-      owner.id,
-      root.id,
-    ]);
+    const params = [space, owner.id, root.id];
+    await rawQuery(insertLevelSql(`SELECT $3::uuid, n FROM generate_series(1, ${mids}) AS n`), params);
     await rawQuery(
       insertLevelSql(`
-        SELECT m.id, n FROM generate_series(1, ${TOTAL - 1 - MIDS}) AS n
+        SELECT m.id, n FROM generate_series(1, ${total - 1 - mids}) AS n
         JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM documents WHERE parent_id = $3::uuid) m
-          ON m.k = n % ${MIDS}`),
-      [space, owner.id, root.id],
+          ON m.k = n % ${mids}`),
+      params,
     );
-    const subtree = await rawQuery(
+    const rows = await rawQuery(
       `WITH RECURSIVE s AS (SELECT id FROM documents WHERE id = $1::uuid
         UNION ALL SELECT d.id FROM documents d JOIN s ON d.parent_id = s.id) SELECT id FROM s`,
       [root.id],
     );
-    expect(subtree.length).toBe(TOTAL);
-    await countIs(others.length + TOTAL);
+    const subtree = rows.map((r) => r.id).sort();
+    expect(subtree).toHaveLength(total);
+    await countIs(others.length + total);
+    return { space, root, others, subtree, countIs };
+  }
 
-    const deleted = await t.call('DELETE', `/api/v1/documents/${root.id}/cascade`, owner);
-    expect(deleted.status).toBe(200);
-
+  /** Every part of the split event of `type` about `rootId`, once the test consumer has them all. */
+  async function allParts(type: string, rootId: string) {
     const parts = await eventually(
       () => {
-        const found = rec.ofType('document.deleted').filter((e) => e.data.id === root.id);
+        const found = rec.ofType(type).filter((e) => e.data.id === rootId);
         const expected = found[0]?.data.parts;
-        if (!expected || found.length < expected) throw new Error(`${found.length} parts of document.deleted so far`);
+        if (!expected || found.length < expected) throw new Error(`${found.length} parts of ${type} so far`);
         return found;
       },
       { timeoutMs: 60_000, intervalMs: 100 },
     );
-    expect(parts).toHaveLength(Math.ceil(TOTAL / EVENT_MAX_IDS));
     expect(parts.map((e) => e.data.part).sort((a, b) => a - b)).toEqual(parts.map((_, i) => i + 1));
     for (const part of parts) {
+      expect(part.data.parts).toBe(parts.length);
       expect(part.data.ids.length).toBeLessThanOrEqual(EVENT_MAX_IDS);
-      expect(part.data.cascade).toBe(true);
       expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThan(eventMaxBytes());
     }
-    const named = new Set(parts.flatMap((e) => e.data.ids as string[]));
-    expect(named.size).toBe(TOTAL);
-    expect([...named].sort()).toEqual(subtree.map((r) => r.id).sort());
+    return parts;
+  }
 
-    // The workspace service consumed every part: only the documents outside the subtree count.
-    await countIs(others.length);
-    expect(rec.contractViolations()).toEqual([]);
-  }, 180_000);
+  /** The ids the parts name together, sorted; each id once (a repeat would be counted twice). */
+  function idsNamed(parts: EventRecorder['events']): string[] {
+    const ids = parts.flatMap((e) => e.data.ids as string[]);
+    expect(new Set(ids).size).toBe(ids.length);
+    return ids.sort();
+  }
 
   it('answers 413 PAYLOAD_TOO_LARGE, and changes nothing, when a write would need an event over the cap', async () => {
     const doc = await createDocument(t, owner, {
