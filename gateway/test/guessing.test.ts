@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { buildApp } from '../src/app.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startIdp, type TestIdp, tamperedToken } from './helpers/idp.js';
 
@@ -125,6 +126,33 @@ describe('the budget of refused credentials', () => {
     gw.mcpKeys.set('wiki_mcp_known-key', { id: 'u-mcp-known', idpUid: 'idp-mcp-known', email: 'k@example.com' });
     const res = await get('/api/v1/mcp/sse', freshIp(), { 'x-mcp-api-key': 'wiki_mcp_known-key' });
     expect(res.statusCode).toBe(200);
+  });
+});
+
+describe('the budget of refused credentials across gateway replicas', () => {
+  it('refuses, on a second replica, an address that spent its budget on the first', async () => {
+    // A second replica: the same configuration, so the same Redis counters, but its own memory.
+    const second = await buildApp(gw.config, { redis: gw.redis });
+    try {
+      const ip = freshIp();
+      const valid = await idp.mint({ sub: 'idp-two-replicas', email: 'two-replicas@example.com' });
+      for (let i = 0; i < FAILURES; i++) {
+        expect((await get('/api/v1/workspaces', ip, bearer(`guess-${i}`))).statusCode).toBe(401);
+      }
+      const onSecond = (headers: Record<string, string>, url = '/api/v1/workspaces') =>
+        second.inject({ method: 'GET', url, headers, remoteAddress: ip });
+
+      // The second replica learns it from Redis with the request's own rate check...
+      expectLimited(await onSecond(bearer(valid)));
+      // ...and from then on refuses before looking at the credential.
+      const resolvesBefore = gw.resolveCalls.length;
+      expectLimited(await onSecond(bearer(valid)));
+      expect(gw.resolveCalls.length).toBe(resolvesBefore);
+      // The internal key, which has no rate check of its own, is refused the same way.
+      expectLimited(await onSecond(internalKey(gw.config.internalApiKey), INTERNAL_URL));
+    } finally {
+      await second.close();
+    }
   });
 });
 

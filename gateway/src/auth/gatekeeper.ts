@@ -107,7 +107,7 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
     let caller: Identity | null = null;
     let refusal: unknown;
     if (access !== 'public') {
-      await rateLimiter.refuseSpentGuesser(request.ip, reply, request.log);
+      rateLimiter.refuseSpentGuesser(request.ip, reply);
       try {
         caller = await authenticate(access, request);
       } catch (error) {
@@ -119,12 +119,16 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
       }
     }
 
-    // The collaboration server is trusted infrastructure: its internal calls are not limited.
-    if (caller?.kind !== 'internal') {
+    // The collaboration server is trusted infrastructure: its internal calls are not limited,
+    // but an address that spent its guessing budget (on any replica) is refused all the same.
+    if (caller?.kind === 'internal') {
+      await rateLimiter.refuseSpentGuesserShared(request.ip, reply, request.log);
+    } else {
       await rateLimiter.check(
         caller?.userId ? { kind: 'user', id: caller.userId } : { kind: 'ip', id: request.ip },
         reply,
         request.log,
+        access === 'public' || refusal ? undefined : request.ip,
       );
     }
     if (refusal) {
