@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServiceClient, wholePlainText } from '@wiki/auth';
 import {
+  capUnderPayload,
   configureEventMaxBytes,
   EVENT_MAX_IDS,
   EVENT_TEXT_MAX_BYTES,
@@ -8,6 +9,7 @@ import {
   insertEnvelopesSql,
 } from '@wiki/events';
 import {
+  connectTestBus,
   createDocument,
   createWorkspace,
   type EventRecorder,
@@ -34,7 +36,8 @@ describe('bounded document events', () => {
   let ws: string;
 
   beforeAll(async () => {
-    t = await startDocStack();
+    // Not the default: the test below checks that the service kit applied it at connect.
+    t = await startDocStack({ EVENT_MAX_BYTES: '300000' });
     rec = await recordEvents(t.config);
     owner = await signInNew(t, 'Bea Bounded');
     ws = (await createWorkspace(t, owner)).id;
@@ -77,6 +80,18 @@ describe('bounded document events', () => {
       },
       { timeoutMs: 30_000 },
     );
+
+  it('writes under EVENT_MAX_BYTES, lowered only if the NATS server needs it (set by the service kit at connect)', async () => {
+    const bus = await connectTestBus(t.config);
+    try {
+      const maxPayload = bus.nc.info?.max_payload ?? 0;
+      expect(maxPayload).toBeGreaterThan(0);
+      expect(eventMaxBytes()).toBe(capUnderPayload(300_000, maxPayload));
+      expect(eventMaxBytes()).toBeLessThan(maxPayload);
+    } finally {
+      await bus.close();
+    }
+  });
 
   it('sends a 2 MiB text cut to 64 KiB with a flag; the whole text comes from the internal route (created and updated)', async () => {
     const search = createServiceClient({
