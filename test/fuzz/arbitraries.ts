@@ -149,7 +149,9 @@ export function pathValue(ids: IdPool, kind: string): fc.Arbitrary<{ raw: string
     // Sent as is: broken percent-escapes, encoded slashes and dots.
     {
       weight: 1,
-      arbitrary: fc.constantFrom('%', '%zz', '%E0%A4%A', '..%2f..', '%2e%2e', '%C0%80').map((raw) => ({ raw })),
+      arbitrary: fc
+        .constantFrom('%', '%zz', '%E0%A4%A', '..%2f..', '%2e%2e', '%C0%80', '%ED%A0%80', '%FF')
+        .map((raw) => ({ raw })),
     },
   );
 }
@@ -265,7 +267,17 @@ export function queryFor(openapi: Schema, route: FuzzRoute, ids: IdPool): fc.Arb
     ),
   );
   const junk = fc.option(
-    fc.constantFrom('%', 'a=%zz', 'limit=1e999', 'a[b][c]=1', 'q=%00', '__proto__[x]=1', 'x=%C0%80', '&&=&'),
+    fc.constantFrom(
+      '%',
+      'a=%zz',
+      'limit=1e999',
+      'a[b][c]=1',
+      'q=%00',
+      '__proto__[x]=1',
+      'x=%C0%80',
+      '&&=&',
+      'q=%ED%A0%80',
+    ),
     { freq: 2 },
   );
   return fc.tuple(fc.tuple(...params), junk).map(([pairs, extra]) => {

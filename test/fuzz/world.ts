@@ -79,16 +79,21 @@ export async function buildWorld(stack: Stack): Promise<World> {
   };
 
   const seedThread = async (documentId: string) => {
-    const thread = expectStatus(
-      await stack.request('POST', `/api/v1/comments/documents/${documentId}/threads`, {
-        ...as(bob),
-        body: {
-          anchor: { blockId: 'b1', startOffset: 0, endOffset: 5, selectedText: 'Hello' },
-          comment: { content: 'First' },
-        },
-      }),
-      201,
-      'thread',
+    // Retried: after Bob's role was put back, the comment service may still hold the lower one.
+    const thread = (
+      await eventually(async () =>
+        expectStatus(
+          await stack.request('POST', `/api/v1/comments/documents/${documentId}/threads`, {
+            ...as(bob),
+            body: {
+              anchor: { blockId: 'b1', startOffset: 0, endOffset: 5, selectedText: 'Hello' },
+              comment: { content: 'First' },
+            },
+          }),
+          201,
+          'thread',
+        ),
+      )
     ).body.data;
     ids.thread = [thread.id];
     ids.comment = thread.comments.map((c: { id: string }) => c.id);
