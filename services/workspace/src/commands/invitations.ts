@@ -14,7 +14,7 @@ import {
   upsertPendingInvitation,
 } from '../db/invitations.js';
 import { findMemberByEmail, findMemberByUser, findMemberView, insertMember, type MemberView } from '../db/members.js';
-import { findUserByEmail, findUserById } from '../db/users.js';
+import { findUserById, findUserByTrustedEmail } from '../db/users.js';
 import { findWorkspace } from '../db/workspaces.js';
 import {
   assertCanRespond,
@@ -37,9 +37,12 @@ export interface InviteInput {
   message?: string | null;
 }
 
-/** The user an invitation's events are addressed to: only one whose email is verified (5.13). */
+/**
+ * The user an invitation's events are addressed to: only the one whose email is verified (5.13),
+ * never an account that merely carries the address unverified.
+ */
 async function inviteeUserId(tx: DatabaseTransactionConnection, email: string): Promise<string | null> {
-  const user = await findUserByEmail(tx, email);
+  const user = await findUserByTrustedEmail(tx, email);
   return user?.emailVerified ? user.id : null;
 }
 

@@ -2,9 +2,9 @@ import type { DatabaseTransactionConnection } from '@wiki/db';
 import { conflict, notFound } from '@wiki/http';
 import { findPreferences, type PreferencePatch, type PreferenceRow, savePreferences } from '../db/preferences.js';
 import {
-  findUserByEmail,
   findUserById,
   findUserByIdpUid,
+  findUserByTrustedEmail,
   insertUser,
   type UserRow,
   updateUserOnSignIn,
@@ -44,8 +44,13 @@ type SignIn = SignInInput & { emailVerified: boolean };
 /**
  * The gateway's find-or-create for a verified token: by idp uid, else an email-only user not yet
  * linked to any provider account (only when the provider vouches for the email: ARCHITECTURE 5.13),
- * else a new user with their default workspace (5.5). A user already linked to another idp uid
- * keeps their email: a second account with it is a conflict.
+ * else a new user with their default workspace (5.5).
+ *
+ * Only an address held with trust (verified, or an email-only user's: db/users.ts `trustedEmail`)
+ * links or refuses. A sign-in may not take an address another account holds that way (409; the
+ * gateway answers 401); an unverified email on someone's account is a label of that account and
+ * blocks nobody, so whoever signs in first with another person's unverified address cannot keep
+ * that person out.
  */
 export async function resolveUser(ctx: Context, input: SignInInput): Promise<UserRow> {
   const email = input.email.trim();
@@ -54,26 +59,29 @@ export async function resolveUser(ctx: Context, input: SignInInput): Promise<Use
     try {
       return await ctx.pool.transaction((tx) => resolveInTx(tx, { ...input, email, emailVerified }));
     } catch (error) {
-      // Two first requests of the same new user raced on the email index: the retry finds the row.
+      // Two first requests of the same new user raced on an index (idp uid, or the verified email):
+      // the retry finds the row, or the other account now holding the address (409).
       if (attempt < 3 && (error as Error).name === 'UniqueIntegrityConstraintViolationError') continue;
       throw error;
     }
   }
 }
 
+const emailTaken = () => conflict('Another account already uses this email address');
+
 async function resolveInTx(tx: DatabaseTransactionConnection, input: SignIn): Promise<UserRow> {
   const existing = await findUserByIdpUid(tx, input.idpUid, true);
   if (existing) return signInExisting(tx, existing, input);
-  const byEmail = await findUserByEmail(tx, input.email, true);
-  if (byEmail) {
+  const holder = await findUserByTrustedEmail(tx, input.email, true);
+  if (holder) {
     // Committed by a concurrent first sign-in of this same account since we looked.
-    if (byEmail.idpUid === input.idpUid) return signInExisting(tx, byEmail, input);
-    if (byEmail.idpUid !== null) throw conflict('Another account already uses this email address');
+    if (holder.idpUid === input.idpUid) return signInExisting(tx, holder, input);
+    if (holder.idpUid !== null) throw emailTaken();
     // Whoever can put an address into an unverified claim must not take over the account known by it
     // (409 as for an email linked elsewhere: the gateway refuses the sign-in with a 401).
     if (!input.emailVerified)
       throw conflict('This email address belongs to an account; verify it with your identity provider first');
-    const user = await updateUserOnSignIn(tx, byEmail.id, { idpUid: input.idpUid, ...profileChanges(byEmail, input) });
+    const user = await updateUserOnSignIn(tx, holder.id, { idpUid: input.idpUid, ...profileChanges(holder, input) });
     await emitUserUpserted(tx, user);
     return user;
   }
@@ -97,6 +105,13 @@ async function resolveInTx(tx: DatabaseTransactionConnection, input: SignIn): Pr
 
 async function signInExisting(tx: DatabaseTransactionConnection, existing: UserRow, input: SignIn): Promise<UserRow> {
   const changes = profileChanges(existing, input);
+  // The account takes an address anew (another one, or the same now vouched for): not while another
+  // account holds it with trust. Two provider accounts both verified for one address is the
+  // provider's to settle; the account that comes second is refused, as a new one would be.
+  if (changes.email !== undefined || changes.emailVerified === true) {
+    const holder = await findUserByTrustedEmail(tx, input.email);
+    if (holder && holder.id !== existing.id) throw emailTaken();
+  }
   const user = await updateUserOnSignIn(tx, existing.id, changes);
   if (Object.keys(changes).length > 0) await emitUserUpserted(tx, user);
   return user;

@@ -1,5 +1,6 @@
 import type { Role } from '@wiki/auth';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import { trustedEmail } from './users.js';
 
 const role = z.enum(['OWNER', 'ADMIN', 'EDITOR', 'COMMENTER', 'VIEWER']);
 
@@ -118,6 +119,7 @@ export function searchMembers(
     LIMIT ${limit}`);
 }
 
+/** The member known by `email`: only a user who holds it with trust, never an unverified label. */
 export function findMemberByEmail(
   db: CommonQueryMethods,
   workspaceId: string,
@@ -125,7 +127,8 @@ export function findMemberByEmail(
 ): Promise<MemberRow | null> {
   return db.maybeOne(sql.type(MemberRow)`
     SELECT ${columns} FROM workspace_members m JOIN users u ON u.id = m.user_id
-    WHERE m.workspace_id = ${workspaceId} AND lower(u.email) = lower(${email}) AND m.status = 'ACTIVE'`);
+    WHERE m.workspace_id = ${workspaceId} AND lower(u.email) = lower(${email}) AND ${trustedEmail}
+      AND m.status = 'ACTIVE'`);
 }
 
 export function setMemberRole(db: CommonQueryMethods, memberId: string, newRole: Role): Promise<MemberRow> {

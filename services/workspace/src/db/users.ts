@@ -26,9 +26,19 @@ export function findUserByIdpUid(db: CommonQueryMethods, idpUid: string, lock = 
     SELECT ${columns} FROM users WHERE idp_uid = ${idpUid} ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
 }
 
-export function findUserByEmail(db: CommonQueryMethods, email: string, lock = false): Promise<UserRow | null> {
+/**
+ * The rows whose email may be matched by (migration 0003, whose unique index has this predicate):
+ * one the identity provider vouched for at the last sign-in, or one an operator gave a user who has
+ * not signed in yet. Other rows' emails are labels of their own accounts and match nothing. `u` is
+ * the users table's alias.
+ */
+export const trustedEmail = sql.fragment`(u.email_verified OR u.idp_uid IS NULL)`;
+
+/** The one user who holds `email` with trust (`trustedEmail`), if any. */
+export function findUserByTrustedEmail(db: CommonQueryMethods, email: string, lock = false): Promise<UserRow | null> {
   return db.maybeOne(sql.type(UserRow)`
-    SELECT ${columns} FROM users WHERE lower(email) = lower(${email}) ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
+    SELECT ${columns} FROM users u WHERE lower(u.email) = lower(${email}) AND ${trustedEmail}
+    ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
 }
 
 /** Inserts a user unless one with this idp uid appeared meanwhile (then null: re-read it). */
