@@ -1,0 +1,68 @@
+/**
+ * The contract both search engines (Postgres full-text, Elasticsearch) fulfil, and the one
+ * contract test suite runs against (ARCHITECTURE 5.8). Routes and consumers only ever see this.
+ *
+ * Writes are idempotent and carry a version (the event's `occurredAt` in ms, or the document's
+ * `updatedAt` on a reindex), so a redelivered or late event never overwrites a newer state: an
+ * engine applies a write only when its version is not older than what it stored for that id.
+ */
+
+export interface IndexedDocument {
+  id: string;
+  workspaceId: string;
+  parentId: string | null;
+  title: string;
+  icon: string | null;
+  /** The whole plain text (fetched from the document service when the event's was cut). */
+  plainText: string;
+  /** Archived documents stay indexed (restore brings them back) but are never returned. */
+  archived: boolean;
+  /** Monotonic per document; older writes are ignored. */
+  version: number;
+}
+
+/** A change to some fields of indexed documents (move, archive, restore) without their text. */
+export interface DocumentPatch {
+  id: string;
+  parentId?: string | null;
+  title?: string;
+  icon?: string | null;
+  archived?: boolean;
+  version: number;
+}
+
+export interface SearchQuery {
+  workspaceId: string;
+  /** What the user typed (websearch syntax: quotes, `-word`, `or`); already length-checked. */
+  query: string;
+  /** 1..50 */
+  limit: number;
+}
+
+/** SearchResultResponse of the spec (4.4). */
+export interface SearchHit {
+  id: string;
+  title: string;
+  icon: string | null;
+  parentId: string | null;
+  /** HTML-escaped text with the matched terms wrapped in `<mark>…</mark>` (no other markup). */
+  snippet: string;
+  matchField: 'title' | 'content';
+}
+
+export interface SearchEngine {
+  readonly name: 'postgres' | 'elasticsearch';
+  /** Creates or replaces documents (each only if its version is not older than the stored one). */
+  upsert(documents: readonly IndexedDocument[]): Promise<void>;
+  /** Applies field changes to documents already indexed (unknown ids are ignored). */
+  patch(patches: readonly DocumentPatch[]): Promise<void>;
+  /** Removes documents for good (document.deleted); unknown ids are ignored. */
+  remove(ids: readonly string[]): Promise<void>;
+  /** Removes every document of a workspace (workspace.deleted). */
+  removeWorkspace(workspaceId: string): Promise<void>;
+  /** Best first; never archived documents, never another workspace's. */
+  search(query: SearchQuery): Promise<SearchHit[]>;
+  /** Throws when the engine cannot answer (readiness check). */
+  health(): Promise<void>;
+  close(): Promise<void>;
+}
