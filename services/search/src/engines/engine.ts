@@ -39,6 +39,14 @@ export interface SearchQuery {
   limit: number;
 }
 
+/** A page of indexed ids (`listIds`): one workspace's or all. */
+export interface IdPage {
+  workspaceId?: string;
+  /** Exclusive; the first page when absent. */
+  after?: string;
+  limit: number;
+}
+
 /** SearchResultResponse of the spec (4.4). */
 export interface SearchHit {
   id: string;
@@ -60,6 +68,12 @@ export interface SearchEngine {
   remove(ids: readonly string[]): Promise<void>;
   /** Removes every document of a workspace (workspace.deleted). */
   removeWorkspace(workspaceId: string): Promise<void>;
+  /**
+   * The ids the index holds (archived ones too), ascending in the canonical lowercase text order
+   * of the uuid (the order Postgres sorts a uuid column in), after `after`, at most `limit`:
+   * the only way a reindex can find entries of documents that no longer exist, whatever the engine.
+   */
+  listIds(query: IdPage): Promise<string[]>;
   /** Best first; never archived documents, never another workspace's. */
   search(query: SearchQuery): Promise<SearchHit[]>;
   /** Throws when the engine cannot answer (readiness check). */
