@@ -1,0 +1,124 @@
+import { Client, errors } from '@elastic/elasticsearch';
+import type { DocumentPatch, IdPage, IndexedDocument, SearchEngine, SearchHit, SearchQuery } from '../engine.js';
+import { type HitSource, toSearchHits } from './hits.js';
+import { firstIndexName, indexTemplate } from './index-template.js';
+import { idPageRequest, searchRequest } from './query.js';
+import {
+  type BulkAction,
+  bulkBatches,
+  deleteAction,
+  ElasticsearchBulkError,
+  failedItems,
+  patchAction,
+  upsertAction,
+} from './writes.js';
+
+export interface ElasticsearchEngineOptions {
+  /** ELASTICSEARCH_URL (credentials may sit in the URL). */
+  url: string;
+  /**
+   * The alias searches and writes go to; one per deployment (derived from DB_PREFIX), so
+   * deployments and test runs sharing a cluster never see each other's documents.
+   */
+  alias: string;
+  /**
+   * Whether a write waits until it is searchable (`wait_for`) before it resolves. Off by default:
+   * the index refreshes every 200 ms on its own. Tests that search right after writing turn it on.
+   */
+  refresh?: boolean | 'wait_for';
+  requestTimeoutMs?: number;
+}
+
+/** Elasticsearch 8/9 behind the SearchEngine contract (ARCHITECTURE 5.8). */
+export class ElasticsearchEngine implements SearchEngine {
+  readonly name = 'elasticsearch' as const;
+
+  private constructor(
+    private readonly client: Client,
+    private readonly alias: string,
+    private readonly refresh: boolean | 'wait_for',
+  ) {}
+
+  /** Connects, installs the index template and creates the index behind the alias if missing. */
+  static async start(options: ElasticsearchEngineOptions): Promise<ElasticsearchEngine> {
+    const client = new Client({
+      node: options.url,
+      requestTimeout: options.requestTimeoutMs ?? 10_000,
+      maxRetries: 2,
+    });
+    const engine = new ElasticsearchEngine(client, options.alias, options.refresh ?? false);
+    try {
+      await engine.install();
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return engine;
+  }
+
+  private async install(): Promise<void> {
+    await this.client.indices.putIndexTemplate(indexTemplate(this.alias));
+    if (await this.client.indices.exists({ index: this.alias })) return;
+    try {
+      await this.client.indices.create({
+        index: firstIndexName(this.alias),
+        aliases: { [this.alias]: { is_write_index: true } },
+      });
+    } catch (error) {
+      // Another replica starting at the same time created it first: that is the state we want.
+      if (!(error instanceof errors.ResponseError && error.body?.error?.type === 'resource_already_exists_exception')) {
+        throw error;
+      }
+    }
+  }
+
+  async upsert(documents: readonly IndexedDocument[]): Promise<void> {
+    await this.bulk(documents.map((document) => upsertAction(this.alias, document)));
+  }
+
+  async patch(patches: readonly DocumentPatch[]): Promise<void> {
+    await this.bulk(patches.map((patch) => patchAction(this.alias, patch)));
+  }
+
+  async remove(ids: readonly string[]): Promise<void> {
+    await this.bulk(ids.map((id) => deleteAction(this.alias, id)));
+  }
+
+  async removeWorkspace(workspaceId: string): Promise<void> {
+    await this.client.deleteByQuery({
+      index: this.alias,
+      query: { term: { workspaceId } },
+      // A document written while the purge runs is deleted on the next purge, not a failure now.
+      conflicts: 'proceed',
+      refresh: this.refresh !== false,
+    });
+  }
+
+  async search(query: SearchQuery): Promise<SearchHit[]> {
+    const request = searchRequest(this.alias, query);
+    if (!request) return [];
+    return toSearchHits(await this.client.search<HitSource>(request));
+  }
+
+  async listIds(page: IdPage): Promise<string[]> {
+    const response = await this.client.search(idPageRequest(this.alias, page));
+    return response.hits.hits.map((hit) => String(hit._id));
+  }
+
+  async health(): Promise<void> {
+    const health = await this.client.cluster.health({ index: this.alias, timeout: '2s' });
+    if (health.status === 'red') throw new Error(`Elasticsearch index ${this.alias} is red`);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async bulk(actions: readonly BulkAction[]): Promise<void> {
+    for (const operations of bulkBatches(actions)) {
+      const response = await this.client.bulk({ operations, refresh: this.refresh });
+      const failures = failedItems(response);
+      if (failures.length > 0) throw new ElasticsearchBulkError(failures);
+    }
+  }
+}

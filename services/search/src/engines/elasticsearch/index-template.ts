@@ -1,0 +1,95 @@
+import type { estypes } from '@elastic/elasticsearch';
+
+/**
+ * The index template the engine installs at start (PUT replaces it, so installing is idempotent).
+ * It applies to the concrete indices behind the deployment's alias (`<alias>-000001`, and any later
+ * generation a reindex creates), never to another deployment's: test runs and deployments sharing
+ * one cluster each get their own alias from their own prefix.
+ *
+ * Analysis needs no plugin:
+ * - `wiki_text` (title, plainText): the standard tokenizer splits Latin text into words and CJK
+ *   text into single characters; `cjk_width` folds full/half-width forms, `lowercase` and
+ *   `asciifolding` make `Café` equal `cafe`, and `cjk_bigram` joins neighbouring CJK characters into
+ *   pairs, so any run of two or more characters (`训练`) is found inside text without spaces.
+ *   No stop-word filter: a query of common words (`to be or not to be`) still finds documents.
+ * - `wiki_trigram` (the `.ngram` sub-fields): the same words cut into 3-character grams, so a
+ *   part of a word is found, not only its start (`pages` finds `Subpages`, `offic` finds `office`).
+ * - `wiki_exact` (the `title.exact` keyword): the whole title folded the same way, for the
+ *   exact-title boost.
+ */
+
+/** Bumped whenever settings or mappings change (existing indices keep theirs until a reindex). */
+export const TEMPLATE_REVISION = 1;
+
+export const indexSettings: estypes.IndicesIndexSettings = {
+  // One shard: the corpus of a wiki fits one, and BM25 statistics stay the same for every query.
+  number_of_shards: 1,
+  // A replica where the cluster has a second node, none on a single-node cluster (stays green).
+  auto_expand_replicas: '0-1',
+  // Close to the write→searchable lag target; the default of 1 s would be the lag on its own.
+  refresh_interval: '200ms',
+  analysis: {
+    filter: {
+      wiki_trigram: { type: 'ngram', min_gram: 3, max_gram: 3 },
+    },
+    analyzer: {
+      wiki_text: {
+        type: 'custom',
+        tokenizer: 'standard',
+        filter: ['cjk_width', 'lowercase', 'asciifolding', 'cjk_bigram'],
+      },
+      wiki_trigram: {
+        type: 'custom',
+        tokenizer: 'standard',
+        filter: ['cjk_width', 'lowercase', 'asciifolding', 'wiki_trigram'],
+      },
+    },
+    normalizer: {
+      wiki_exact: { type: 'custom', filter: ['cjk_width', 'lowercase', 'asciifolding'] },
+    },
+  },
+};
+
+export const indexMappings: estypes.MappingTypeMapping = {
+  // A field the engine does not know is a bug in the engine: refuse it rather than guess a type.
+  dynamic: 'strict',
+  properties: {
+    id: { type: 'keyword' },
+    workspaceId: { type: 'keyword' },
+    parentId: { type: 'keyword' },
+    icon: { type: 'keyword', index: false, doc_values: false },
+    title: {
+      type: 'text',
+      analyzer: 'wiki_text',
+      fields: {
+        ngram: { type: 'text', analyzer: 'wiki_trigram' },
+        exact: { type: 'keyword', normalizer: 'wiki_exact', ignore_above: 2048 },
+      },
+    },
+    plainText: {
+      type: 'text',
+      analyzer: 'wiki_text',
+      fields: { ngram: { type: 'text', analyzer: 'wiki_trigram' } },
+    },
+    archived: { type: 'boolean' },
+    // The version of the last write applied (event time in ms); the write scripts compare with it.
+    version: { type: 'long' },
+  },
+};
+
+/** The `PUT /_index_template/<alias>` request. */
+export function indexTemplate(alias: string): estypes.IndicesPutIndexTemplateRequest {
+  return {
+    name: alias,
+    index_patterns: [`${alias}-*`],
+    // Above the built-in templates (priority 100..200) so ours decides for these indices.
+    priority: 500,
+    template: { settings: indexSettings, mappings: indexMappings },
+    _meta: { managed_by: 'wiki search service', revision: TEMPLATE_REVISION },
+  };
+}
+
+/** The first concrete index behind the alias. */
+export function firstIndexName(alias: string): string {
+  return `${alias}-000001`;
+}
