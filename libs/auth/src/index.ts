@@ -1,4 +1,5 @@
 export * from './dev-keys.js';
+export * from './document-stream.js';
 export * from './document-text.js';
 export * from './identity.js';
 export * from './membership.js';

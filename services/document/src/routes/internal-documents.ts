@@ -1,13 +1,46 @@
+import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
 import { envelope, idParams, notFound, nullableUuid, object, success, Type, timestamp, uuid } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from '../context.js';
 import { findState } from '../db/documents.js';
+import { streamDocuments } from '../queries/document-stream.js';
 
 /** For other services (e.g. comments): what a document is, by a `service` identity. Not routed by the gateway. */
 export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentContext): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  // Every document (or one workspace's) in id order, for rebuilding a search index
+  // (npm run reindex): NDJSON, one document a line, read page by page as the caller reads, so
+  // neither side holds the table. The last line is {"done":true,"count":n}: an answer without it
+  // was cut. `after` resumes after the last id a caller kept; `limit` caps this answer.
+  app.get(
+    '/internal/documents/stream',
+    {
+      onRequest: requireKind('service'),
+      schema: {
+        hide: true,
+        querystring: object({
+          workspaceId: uuid,
+          after: uuid,
+          limit: Type.Integer({ minimum: 1 }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const documents = streamDocuments(ctx.pool, request.query);
+      async function* lines(): AsyncGenerator<string> {
+        let count = 0;
+        for await (const doc of documents) {
+          count += 1;
+          yield `${JSON.stringify(doc)}\n`;
+        }
+        yield `${JSON.stringify({ done: true, count })}\n`;
+      }
+      return reply.type('application/x-ndjson; charset=utf-8').send(Readable.from(lines()));
+    },
+  );
+
   app.get(
     '/internal/documents/:id',
     {

@@ -1,0 +1,147 @@
+import type { Config } from '@wiki/config';
+import { type Dispatcher, request } from 'undici';
+import { IDENTITY_HEADER, mintServiceToken } from './identity.js';
+
+/** A document as the document service's `GET /internal/documents/stream` sends it. */
+export interface StreamedDocument {
+  id: string;
+  workspaceId: string;
+  parentId: string | null;
+  title: string;
+  icon: string | null;
+  /** The whole plain text, never cut. */
+  plainText: string;
+  archived: boolean;
+  /** ISO 8601 with milliseconds. */
+  updatedAt: string;
+}
+
+export interface DocumentStreamOptions {
+  /** The calling service, named in the identity token the request carries. */
+  service: string;
+  config: Pick<Config, 'urls' | 'internalTokenSecret'>;
+  /** One workspace's documents; every workspace's when absent. */
+  workspaceId?: string;
+  /** Resume after this id (exclusive). */
+  after?: string;
+  /** Documents at most; all when absent. */
+  limit?: number;
+  /** Ends the stream early (the request is aborted). */
+  signal?: AbortSignal;
+  requestId?: string;
+  dispatcher?: Dispatcher;
+}
+
+/** The stream could not be read to its end: refused, unreachable, cut or malformed. */
+export class DocumentStreamError extends Error {
+  override name = 'DocumentStreamError';
+}
+
+/**
+ * The documents of the document service in id order, as they arrive: the answer is read line by
+ * line, so a caller that awaits its work between documents slows the service's reading down
+ * (backpressure) instead of piling the rest up in memory. Throws a DocumentStreamError when the
+ * answer is not a 200 or ends before the service's closing line (a cut stream never passes for a
+ * complete one); the documents yielded before that were whole.
+ */
+export async function* streamDocumentsFrom(options: DocumentStreamOptions): AsyncGenerator<StreamedDocument> {
+  const query = new URLSearchParams();
+  if (options.workspaceId) query.set('workspaceId', options.workspaceId);
+  if (options.after) query.set('after', options.after);
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  const url = `${options.config.urls.document}/internal/documents/stream${query.size ? `?${query}` : ''}`;
+  // One token per stream: it is checked when the request arrives, however long the answer runs.
+  const headers: Record<string, string> = {
+    [IDENTITY_HEADER]: await mintServiceToken(options.config.internalTokenSecret, options.service, 60),
+    accept: 'application/x-ndjson',
+  };
+  if (options.requestId) headers['x-request-id'] = options.requestId;
+
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(url, { method: 'GET', headers, signal: options.signal, dispatcher: options.dispatcher });
+  } catch (error) {
+    throw new DocumentStreamError(`the document service could not be reached: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (res.statusCode !== 200) {
+    const body = await res.body.text().catch(() => '');
+    throw new DocumentStreamError(`the document stream answered ${res.statusCode}: ${body.slice(0, 200)}`);
+  }
+
+  let count = 0;
+  let done = false;
+  try {
+    for await (const line of ndjsonLines(res.body)) {
+      const value = JSON.parse(line) as unknown;
+      if (isClosingLine(value)) {
+        if (value.count !== count)
+          throw new DocumentStreamError(`the stream says ${value.count} documents, sent ${count}`);
+        done = true;
+        continue;
+      }
+      if (done) throw new DocumentStreamError('a document came after the closing line');
+      count += 1;
+      yield parseDocument(value);
+    }
+  } catch (error) {
+    if (error instanceof DocumentStreamError) throw error;
+    throw new DocumentStreamError(`the document stream broke after ${count} documents: ${(error as Error).message}`, {
+      cause: error,
+    });
+  } finally {
+    // A consumer that stops early (break, an error of its own) must not leave the answer open.
+    if (!res.body.destroyed) res.body.destroy();
+  }
+  if (!done) throw new DocumentStreamError(`the document stream was cut after ${count} documents`);
+}
+
+/** Complete lines of UTF-8 text, without their newline; chunks may split a line or a character anywhere. */
+async function* ndjsonLines(body: AsyncIterable<Buffer | string> & { setEncoding(e: 'utf8'): unknown }) {
+  body.setEncoding('utf8');
+  let rest = '';
+  for await (const chunk of body) {
+    // Only the new chunk is searched: a 2 MiB line in 64 KiB chunks is not scanned again and again.
+    let text = chunk as string;
+    let newline = text.indexOf('\n');
+    while (newline !== -1) {
+      const line = rest + text.slice(0, newline);
+      rest = '';
+      if (line) yield line;
+      text = text.slice(newline + 1);
+      newline = text.indexOf('\n');
+    }
+    rest += text;
+  }
+  if (rest) yield rest;
+}
+
+function isClosingLine(value: unknown): value is { done: true; count: number } {
+  return (value as { done?: unknown } | null)?.done === true;
+}
+
+function parseDocument(value: unknown): StreamedDocument {
+  const d = value as Partial<Record<keyof StreamedDocument, unknown>> | null;
+  if (
+    typeof d?.id !== 'string' ||
+    typeof d.workspaceId !== 'string' ||
+    (d.parentId !== null && typeof d.parentId !== 'string') ||
+    typeof d.title !== 'string' ||
+    (d.icon !== null && typeof d.icon !== 'string') ||
+    typeof d.plainText !== 'string' ||
+    typeof d.archived !== 'boolean' ||
+    typeof d.updatedAt !== 'string'
+  )
+    throw new DocumentStreamError('a streamed document lacks a field');
+  return {
+    id: d.id,
+    workspaceId: d.workspaceId,
+    parentId: d.parentId,
+    title: d.title,
+    icon: d.icon,
+    plainText: d.plainText,
+    archived: d.archived,
+    updatedAt: d.updatedAt,
+  };
+}
