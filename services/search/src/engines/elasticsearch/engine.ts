@@ -85,13 +85,21 @@ export class ElasticsearchEngine implements SearchEngine {
   }
 
   async removeWorkspace(workspaceId: string): Promise<void> {
-    await this.client.deleteByQuery({
+    const response = await this.client.deleteByQuery({
       index: this.alias,
       query: { term: { workspaceId } },
       // A document written while the purge runs is deleted on the next purge, not a failure now.
       conflicts: 'proceed',
       refresh: this.refresh !== false,
     });
+    // Elasticsearch stops at the first failed batch; what it had deleted stays deleted.
+    const failures = response.failures ?? [];
+    if (failures.length > 0) {
+      const [first] = failures;
+      throw new Error(
+        `Elasticsearch could not purge workspace ${workspaceId}: ${failures.length} failure(s), first ${first.id}: ${first.cause.type} (${first.cause.reason})`,
+      );
+    }
   }
 
   async search(query: SearchQuery): Promise<SearchHit[]> {
@@ -106,7 +114,11 @@ export class ElasticsearchEngine implements SearchEngine {
   }
 
   async health(): Promise<void> {
-    const health = await this.client.cluster.health({ index: this.alias, timeout: '2s' });
+    // No retries: a readiness probe wants the answer of now, within its own timeout.
+    const health = await this.client.cluster.health(
+      { index: this.alias, timeout: '2s' },
+      { maxRetries: 0, requestTimeout: 3_000 },
+    );
     if (health.status === 'red') throw new Error(`Elasticsearch index ${this.alias} is red`);
   }
 

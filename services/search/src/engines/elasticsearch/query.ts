@@ -22,6 +22,8 @@ export interface ParsedQuery {
 /** Items beyond this many are dropped: they would only slow the query (and hit max_clause_count). */
 export const MAX_QUERY_ITEMS = 32;
 
+const WORDLIKE = /[\p{L}\p{N}]/u;
+
 interface Token {
   item: QueryItem;
   negated: boolean;
@@ -47,13 +49,15 @@ function tokenize(input: string): Token[] {
       const stop = end === -1 ? input.length : end;
       const text = input.slice(i + 1, stop).trim();
       i = stop + 1;
-      if (text) tokens.push({ item: { text, phrase: true }, negated, or: false });
+      if (WORDLIKE.test(text)) tokens.push({ item: { text, phrase: true }, negated, or: false });
       continue;
     }
     let end = i;
     while (end < input.length && !/\s/.test(input[end]) && input[end] !== '"') end += 1;
     const text = input.slice(i, end);
     i = end;
+    // Punctuation alone (`&|!`, a lone `-`) leaves the analyzer nothing to look for.
+    if (!WORDLIKE.test(text)) continue;
     tokens.push({ item: { text, phrase: false }, negated, or: !negated && text.toLowerCase() === 'or' });
   }
   return tokens;
