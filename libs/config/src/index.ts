@@ -32,7 +32,7 @@ export const DEFAULT_SERVICE_PORTS: Record<ServiceName, number> = {
 };
 
 /** The services this repository implements so far: what the gateway expects by default. */
-export const IMPLEMENTED_SERVICES: ServiceName[] = ['workspace', 'document', 'comment'];
+export const IMPLEMENTED_SERVICES: ServiceName[] = ['workspace', 'document', 'comment', 'search'];
 
 export type AuthProvider = 'dev' | 'oidc' | 'firebase';
 
@@ -91,6 +91,11 @@ export interface Config {
   };
   searchEngine: 'postgres' | 'elasticsearch';
   elasticsearchUrl?: string;
+  /**
+   * The Postgres text search configuration (SEARCH_TS_CONFIG, default 'simple') whose lexemes the
+   * Postgres engine adds beside its own folded words, n-grams and suffixes (e.g. 'english' for stems).
+   */
+  searchTsConfig: string;
   chromiumPath: string;
   uploadMaxBytes: number;
   /**
@@ -374,6 +379,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     searchEngine,
     elasticsearchUrl,
+    searchTsConfig: name(
+      env,
+      'SEARCH_TS_CONFIG',
+      'simple',
+      /^[a-z_][a-z0-9_]{0,62}$/,
+      'a text search configuration name',
+    ),
     chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
     uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 25 * 1024 * 1024, 1),
     // At least what one bounded event needs (64 KiB of text or 1,000 ids, libs/events/src/limits.ts).

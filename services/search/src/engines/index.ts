@@ -1,0 +1,33 @@
+import type { Config } from '@wiki/config';
+import type { DatabasePool } from '@wiki/db';
+import type { SearchEngine } from './engine.js';
+import { createPostgresEngine } from './postgres.js';
+
+export type { DocumentPatch, IdPage, IndexedDocument, SearchEngine, SearchHit, SearchQuery } from './engine.js';
+
+/** What an engine may log (pino's and Fastify's loggers fit). */
+export interface EngineLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface EngineDeps {
+  /** The search service's database pool (the Postgres engine keeps its index there). */
+  pool: DatabasePool;
+  logger: EngineLogger;
+}
+
+/**
+ * The engine `SEARCH_ENGINE` chooses. Async because an engine may have to check or prepare its
+ * store before it answers (the Postgres engine checks SEARCH_TS_CONFIG exists).
+ */
+export async function createSearchEngine(config: Config, deps: EngineDeps): Promise<SearchEngine> {
+  switch (config.searchEngine) {
+    case 'postgres':
+      return createPostgresEngine({ pool: deps.pool, tsConfig: config.searchTsConfig });
+    case 'elasticsearch':
+      // The Elasticsearch engine (engines/elasticsearch.ts) is chosen here.
+      throw new Error('SEARCH_ENGINE=elasticsearch is not available in this build yet');
+  }
+}

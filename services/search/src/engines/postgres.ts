@@ -1,0 +1,324 @@
+import { type DatabasePool, sql, z } from '@wiki/db';
+import { fold } from '../domain/fold.js';
+import { parseQuery } from '../domain/query.js';
+import {
+  escapeHtml,
+  hasSelection,
+  headlineHtml,
+  markTerms,
+  START_SEL,
+  STOP_SEL,
+  windowAround,
+  withoutSelectors,
+} from '../domain/snippet.js';
+import { titleKey } from '../domain/tokens.js';
+import { documentVectors } from '../domain/vector.js';
+import type { DocumentPatch, IdPage, IndexedDocument, SearchEngine, SearchHit, SearchQuery } from './engine.js';
+
+export interface PostgresEngineOptions {
+  pool: DatabasePool;
+  /** A text search configuration of the database (SEARCH_TS_CONFIG); 'simple' adds nothing. */
+  tsConfig: string;
+}
+
+/** Only this much of a text goes through ts_headline (a long text's match is found by the fallback). */
+const HEADLINE_CHARS = 65_536;
+/** Only this much of a text is given to a non-'simple' configuration (its stems and stop words). */
+const CONFIG_TEXT_CHARS = 200_000;
+const HEADLINE_OPTIONS = `StartSel=${START_SEL}, StopSel=${STOP_SEL}, MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "`;
+/** ts_rank's weights for D, C, B, A (content suffix, content word, title suffix, title word). */
+const RANK_WEIGHTS = '{0.05,0.2,0.6,1.0}';
+
+const hitRow = z.object({
+  id: z.string(),
+  title: z.string(),
+  icon: z.string().nullable(),
+  parent_id: z.string().nullable(),
+  in_title: z.boolean(),
+});
+const snippetRow = z.object({
+  id: z.string(),
+  headline: z.string(),
+  around: z.string().nullable(),
+  at_char: z.number().nullable(),
+});
+const storedRow = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  parent_id: z.string().nullable(),
+  icon: z.string().nullable(),
+  archived: z.boolean(),
+  plain_text: z.string(),
+  text_version: z.coerce.number(),
+});
+
+/** The default engine: everything in the service's own database (ARCHITECTURE 5.8). */
+export async function createPostgresEngine(options: PostgresEngineOptions): Promise<SearchEngine> {
+  const { pool, tsConfig } = options;
+  // Fails at start-up, naming the setting, rather than on the first search.
+  await pool.query(sql.unsafe`SELECT ${tsConfig}::regconfig`).catch((error: Error) => {
+    throw new Error(
+      `SEARCH_TS_CONFIG names no text search configuration of the database ("${tsConfig}"): ${error.message}`,
+    );
+  });
+  const extraLexemes = tsConfig !== 'simple';
+  const cfg = sql.fragment`${tsConfig}::regconfig`;
+
+  async function upsert(documents: readonly IndexedDocument[]): Promise<void> {
+    if (documents.length === 0) return;
+    // One row per id (the newest): one statement cannot update a row twice.
+    const newest = new Map<string, IndexedDocument>();
+    for (const doc of documents) {
+      const seen = newest.get(doc.id);
+      if (!seen || seen.version <= doc.version) newest.set(doc.id, doc);
+    }
+    const rows = [...newest.values()].map((doc) => {
+      const text = withoutSelectors(doc.plainText);
+      const title = withoutSelectors(doc.title);
+      return { doc, text, title, ...documentVectors(title, text) };
+    });
+    const col = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
+    const foldedTitles = extraLexemes ? col((r) => fold(r.title)) : [];
+    const foldedTexts = extraLexemes ? col((r) => fold(r.text.slice(0, CONFIG_TEXT_CHARS))) : [];
+    const tsv = extraLexemes
+      ? sql.fragment`u.tsv::tsvector || setweight(to_tsvector(${cfg}, x.title), 'A') || setweight(to_tsvector(${cfg}, x.body), 'C')`
+      : sql.fragment`u.tsv::tsvector`;
+    const titleTsv = extraLexemes
+      ? sql.fragment`u.title_tsv::tsvector || setweight(to_tsvector(${cfg}, x.title), 'A')`
+      : sql.fragment`u.title_tsv::tsvector`;
+    const extra = extraLexemes
+      ? sql.fragment`JOIN unnest(${sql.array(
+          col((r) => r.doc.id),
+          'uuid',
+        )}, ${sql.array(foldedTitles, 'text')}, ${sql.array(foldedTexts, 'text')}) AS x(id, title, body) ON x.id = u.id`
+      : sql.fragment``;
+    await pool.query(sql.unsafe`
+      INSERT INTO search_documents AS d
+        (id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, text_version, state_version)
+      SELECT u.id, u.workspace_id, u.parent_id, u.title, u.icon, u.plain_text, u.archived, u.title_key,
+             ${tsv}, ${titleTsv}, u.version, u.version
+      FROM unnest(
+        ${sql.array(
+          col((r) => r.doc.id),
+          'uuid',
+        )},
+        ${sql.array(
+          col((r) => r.doc.workspaceId),
+          'uuid',
+        )},
+        ${sql.array(
+          col((r) => r.doc.parentId),
+          'uuid',
+        )},
+        ${sql.array(
+          col((r) => r.title),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => r.doc.icon),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => r.text),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => r.doc.archived),
+          'bool',
+        )},
+        ${sql.array(
+          col((r) => titleKey(r.title)),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => r.vector),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => r.titleVector),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => Math.trunc(r.doc.version)),
+          'int8',
+        )}
+      ) AS u(id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, version)
+      ${extra}
+      WHERE NOT EXISTS (SELECT 1 FROM search_removed_documents r WHERE r.id = u.id)
+      ON CONFLICT (id) DO UPDATE SET
+        title = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.title ELSE d.title END,
+        plain_text = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.plain_text ELSE d.plain_text END,
+        title_key = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.title_key ELSE d.title_key END,
+        tsv = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.tsv ELSE d.tsv END,
+        title_tsv = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.title_tsv ELSE d.title_tsv END,
+        text_version = greatest(d.text_version, EXCLUDED.text_version),
+        parent_id = CASE WHEN EXCLUDED.state_version >= d.state_version THEN EXCLUDED.parent_id ELSE d.parent_id END,
+        icon = CASE WHEN EXCLUDED.state_version >= d.state_version THEN EXCLUDED.icon ELSE d.icon END,
+        archived = CASE WHEN EXCLUDED.state_version >= d.state_version THEN EXCLUDED.archived ELSE d.archived END,
+        state_version = greatest(d.state_version, EXCLUDED.state_version),
+        indexed_at = now()`);
+  }
+
+  async function patch(patches: readonly DocumentPatch[]): Promise<void> {
+    if (patches.length === 0) return;
+    const newest = new Map<string, DocumentPatch>();
+    for (const p of patches) {
+      const seen = newest.get(p.id);
+      // Two patches of one id in a batch: the newer wins, but keeps fields only the older set.
+      if (!seen) newest.set(p.id, p);
+      else newest.set(p.id, seen.version <= p.version ? { ...seen, ...p } : { ...p, ...seen });
+    }
+    const list = [...newest.values()];
+    const has = (key: keyof DocumentPatch) => list.map((p) => Object.hasOwn(p, key) && p[key] !== undefined);
+    await pool.query(sql.unsafe`
+      UPDATE search_documents AS d SET
+        parent_id = CASE WHEN p.has_parent THEN p.parent_id ELSE d.parent_id END,
+        icon = CASE WHEN p.has_icon THEN p.icon ELSE d.icon END,
+        archived = coalesce(p.archived, d.archived),
+        state_version = p.version,
+        indexed_at = now()
+      FROM unnest(
+        ${sql.array(
+          list.map((p) => p.id),
+          'uuid',
+        )},
+        ${sql.array(
+          list.map((p) => p.parentId ?? null),
+          'uuid',
+        )},
+        ${sql.array(has('parentId'), 'bool')},
+        ${sql.array(
+          list.map((p) => p.icon ?? null),
+          'text',
+        )},
+        ${sql.array(has('icon'), 'bool')},
+        ${sql.array(
+          list.map((p) => p.archived ?? null),
+          'bool',
+        )},
+        ${sql.array(
+          list.map((p) => Math.trunc(p.version)),
+          'int8',
+        )}
+      ) AS p(id, parent_id, has_parent, icon, has_icon, archived, version)
+      WHERE d.id = p.id AND p.version >= d.state_version`);
+    // A new title changes the lexemes, which are made here from the stored text (rare: titles
+    // come with document.updated, which carries the text too).
+    const retitled = list.filter((p) => p.title !== undefined);
+    if (retitled.length === 0) return;
+    const stored = await pool.any(sql.type(storedRow)`
+      SELECT id, workspace_id, parent_id, icon, archived, plain_text, text_version FROM search_documents
+      WHERE id = ANY(${sql.array(
+        retitled.map((p) => p.id),
+        'uuid',
+      )})`);
+    const titles = new Map(retitled.map((p) => [p.id, p]));
+    const renamed: IndexedDocument[] = [];
+    for (const row of stored) {
+      const p = titles.get(row.id);
+      if (!p?.title || p.version < row.text_version) continue;
+      renamed.push({
+        id: row.id,
+        workspaceId: row.workspace_id,
+        parentId: row.parent_id,
+        title: p.title,
+        icon: row.icon,
+        plainText: row.plain_text,
+        archived: row.archived,
+        version: p.version,
+      });
+    }
+    await upsert(renamed);
+  }
+
+  async function remove(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const list = sql.array([...new Set(ids)], 'uuid');
+    await pool.transaction(async (tx) => {
+      await tx.query(sql.unsafe`
+        INSERT INTO search_removed_documents (id) SELECT unnest(${list}) ON CONFLICT (id) DO NOTHING`);
+      await tx.query(sql.unsafe`DELETE FROM search_documents WHERE id = ANY(${list})`);
+    });
+  }
+
+  async function removeWorkspace(workspaceId: string): Promise<void> {
+    await pool.query(sql.unsafe`DELETE FROM search_documents WHERE workspace_id = ${workspaceId}`);
+  }
+
+  async function listIds(page: IdPage): Promise<string[]> {
+    const rows = await pool.anyFirst(sql.type(z.object({ id: z.string() }))`
+      SELECT id FROM search_documents
+      WHERE ${page.workspaceId ? sql.fragment`workspace_id = ${page.workspaceId}` : sql.fragment`true`}
+        AND ${page.after ? sql.fragment`id > ${page.after}` : sql.fragment`true`}
+      ORDER BY id LIMIT ${page.limit}`);
+    return [...rows];
+  }
+
+  async function search(query: SearchQuery): Promise<SearchHit[]> {
+    const parsed = parseQuery(query.query);
+    if (!parsed.tsquery) return [];
+    const tsquery = extraLexemes
+      ? sql.fragment`(${parsed.tsquery}::tsquery || websearch_to_tsquery(${cfg}, ${fold(query.query)}))`
+      : sql.fragment`${parsed.tsquery}::tsquery`;
+    // The hits: one query, ranked by exact title, then title match, then ts_rank.
+    const hits = await pool.any(sql.type(hitRow)`
+      SELECT d.id, d.title, d.icon, d.parent_id, d.title_tsv @@ q.q AS in_title
+      FROM search_documents d, (SELECT ${tsquery} AS q) q
+      WHERE d.workspace_id = ${query.workspaceId} AND NOT d.archived AND d.tsv @@ q.q
+      ORDER BY d.title_key = ${parsed.key} DESC, d.title_tsv @@ q.q DESC,
+               ts_rank(${RANK_WEIGHTS}::float4[], d.tsv, q.q, 1) DESC, d.id
+      LIMIT ${query.limit}`);
+    if (hits.length === 0) return [];
+    // The snippets of this page only: ts_headline where it marks a word, else the text around the
+    // first place a folded term occurs (parts of words, CJK runs), marked here.
+    const snippets = await pool.any(sql.type(snippetRow)`
+      SELECT d.id, h.headline, w.around, w.at_char
+      FROM search_documents d
+      CROSS JOIN LATERAL (
+        SELECT ts_headline(${cfg}, left(d.plain_text, ${HEADLINE_CHARS}), ${tsquery}, ${HEADLINE_OPTIONS}) AS headline
+      ) h
+      LEFT JOIN LATERAL (
+        SELECT substr(d.plain_text, greatest(1, min(s.at) - 120), 480) AS around,
+               min(s.at) - greatest(1, min(s.at) - 120) AS at_char
+        FROM (SELECT strpos(lower(unaccent(d.plain_text)), t) AS at FROM unnest(${sql.array(parsed.terms, 'text')}) t) s
+        WHERE s.at > 0
+        HAVING min(s.at) IS NOT NULL
+      ) w ON strpos(h.headline, ${START_SEL}) = 0
+      WHERE d.id = ANY(${sql.array(
+        hits.map((h) => h.id),
+        'uuid',
+      )})`);
+    const byId = new Map(snippets.map((s) => [s.id, s]));
+    return hits.map((hit) => {
+      const s = byId.get(hit.id);
+      let snippet: string;
+      if (s && hasSelection(s.headline)) snippet = headlineHtml(s.headline);
+      else if (s?.around != null) snippet = markTerms(windowAround(s.around, s.at_char ?? 0), parsed.terms);
+      else if (hit.in_title) snippet = markTerms(hit.title, parsed.terms);
+      else snippet = escapeHtml(s?.headline ?? '');
+      return {
+        id: hit.id,
+        title: hit.title,
+        icon: hit.icon,
+        parentId: hit.parent_id,
+        snippet,
+        matchField: hit.in_title ? 'title' : 'content',
+      };
+    });
+  }
+
+  return {
+    name: 'postgres',
+    upsert,
+    patch,
+    remove,
+    removeWorkspace,
+    listIds,
+    search,
+    async health() {
+      await pool.query(sql.unsafe`SELECT 1 FROM search_documents LIMIT 1`);
+    },
+    // The pool is the service's: the runner closes it.
+    async close() {},
+  };
+}

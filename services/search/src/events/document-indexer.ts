@@ -1,0 +1,104 @@
+import { type ServiceClient, wholePlainText } from '@wiki/auth';
+import type { DatabasePool } from '@wiki/db';
+import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
+import type { DocumentPatch, IndexedDocument, SearchEngine } from '../engines/engine.js';
+
+const TYPES = ['document.*', 'workspace.deleted'] as const;
+
+/** What the indexer follows, parsed against the event contracts of @wiki/events. */
+export type IndexedEvent = EventFor<(typeof TYPES)[number]>;
+
+/** The writes a batch of events comes to, applied in this order (see applyEvents). */
+interface Writes {
+  upserts: IndexedDocument[];
+  patches: DocumentPatch[];
+  removals: string[];
+  workspaces: string[];
+}
+
+/**
+ * Turns document events into index writes. Every write carries the event's time as its version, so
+ * a redelivered or late event is a no-op against what a newer one wrote (the engine compares). The
+ * text of created/updated comes whole: when the event's was cut, from the document service.
+ */
+async function writesOf(events: readonly IndexedEvent[], peers: ServiceClient, logger: Logger): Promise<Writes> {
+  const writes: Writes = { upserts: [], patches: [], removals: [], workspaces: [] };
+  for (const event of events) {
+    const version = Date.parse(event.occurredAt);
+    switch (event.type) {
+      case 'document.created':
+      case 'document.updated': {
+        const d = event.data;
+        const plainText = await wholePlainText(peers, d);
+        if (plainText === null) {
+          // Cut, and the document is gone since: its document.deleted follows.
+          logger.info({ documentId: d.id, eventId: event.id }, 'document gone before its whole text was read');
+          break;
+        }
+        writes.upserts.push({
+          id: d.id,
+          workspaceId: d.workspaceId,
+          parentId: d.parentId,
+          title: d.title,
+          icon: d.icon,
+          plainText,
+          archived: d.isArchived,
+          version,
+        });
+        break;
+      }
+      case 'document.moved':
+        writes.patches.push({ id: event.data.id, parentId: event.data.parentId, version });
+        break;
+      case 'document.archived':
+      case 'document.restored': {
+        const archived = event.type === 'document.archived';
+        for (const id of event.data.ids) writes.patches.push({ id, archived, version });
+        break;
+      }
+      case 'document.deleted':
+        writes.removals.push(...event.data.ids);
+        break;
+      case 'workspace.deleted':
+        writes.workspaces.push(event.data.id);
+        break;
+      default:
+        // published / unpublished change nothing search shows.
+        break;
+    }
+  }
+  return writes;
+}
+
+/**
+ * Upserts before patches: a document created and archived in one batch is indexed, then hidden.
+ * Versions make the order of upserts and patches otherwise irrelevant; removals and purges last.
+ */
+async function applyWrites(engine: SearchEngine, writes: Writes): Promise<void> {
+  await engine.upsert(writes.upserts);
+  await engine.patch(writes.patches);
+  await engine.remove(writes.removals);
+  for (const workspaceId of writes.workspaces) await engine.removeWorkspace(workspaceId);
+}
+
+export interface IndexerDeps {
+  bus: EventBus;
+  pool: DatabasePool;
+  engine: SearchEngine;
+  peers: ServiceClient;
+  logger: Logger;
+}
+
+/** The consumer `search-documents`: keeps the index current from document events (issue 12 point 1). */
+export function startDocumentIndexer({ bus, pool, engine, peers, logger }: IndexerDeps) {
+  const apply = async (events: readonly IndexedEvent[]) => applyWrites(engine, await writesOf(events, peers, logger));
+  return startConsumer({
+    bus,
+    pool,
+    name: 'search-documents',
+    types: TYPES,
+    handle: (event) => apply([event]),
+    handleBatch: (events) => apply(events),
+    logger,
+  });
+}

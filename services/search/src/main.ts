@@ -1,0 +1,4 @@
+import { runServiceMain } from '@wiki/service';
+import { searchService } from './service.js';
+
+await runServiceMain(searchService);

@@ -1,0 +1,26 @@
+import { fileURLToPath } from 'node:url';
+import { membershipMigrations } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
+import { buildApp } from './app.js';
+import { startDocumentIndexer } from './events/document-indexer.js';
+
+/** The service's own migrations (src/ and dist/ both sit beside migrations/). */
+export const searchMigrations = {
+  dir: fileURLToPath(new URL('../migrations', import.meta.url)),
+  table: 'pgmigrations',
+};
+
+/** Full-text search fed by document events; who may read from the membership projection. */
+export const searchService = defineService({
+  name: 'search',
+  migrations: [membershipMigrations, searchMigrations],
+  buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
+  consumers: [
+    ({ app, bus }) => app.searchMembership.startProjection(bus),
+    ({ app, bus, pool, logger }) =>
+      startDocumentIndexer({ bus, pool, engine: app.searchEngine, peers: app.searchPeers, logger }),
+  ],
+});
+
+export const startService = (config: Config, opts?: StartOptions) => startWithKit(searchService, config, opts);

@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IndexedDocument, SearchEngine, SearchHit } from '../src/engines/engine.js';
+
+/**
+ * The one results contract every search engine is held to (ARCHITECTURE 5.8, issue 12 points 3,
+ * 4 and 7): the Postgres engine runs it in `npm test`, the Elasticsearch engine whenever
+ * ELASTICSEARCH_URL is set. Each case makes its own workspace, so cases share one engine.
+ */
+export interface EngineUnderTest {
+  engine: SearchEngine;
+  cleanup(): Promise<void>;
+}
+
+let version = Date.now();
+const nextVersion = () => ++version;
+
+function doc(
+  workspaceId: string,
+  title: string,
+  plainText: string,
+  over: Partial<IndexedDocument> = {},
+): IndexedDocument {
+  return {
+    id: randomUUID(),
+    workspaceId,
+    parentId: null,
+    title,
+    icon: null,
+    plainText,
+    archived: false,
+    version: nextVersion(),
+    ...over,
+  };
+}
+
+export function describeEngineContract(name: string, makeEngine: () => Promise<EngineUnderTest>): void {
+  describe(`search engine contract: ${name}`, () => {
+    let under: EngineUnderTest;
+    let engine: SearchEngine;
+    beforeAll(async () => {
+      under = await makeEngine();
+      engine = under.engine;
+    });
+    afterAll(() => under?.cleanup());
+
+    /** A new workspace holding these documents (title, text), indexed. */
+    async function workspaceOf(...docs: Array<[string, string]>): Promise<{ workspaceId: string; ids: string[] }> {
+      const workspaceId = randomUUID();
+      const indexed = docs.map(([title, text]) => doc(workspaceId, title, text));
+      await engine.upsert(indexed);
+      return { workspaceId, ids: indexed.map((d) => d.id) };
+    }
+    const search = (workspaceId: string, query: string, limit = 20) => engine.search({ workspaceId, query, limit });
+    const idsOf = (hits: SearchHit[]) => hits.map((h) => h.id);
+
+    describe('every language', () => {
+      it('finds Chinese text by any run of two or more of its characters, also mixed with Latin', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['机器学习笔记', '深度学习模型需要大量训练数据，GPU 集群每天运行。'],
+          ['Weekly report', 'Nothing about machine learning here.'],
+        );
+        for (const query of ['训练', '训练数据', '练数', '深度学习模型', '学习', 'GPU 训练']) {
+          expect(idsOf(await search(workspaceId, query)), query).toEqual([ids[0]]);
+        }
+        // Two characters that are not next to each other are not a run of the text.
+        expect(await search(workspaceId, '训数')).toEqual([]);
+        const [hit] = await search(workspaceId, '训练');
+        expect(hit.matchField).toBe('content');
+        expect(hit.snippet).toContain('<mark>训练</mark>');
+      });
+
+      it('finds Japanese and Korean text by a run of its characters', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['会議メモ', '東京の会議室で新しいプロジェクトを始めました。'],
+          ['회의록', '오늘 회의에서 검색 기능을 논의했습니다.'],
+        );
+        expect(idsOf(await search(workspaceId, 'プロジェクト'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, '会議室'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, '검색'))).toEqual([ids[1]]);
+        expect(idsOf(await search(workspaceId, '논의'))).toEqual([ids[1]]);
+      });
+
+      it('folds accents both ways: café finds cafe and cafe finds café', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['Café menu', 'Our café serves crème brûlée every morning.'],
+          ['Opening hours', 'The cafe opens at nine, the bakery at seven.'],
+        );
+        expect(idsOf(await search(workspaceId, 'cafe')).sort()).toEqual([...ids].sort());
+        expect(idsOf(await search(workspaceId, 'café')).sort()).toEqual([...ids].sort());
+        expect(idsOf(await search(workspaceId, 'creme brulee'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, 'CRÈME'))).toEqual([ids[0]]);
+      });
+    });
+
+    describe('every part of a word', () => {
+      it('finds a word by its end or middle, and the last query word by its start', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['Subpages and nesting', 'Every page of the wiki can hold its own children.'],
+          ['Moving day', 'The office moves to the third floor on Monday.'],
+        );
+        expect(idsOf(await search(workspaceId, 'pages'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, 'office'))).toEqual([ids[1]]);
+        expect(idsOf(await search(workspaceId, 'offic'))).toEqual([ids[1]]);
+        expect(idsOf(await search(workspaceId, 'ffic'))).toEqual([ids[1]]);
+        expect(idsOf(await search(workspaceId, 'nest'))).toEqual([ids[0]]);
+        const [hit] = await search(workspaceId, 'pages');
+        expect(hit.matchField).toBe('title');
+        expect(hit.snippet).toContain('<mark>pages</mark>');
+      });
+
+      it('keeps queries made only of common words', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['Hamlet', 'To be, or not to be, that is the question.'],
+          ['Pride', 'A single man in possession of a good fortune and a house.'],
+          ['Numbers', '42 17 99'],
+        );
+        expect(idsOf(await search(workspaceId, 'to be or not to be'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, 'the'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, 'and of'))).toEqual([ids[1]]);
+        expect(idsOf(await search(workspaceId, 'a'))).toContain(ids[1]);
+      });
+    });
+
+    describe('ranking', () => {
+      it('puts an exact title first, then title words, then content', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['Planning', 'See the release notes for details; release notes come out every release, notes and all.'],
+          ['Release notes for version 2', 'What changed in the second version.'],
+          ['Release notes', 'The list of every change.'],
+          ['Notes', 'Meeting notes from the release review.'],
+          ['Unrelated', 'Nothing here mentions it.'],
+        );
+        const order = idsOf(await search(workspaceId, 'release notes'));
+        expect(order[0]).toBe(ids[2]); // exact title
+        expect(order[1]).toBe(ids[1]); // both words in the title
+        expect(order.slice(2).sort()).toEqual([ids[0], ids[3]].sort()); // content (and one title word)
+        expect(order).not.toContain(ids[4]);
+        // A word in the title beats the same word many times in content.
+        expect(idsOf(await search(workspaceId, 'planning'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, 'change'))[0]).toBe(ids[2]);
+      });
+
+      it('ranks a title with the whole word above one with it inside a longer word', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['Subpages guide', 'How children are shown.'],
+          ['Pages', 'The basics.'],
+          ['Layout', 'Pages have a width.'],
+        );
+        expect(idsOf(await search(workspaceId, 'pages'))).toEqual([ids[1], ids[0], ids[2]]);
+      });
+    });
+
+    describe('rules', () => {
+      it('never returns archived documents or another workspace, and honours limit', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['Budget 2024', 'The budget for next year.'],
+          ['Budget draft', 'An older budget.'],
+          ['Budget notes', 'Budget meeting.'],
+        );
+        const other = await workspaceOf(['Budget elsewhere', 'Another budget.']);
+        await engine.patch([{ id: ids[1], archived: true, version: nextVersion() }]);
+        const found = idsOf(await search(workspaceId, 'budget'));
+        expect(found.sort()).toEqual([ids[0], ids[2]].sort());
+        expect(found).not.toContain(other.ids[0]);
+        expect(await search(workspaceId, 'budget', 1)).toHaveLength(1);
+        await engine.patch([{ id: ids[1], archived: false, version: nextVersion() }]);
+        expect(idsOf(await search(workspaceId, 'budget'))).toHaveLength(3);
+      });
+
+      it('answers hostile and empty queries without failing', async () => {
+        const { workspaceId, ids } = await workspaceOf(['Quotes', `It's a "quoted" text with & | ! : * ( ) signs.`]);
+        for (const query of [
+          "'",
+          '"',
+          '&|!:*()',
+          '\\',
+          "'; DROP TABLE x; --",
+          '',
+          '   ',
+          '-',
+          '-"',
+          'or',
+          '<mark>',
+          'a:*',
+        ]) {
+          const hits = await search(workspaceId, query);
+          expect(Array.isArray(hits), query).toBe(true);
+        }
+        expect(idsOf(await search(workspaceId, '"quoted text"'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, "it's"))).toEqual([ids[0]]);
+        const long = await search(workspaceId, 'quoted '.repeat(1400));
+        expect(idsOf(long)).toEqual([ids[0]]);
+      });
+
+      it('reads websearch syntax: phrases, -exclusions and or', async () => {
+        const { workspaceId, ids } = await workspaceOf(
+          ['Orchard', 'Green apples and red pears.'],
+          ['Market', 'Red apples only.'],
+        );
+        expect(idsOf(await search(workspaceId, 'apples -pears'))).toEqual([ids[1]]);
+        expect(idsOf(await search(workspaceId, '"green apples"'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, '"red pears"'))).toEqual([ids[0]]);
+        expect(idsOf(await search(workspaceId, '"apples red"'))).toEqual([]);
+        expect(idsOf(await search(workspaceId, 'green or only')).sort()).toEqual([...ids].sort());
+        expect(await search(workspaceId, '-apples')).toEqual([]);
+      });
+
+      it('escapes snippets except the marks', async () => {
+        const { workspaceId } = await workspaceOf([
+          'Tips',
+          '<script>alert(1)</script> Tips & tricks for the "office" when x < y, <b>today</b>.',
+        ]);
+        const [hit] = await search(workspaceId, 'office');
+        expect(hit.snippet).toContain('<mark>office</mark>');
+        // No markup but the marks, no bare ampersand or quote: safe to put in a page as it is.
+        expect(hit.snippet).not.toMatch(/<(?!\/?mark>)/);
+        expect(hit.snippet).not.toMatch(/&(?![#a-z0-9]+;)/i);
+        expect(hit.snippet).not.toContain('"');
+        expect(hit.snippet).toMatch(/tricks/);
+        // Also where the match is inside a word (the snippet is marked by the service, not ts_headline).
+        const { workspaceId: other } = await workspaceOf(['Layout', 'x < y & "z" on Subpages <i>now</i>']);
+        const [inside] = await search(other, 'pages');
+        expect(inside.snippet).toContain('<mark>pages</mark>');
+        expect(inside.snippet).not.toMatch(/<(?!\/?mark>)/);
+        expect(inside.snippet).not.toMatch(/&(?![#a-z0-9]+;)/i);
+      });
+
+      it('shows id, title, icon, parent and where it matched', async () => {
+        const workspaceId = randomUUID();
+        const parent = doc(workspaceId, 'Handbook', 'The root.');
+        const child = doc(workspaceId, 'Holidays', 'Vacation policy and public holidays.', {
+          parentId: parent.id,
+          icon: '🏖️',
+        });
+        await engine.upsert([parent, child]);
+        const [hit] = await search(workspaceId, 'vacation');
+        expect(hit).toMatchObject({
+          id: child.id,
+          title: 'Holidays',
+          icon: '🏖️',
+          parentId: parent.id,
+          matchField: 'content',
+        });
+        expect((await search(workspaceId, 'holidays'))[0]).toMatchObject({ id: child.id, matchField: 'title' });
+      });
+    });
+
+    describe('writes', () => {
+      it('ignores an older upsert, and a patch changes only its fields', async () => {
+        const workspaceId = randomUUID();
+        const first = doc(workspaceId, 'Roadmap', 'Quarterly goals.');
+        const newer = { ...first, title: 'Strategy', plainText: 'Yearly vision.', version: nextVersion() };
+        await engine.upsert([newer]);
+        await engine.upsert([first]); // late
+        expect(idsOf(await search(workspaceId, 'strategy'))).toEqual([first.id]);
+        expect(await search(workspaceId, 'roadmap')).toEqual([]);
+        const parentId = randomUUID();
+        await engine.patch([{ id: first.id, parentId, version: nextVersion() }]);
+        expect((await search(workspaceId, 'vision'))[0]).toMatchObject({ parentId, title: 'Strategy' });
+        await engine.patch([{ id: randomUUID(), archived: true, version: nextVersion() }]); // unknown: ignored
+      });
+
+      it('an archive that overtook an update keeps the document archived, with the new text', async () => {
+        const workspaceId = randomUUID();
+        const d = doc(workspaceId, 'Minutes', 'Old text.');
+        await engine.upsert([d]);
+        const updateVersion = nextVersion();
+        await engine.patch([{ id: d.id, archived: true, version: nextVersion() }]);
+        await engine.upsert([{ ...d, plainText: 'Fresh agenda.', archived: false, version: updateVersion }]);
+        expect(await search(workspaceId, 'agenda')).toEqual([]);
+        await engine.patch([{ id: d.id, archived: false, version: nextVersion() }]);
+        expect(idsOf(await search(workspaceId, 'agenda'))).toEqual([d.id]);
+      });
+
+      it('removes documents and whole workspaces for good', async () => {
+        const { workspaceId, ids } = await workspaceOf(['Invoice', 'Paid in March.'], ['Receipt', 'Paid in April.']);
+        await engine.remove([ids[0]]);
+        expect(idsOf(await search(workspaceId, 'paid'))).toEqual([ids[1]]);
+        await engine.removeWorkspace(workspaceId);
+        expect(await search(workspaceId, 'paid')).toEqual([]);
+        expect(await engine.listIds({ workspaceId, limit: 10 })).toEqual([]);
+      });
+
+      it('lists indexed ids in ascending order, page by page', async () => {
+        const { workspaceId, ids } = await workspaceOf(['One', 'a'], ['Two', 'b'], ['Three', 'c']);
+        const sorted = [...ids].sort();
+        const first = await engine.listIds({ workspaceId, limit: 2 });
+        expect(first).toEqual(sorted.slice(0, 2));
+        expect(await engine.listIds({ workspaceId, after: first[1], limit: 2 })).toEqual(sorted.slice(2));
+      });
+    });
+  });
+}
