@@ -53,8 +53,13 @@ describe('loadConfig', () => {
     expect(config.databaseUrls.document).toBe('postgres://other/documents');
   });
 
+  it('reads the search text configuration (SEARCH_TS_CONFIG, default simple)', () => {
+    expect(load({}).searchTsConfig).toBe('simple');
+    expect(load({ SEARCH_TS_CONFIG: 'english' }).searchTsConfig).toBe('english');
+  });
+
   it('parses the gateway options', () => {
-    expect(load({}).gatewayServices).toEqual(['workspace', 'document', 'comment']);
+    expect(load({}).gatewayServices).toEqual(['workspace', 'document', 'comment', 'search']);
     expect(load({ GATEWAY_SERVICES: ' workspace , mcp,workspace' }).gatewayServices).toEqual(['workspace', 'mcp']);
     expect(load({ GATEWAY_SERVICES: 'all' }).gatewayServices).not.toContain('collab');
     expect(load({}).trustProxy).toBe(false);
@@ -85,6 +90,7 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_USER_PER_MIN: '0' }, 'RATE_LIMIT_USER_PER_MIN'],
     [{ STORAGE_DRIVER: 's3' }, 'S3_ENDPOINT'],
     [{ SEARCH_ENGINE: 'elasticsearch' }, 'ELASTICSEARCH_URL'],
+    [{ SEARCH_TS_CONFIG: 'english; drop' }, 'SEARCH_TS_CONFIG'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ INTERNAL_API_KEY: 'short' }, 'INTERNAL_API_KEY'],
     [{ GATEWAY_SERVICES: 'workspace,wiki' }, 'GATEWAY_SERVICES'],
