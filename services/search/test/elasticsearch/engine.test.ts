@@ -57,16 +57,18 @@ function doc(overrides: Partial<IndexedDocument> = {}): IndexedDocument {
   };
 }
 
-/** The bulk actions of a request as [action line, body line] pairs (deletes have no body line). */
-function actions(request: RecordedRequest): Array<{ action: string; meta: any; body?: any }> {
-  const out: Array<{ action: string; meta: any; body?: any }> = [];
-  for (let i = 0; i < request.lines.length; i += 1) {
+/** The bulk actions of a request as [action line, body line] pairs. */
+function actions(request: RecordedRequest): Array<{ action: string; meta: any; body: any }> {
+  const out: Array<{ action: string; meta: any; body: any }> = [];
+  for (let i = 0; i < request.lines.length; i += 2) {
     const [action, meta] = Object.entries(request.lines[i])[0] as [string, any];
-    if (action === 'delete') out.push({ action, meta });
-    else out.push({ action, meta, body: request.lines[++i] });
+    out.push({ action, meta, body: request.lines[i + 1] });
   }
   return out;
 }
+
+/** The word a query item clause looks for (its first, title-word tier). */
+const firstWord = (clause: any): string => clause.bool.should[0].constant_score.filter.match.title.query;
 
 describe('start: index template and index', () => {
   it('installs a template with the CJK bigram analyzer, trigram and exact sub-fields, then creates the index behind the alias', async () => {
@@ -91,15 +93,19 @@ describe('start: index template and index', () => {
       tokenizer: 'standard',
       filter: ['cjk_width', 'lowercase', 'asciifolding', 'cjk_bigram'],
     });
-    expect(settings.analysis.analyzer.wiki_trigram.tokenizer).toBe('standard');
-    expect(settings.analysis.analyzer.wiki_trigram.filter).toEqual([
-      'cjk_width',
-      'lowercase',
-      'asciifolding',
-      'wiki_trigram',
-    ]);
-    expect(settings.analysis.filter.wiki_trigram).toEqual({ type: 'ngram', min_gram: 3, max_gram: 3 });
+    expect(settings.analysis.analyzer.wiki_trigram).toEqual({
+      type: 'custom',
+      tokenizer: 'wiki_trigram',
+      filter: ['cjk_width', 'lowercase', 'asciifolding'],
+    });
+    expect(settings.analysis.tokenizer.wiki_trigram).toEqual({
+      type: 'ngram',
+      min_gram: 3,
+      max_gram: 3,
+      token_chars: ['letter', 'digit'],
+    });
     expect(settings.analysis.normalizer.wiki_exact.filter).toEqual(['cjk_width', 'lowercase', 'asciifolding']);
+    expect(settings.analysis.normalizer.wiki_exact.char_filter).toEqual(['wiki_trim', 'wiki_spaces']);
     expect(mappings.dynamic).toBe('strict');
     for (const field of ['title', 'plainText']) {
       expect(mappings.properties[field]).toMatchObject({
@@ -111,7 +117,9 @@ describe('start: index template and index', () => {
     expect(mappings.properties.title.fields.exact).toMatchObject({ type: 'keyword', normalizer: 'wiki_exact' });
     expect(mappings.properties.workspaceId).toEqual({ type: 'keyword' });
     expect(mappings.properties.archived).toEqual({ type: 'boolean' });
-    expect(mappings.properties.version).toEqual({ type: 'long' });
+    expect(mappings.properties.textVersion).toMatchObject({ type: 'long' });
+    expect(mappings.properties.stateVersion).toMatchObject({ type: 'long' });
+    expect(mappings.properties.removed).toEqual({ type: 'boolean' });
     // The concrete index takes settings and mappings from the template; the request adds the alias.
     expect(es.requests[2].body).toEqual({ aliases: { [alias]: { is_write_index: true } } });
   });
@@ -152,7 +160,7 @@ describe('start: index template and index', () => {
 });
 
 describe('writes', () => {
-  it('upserts in one bulk request: a version-guarded scripted upsert per document, created and older-ignored (noop) items accepted', async () => {
+  it('upserts in one bulk request: a scripted upsert per document guarding text and state by version, created and older-ignored (noop) items accepted', async () => {
     const engine = await startEngine('wait_for');
     const first = doc({
       title: 'Café <menu>',
@@ -178,11 +186,18 @@ describe('writes', () => {
       expect(body.scripted_upsert).toBe(true);
       expect(body.upsert).toEqual({});
       expect(body.script.lang).toBe('painless');
-      // The guard: a stored version newer than the write's turns the write into a no-op.
-      expect(body.script.source).toContain('ctx._source.version > params.version');
-      expect(body.script.source).toContain('ctx.op = "noop"');
-      expect(body.script.params).toEqual({ version: document.version, doc: { ...document } });
+      const { version, ...fields } = document;
+      expect(body.script.params).toEqual({ version, doc: fields });
     }
+    const script: string = sent[0].body.script.source;
+    // Text and state each move only forward; a tombstone or a write older in both does nothing.
+    expect(script).toContain('v >= s.textVersion');
+    expect(script).toContain('v >= s.stateVersion');
+    expect(script).toContain('if (text) { s.title = d.title; s.plainText = d.plainText; s.textVersion = v }');
+    expect(script).toContain(
+      'if (state) { s.parentId = d.parentId; s.icon = d.icon; s.archived = d.archived; s.stateVersion = v }',
+    );
+    expect(script).toContain('if (s.removed == true || (!text && !state)) { ctx.op = "noop" }');
   });
 
   it('cuts large writes into several bulk requests (500 actions at most in one)', async () => {
@@ -207,7 +222,7 @@ describe('writes', () => {
     expect(bulks[0].query.get('refresh')).toBe('false');
   });
 
-  it('patches only the given fields with the same version guard and no upsert; a patch of an unknown id (404 document_missing) is ignored', async () => {
+  it('patches only the given state fields (and a title) under the same versions, with no upsert; a patch of an unknown id (404 document_missing) is ignored', async () => {
     const engine = await startEngine();
     const [known, unknown] = [randomUUID(), randomUUID()];
     es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-patches', { index, id1: known, id2: unknown }) });
@@ -221,26 +236,30 @@ describe('writes', () => {
     expect(sent[0].meta).toEqual({ _index: alias, _id: known, retry_on_conflict: 5 });
     expect(sent[0].body).toEqual({
       script: {
-        source: expect.stringContaining('params.version'),
+        source: expect.stringContaining('if (state) { s.putAll(params.state); s.stateVersion = v }'),
         lang: 'painless',
-        params: { version: 20, doc: { archived: true, version: 20 } },
+        params: { state: { archived: true }, title: null, version: 20 },
       },
     });
-    expect(sent[1].body.script.params.doc).toEqual({ parentId: null, title: 'Moved', icon: null, version: 21 });
+    expect(sent[1].body.script.params).toEqual({ state: { parentId: null, icon: null }, title: 'Moved', version: 21 });
+    expect(sent[1].body.script.source).toContain('if (text) { s.title = params.title; s.textVersion = v }');
     expect(sent[1].body).not.toHaveProperty('upsert');
   });
 
-  it('removes by id in bulk; an id the index does not hold (404 not_found) is ignored', async () => {
+  it('removes by writing tombstones in bulk (also for ids never indexed), so a late create cannot bring a document back', async () => {
     const engine = await startEngine();
     const [held, missing] = [randomUUID(), randomUUID()];
-    es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-deletes', { index, id1: held, id2: missing }) });
+    es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-removes', { index, id1: held, id2: missing }) });
 
     await engine.remove([held, missing]);
 
-    expect(es.sent('POST', BULK_PATH)[0].lines).toEqual([
-      { delete: { _index: alias, _id: held } },
-      { delete: { _index: alias, _id: missing } },
+    const sent = actions(es.sent('POST', BULK_PATH)[0]);
+    expect(sent.map((a) => [a.action, a.meta._id, a.body.script.params, a.body.scripted_upsert])).toEqual([
+      ['update', held, { id: held }, true],
+      ['update', missing, { id: missing }, true],
     ]);
+    expect(sent[0].body.script.source).toContain('ctx._source.removed = true; ctx._source.archived = true;');
+    expect(sent[0].body.script.source).toContain('ctx._source.clear()');
   });
 
   it('fails a write whose item still conflicted after its retries (409), so the event is redelivered and the guard decides then', async () => {
@@ -285,7 +304,9 @@ describe('writes', () => {
     await engine.removeWorkspace(workspaceId);
 
     const [purge] = es.sent('POST', DBQ);
-    expect(purge.body).toEqual({ query: { term: { workspaceId } } });
+    expect(purge.body).toEqual({
+      query: { bool: { filter: [{ term: { workspaceId } }], must_not: [{ term: { removed: true } }] } },
+    });
     expect(purge.query.get('conflicts')).toBe('proceed');
     expect(purge.query.get('refresh')).toBe('true');
 
@@ -309,22 +330,27 @@ describe('search', () => {
     expect(body.query.bool.filter).toEqual([{ term: { workspaceId } }, { term: { archived: false } }]);
     const [word] = body.query.bool.must;
     expect(word.bool.minimum_should_match).toBe(1);
-    const clauses = Object.fromEntries(
-      word.bool.should.map((clause: any) => {
-        const [field, spec] = Object.entries(clause.match)[0] as [string, any];
-        expect(spec.query).toBe('Pages');
-        expect(spec.operator).toBe('and');
-        return [field, spec.boost];
-      }),
-    );
-    // Title above content, whole words above parts of words.
-    expect(Object.keys(clauses).sort()).toEqual(['plainText', 'plainText.ngram', 'title', 'title.ngram']);
-    expect(clauses.title).toBeGreaterThan(clauses.plainText);
-    expect(clauses.title).toBeGreaterThan(clauses['title.ngram']);
-    expect(clauses.plainText).toBeGreaterThan(clauses['plainText.ngram']);
+    const tiers: Record<string, number> = {};
+    const bm25: Record<string, number> = {};
+    for (const clause of word.bool.should) {
+      const match = clause.constant_score ? clause.constant_score.filter.match : clause.match;
+      const [field, spec] = Object.entries(match)[0] as [string, any];
+      expect(spec).toMatchObject({ query: 'Pages', operator: 'and' });
+      if (clause.constant_score) tiers[field] = clause.constant_score.boost;
+      else bm25[field] = spec.boost;
+    }
+    // Title words above parts of title words above content words above parts of content words.
+    expect(Object.keys(tiers)).toEqual(['title', 'title.ngram', 'plainText', 'plainText.ngram']);
+    const order = Object.values(tiers);
+    expect([...order].sort((a, b) => b - a)).toEqual(order);
+    // BM25 orders within a tier; a term scores at most about 2.2 × idf (idf < 15 even at 10^6
+    // documents), so a word's BM25 share cannot lift a document over the next tier.
+    expect(Object.keys(bm25)).toEqual(['title', 'plainText']);
+    const gaps = order.slice(1).map((value, i) => order[i] - value);
+    for (const boost of Object.values(bm25)) expect(boost * 2.2 * 15 * 2).toBeLessThanOrEqual(Math.min(...gaps));
     const [exact] = body.query.bool.should;
-    expect(exact.match['title.exact'].query).toBe('Pages');
-    expect(exact.match['title.exact'].boost).toBeGreaterThan(clauses.title);
+    expect(exact.constant_score.filter).toEqual({ match: { 'title.exact': { query: 'Pages' } } });
+    expect(exact.constant_score.boost).toBeGreaterThan(order[0] * 2);
     expect(body.query.bool.must_not).toEqual([]);
     expect(body.highlight).toMatchObject({
       pre_tags: ['<mark>'],
@@ -348,12 +374,21 @@ describe('search', () => {
     const { must, must_not } = es.sent('POST', SEARCH_PATH)[0].body.query.bool;
     expect(must).toHaveLength(2);
     expect(must[0].bool.should).toEqual([
+      {
+        constant_score: { filter: { match_phrase: { title: { query: 'release notes' } } }, boost: expect.any(Number) },
+      },
+      {
+        constant_score: {
+          filter: { match_phrase: { plainText: { query: 'release notes' } } },
+          boost: expect.any(Number),
+        },
+      },
       { match_phrase: { title: { query: 'release notes', boost: expect.any(Number) } } },
       { match_phrase: { plainText: { query: 'release notes', boost: expect.any(Number) } } },
     ]);
     const either = must[1].bool;
     expect(either.minimum_should_match).toBe(1);
-    expect(either.should.map((clause: any) => clause.bool.should[0].match.title.query)).toEqual(['cats', 'dogs']);
+    expect(either.should.map((clause: any) => firstWord(clause))).toEqual(['cats', 'dogs']);
     expect(must_not).toEqual([
       {
         bool: {
@@ -373,11 +408,7 @@ describe('search', () => {
     const { body } = es.sent('POST', SEARCH_PATH)[0];
     expect(JSON.stringify(body)).not.toMatch(/query_string|"regexp"|"wildcard"/);
     // Punctuation alone is dropped; the rest is text for the analyzer, `title:x` included.
-    expect(body.query.bool.must.map((clause: any) => clause.bool.should[0].match.title.query)).toEqual([
-      'title:x',
-      'AND',
-      'x'.repeat(10_000),
-    ]);
+    expect(body.query.bool.must.map(firstWord)).toEqual(['title:x', 'AND', 'x'.repeat(10_000)]);
 
     for (const query of ['"', '""', '   ', '-alone', '- "', '&|!:*()', '\u0000 -']) {
       expect(await engine.search({ workspaceId, query, limit: 20 })).toEqual([]);
@@ -451,11 +482,11 @@ describe('id pages, health, close', () => {
       size: 2,
       track_total_hits: false,
       _source: false,
-      query: { bool: { filter: [{ term: { workspaceId } }] } },
+      query: { bool: { filter: [{ term: { workspaceId } }], must_not: [{ term: { removed: true } }] } },
       sort: [{ id: 'asc' }],
       search_after: ['00000000-0000-0000-0000-000000000000'],
     });
-    expect(all.query).toEqual({ match_all: {} });
+    expect(all.query).toEqual({ bool: { filter: [], must_not: [{ term: { removed: true } }] } });
     expect(all).not.toHaveProperty('search_after');
   });
 

@@ -6,10 +6,10 @@ import { idPageRequest, searchRequest } from './query.js';
 import {
   type BulkAction,
   bulkBatches,
-  deleteAction,
   ElasticsearchBulkError,
   failedItems,
   patchAction,
+  removeAction,
   upsertAction,
 } from './writes.js';
 
@@ -81,13 +81,14 @@ export class ElasticsearchEngine implements SearchEngine {
   }
 
   async remove(ids: readonly string[]): Promise<void> {
-    await this.bulk(ids.map((id) => deleteAction(this.alias, id)));
+    await this.bulk(ids.map((id) => removeAction(this.alias, id)));
   }
 
   async removeWorkspace(workspaceId: string): Promise<void> {
     const response = await this.client.deleteByQuery({
       index: this.alias,
-      query: { term: { workspaceId } },
+      // Tombstones stay: a late event must not bring a deleted document back.
+      query: { bool: { filter: [{ term: { workspaceId } }], must_not: [{ term: { removed: true } }] } },
       // A document written while the purge runs is deleted on the next purge, not a failure now.
       conflicts: 'proceed',
       refresh: this.refresh !== false,

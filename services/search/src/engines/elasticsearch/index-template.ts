@@ -12,10 +12,11 @@ import type { estypes } from '@elastic/elasticsearch';
  *   `asciifolding` make `Café` equal `cafe`, and `cjk_bigram` joins neighbouring CJK characters into
  *   pairs, so any run of two or more characters (`训练`) is found inside text without spaces.
  *   No stop-word filter: a query of common words (`to be or not to be`) still finds documents.
- * - `wiki_trigram` (the `.ngram` sub-fields): the same words cut into 3-character grams, so a
- *   part of a word is found, not only its start (`pages` finds `Subpages`, `offic` finds `office`).
- * - `wiki_exact` (the `title.exact` keyword): the whole title folded the same way, for the
- *   exact-title boost.
+ * - `wiki_trigram` (the `.ngram` sub-fields): words (runs of letters and digits) cut into
+ *   3-character grams, folded the same way, so a part of a word is found, not only its start
+ *   (`pages` finds `Subpages`, `offic` and `ffic` find `office`).
+ * - `wiki_exact` (the `title.exact` keyword): the whole title folded the same way, spaces
+ *   collapsed, for the exact-title tier.
  */
 
 /** Bumped whenever settings or mappings change (existing indices keep theirs until a reindex). */
@@ -29,8 +30,10 @@ export const indexSettings: estypes.IndicesIndexSettings = {
   // Close to the write→searchable lag target; the default of 1 s would be the lag on its own.
   refresh_interval: '200ms',
   analysis: {
-    filter: {
-      wiki_trigram: { type: 'ngram', min_gram: 3, max_gram: 3 },
+    tokenizer: {
+      // A tokenizer, not a token filter: each gram keeps its own offsets, so a highlight marks the
+      // matched part (`Sub<mark>pages</mark>`), not the whole word.
+      wiki_trigram: { type: 'ngram', min_gram: 3, max_gram: 3, token_chars: ['letter', 'digit'] },
     },
     analyzer: {
       wiki_text: {
@@ -40,12 +43,21 @@ export const indexSettings: estypes.IndicesIndexSettings = {
       },
       wiki_trigram: {
         type: 'custom',
-        tokenizer: 'standard',
-        filter: ['cjk_width', 'lowercase', 'asciifolding', 'wiki_trigram'],
+        tokenizer: 'wiki_trigram',
+        filter: ['cjk_width', 'lowercase', 'asciifolding'],
       },
     },
+    char_filter: {
+      wiki_trim: { type: 'pattern_replace', pattern: '^\\s+|\\s+$', replacement: '' },
+      wiki_spaces: { type: 'pattern_replace', pattern: '\\s+', replacement: ' ' },
+    },
     normalizer: {
-      wiki_exact: { type: 'custom', filter: ['cjk_width', 'lowercase', 'asciifolding'] },
+      // Outer spaces dropped and inner runs of spaces made one, like the Postgres engine's title key.
+      wiki_exact: {
+        type: 'custom',
+        char_filter: ['wiki_trim', 'wiki_spaces'],
+        filter: ['cjk_width', 'lowercase', 'asciifolding'],
+      },
     },
   },
 };
@@ -72,8 +84,11 @@ export const indexMappings: estypes.MappingTypeMapping = {
       fields: { ngram: { type: 'text', analyzer: 'wiki_trigram' } },
     },
     archived: { type: 'boolean' },
-    // The version of the last write applied (event time in ms); the write scripts compare with it.
-    version: { type: 'long' },
+    // Versions (event time in ms) of the last text write and the last state write (writes.ts).
+    textVersion: { type: 'long', index: false },
+    stateVersion: { type: 'long', index: false },
+    // A deleted document's tombstone.
+    removed: { type: 'boolean' },
   },
 };
 

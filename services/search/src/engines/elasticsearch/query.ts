@@ -86,43 +86,64 @@ export function parseQuery(input: string): ParsedQuery {
   return { groups, excluded };
 }
 
-/** How much a match in each field counts: the title well above the body, whole words above parts. */
-export const BOOSTS = {
-  exactTitle: 20,
-  title: 4,
-  titleNgram: 1.5,
-  content: 1,
-  contentNgram: 0.3,
+/**
+ * Ranking in tiers, as users expect and the contract checks: an exact title first, then title
+ * words, then parts of title words, then content words, then parts of content words. Each tier is
+ * a constant score (BM25 alone cannot promise that one title word beats a word repeated all over
+ * a text, and trigram matches add up one score per gram); a small share of BM25 orders documents
+ * within a tier. Tiers are 20 apart or more and BM25 counts 0.1, so only a raw BM25 score above
+ * 200 for one word could cross a tier (a term scores at most about 2.2 × idf, idf < 15 here).
+ */
+export const TIERS = {
+  exactTitle: 1000,
+  titleWord: 200,
+  titlePart: 100,
+  contentWord: 40,
+  contentPart: 20,
+  bm25: 0.1,
 } as const;
 
-function itemQuery(item: QueryItem): estypes.QueryDslQueryContainer {
+type Clause = estypes.QueryDslQueryContainer;
+
+function tier(match: Clause, boost: number): Clause {
+  return { constant_score: { filter: match, boost } };
+}
+
+function itemQuery(item: QueryItem): Clause {
   if (item.phrase) {
+    const title = { match_phrase: { title: { query: item.text } } };
+    const content = { match_phrase: { plainText: { query: item.text } } };
     return {
       bool: {
         should: [
-          { match_phrase: { title: { query: item.text, boost: BOOSTS.title } } },
-          { match_phrase: { plainText: { query: item.text, boost: BOOSTS.content } } },
+          tier(title, TIERS.titleWord),
+          tier(content, TIERS.contentWord),
+          { match_phrase: { title: { query: item.text, boost: TIERS.bm25 } } },
+          { match_phrase: { plainText: { query: item.text, boost: TIERS.bm25 } } },
         ],
         minimum_should_match: 1,
       },
     };
   }
-  // `operator: and`: a word the analyzer cuts into several terms (CJK bigrams, `e-mail`) needs
-  // all of them. A word shorter than 3 characters has no trigrams and matches the main fields only.
+  // `operator: and`: a word the analyzer cuts into several terms (CJK bigrams, trigrams, `e-mail`)
+  // needs all of them. A word shorter than 3 characters has no trigrams: main fields only.
+  const words = (field: string) => ({ match: { [field]: { query: item.text, operator: 'and' as const } } });
   return {
     bool: {
       should: [
-        { match: { title: { query: item.text, operator: 'and', boost: BOOSTS.title } } },
-        { match: { 'title.ngram': { query: item.text, operator: 'and', boost: BOOSTS.titleNgram } } },
-        { match: { plainText: { query: item.text, operator: 'and', boost: BOOSTS.content } } },
-        { match: { 'plainText.ngram': { query: item.text, operator: 'and', boost: BOOSTS.contentNgram } } },
+        tier(words('title'), TIERS.titleWord),
+        tier(words('title.ngram'), TIERS.titlePart),
+        tier(words('plainText'), TIERS.contentWord),
+        tier(words('plainText.ngram'), TIERS.contentPart),
+        { match: { title: { query: item.text, operator: 'and', boost: TIERS.bm25 } } },
+        { match: { plainText: { query: item.text, operator: 'and', boost: TIERS.bm25 } } },
       ],
       minimum_should_match: 1,
     },
   };
 }
 
-function exclusionQuery(item: QueryItem): estypes.QueryDslQueryContainer {
+function exclusionQuery(item: QueryItem): Clause {
   // Excluding by parts of words would drop far too much (`-pages` would exclude `Subpages`):
   // whole words and phrases only.
   const match = item.phrase ? 'match_phrase' : 'match';
@@ -177,7 +198,7 @@ export function searchRequest(index: string, query: SearchQuery): estypes.Search
         must,
         must_not: parsed.excluded.map(exclusionQuery),
         // A title that is exactly the query (case and accents folded) comes first.
-        should: [{ match: { 'title.exact': { query: query.query.trim(), boost: BOOSTS.exactTitle } } }],
+        should: [tier({ match: { 'title.exact': { query: query.query.trim() } } }, TIERS.exactTitle)],
       },
     },
     highlight,
@@ -195,7 +216,12 @@ export function idPageRequest(index: string, page: IdPage): estypes.SearchReques
     size: page.limit,
     track_total_hits: false,
     _source: false,
-    query: page.workspaceId ? { bool: { filter: [{ term: { workspaceId: page.workspaceId } }] } } : { match_all: {} },
+    query: {
+      bool: {
+        filter: page.workspaceId ? [{ term: { workspaceId: page.workspaceId } }] : [],
+        must_not: [{ term: { removed: true } }],
+      },
+    },
     sort: [{ id: 'asc' }],
     ...(page.after !== undefined ? { search_after: [page.after] } : {}),
   };

@@ -2,21 +2,47 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { DocumentPatch, IndexedDocument } from '../engine.js';
 
 /**
- * Every write (upsert and patch) is a scripted update guarded by the `version` stored in the
- * document: the script turns itself into a no-op when the stored version is newer than the
- * write's. Upserts and patches compare against the same number, so an older event can never undo
- * a newer one, whichever of them arrives first.
+ * Every write is a scripted update: Elasticsearch runs the script's read-check-write atomically per
+ * document (re-running it on a concurrent change, `retry_on_conflict`). The scripts keep the same
+ * versions the Postgres engine keeps, so both engines give one results contract:
+ * - `textVersion` guards the text (title, plainText), `stateVersion` the state (parentId, icon,
+ *   archived). An upsert applies each part whose version is not older than the stored one, so an
+ *   archive that overtook an update keeps the document archived and still takes the update's text.
+ * - `removed: true` is a tombstone: a late create or update of a deleted document does nothing.
  *
- * Why not `version_type: external_gte` on the upserts: a patch has no text, so it has to be an
- * update, and the update API only knows internal versions (it adds 1 to `_version`). After
- * upsert@1000 and patch(archived)@2000 the stored `_version` would be 1001, and a late
- * upsert@1500 (older than the patch) would pass the external check and un-archive the document.
- * Keeping the version in the source and checking it in the script has no such gap, and ES runs the
- * read-check-write of one update atomically per document (retrying it on a concurrent change).
+ * Why not `version_type: external_gte`: Elasticsearch keeps one `_version` per document, and a
+ * patch (no text) has to be an update, which only knows internal versions (it adds 1 to
+ * `_version`). After upsert@1000 and patch(archived)@2000 `_version` would be 1001, and a late
+ * upsert@1500 would pass the external check and un-archive the document. One external version
+ * also cannot say "take the text, keep the newer state".
  */
-export const GUARDED_WRITE_SCRIPT =
-  'if (ctx._source.version != null && ctx._source.version > params.version) { ctx.op = "noop" } ' +
-  'else { ctx._source.putAll(params.doc) }';
+export const UPSERT_SCRIPT = [
+  'def s = ctx._source; def d = params.doc; def v = params.version;',
+  'boolean text = s.textVersion == null || v >= s.textVersion;',
+  'boolean state = s.stateVersion == null || v >= s.stateVersion;',
+  'if (s.removed == true || (!text && !state)) { ctx.op = "noop" } else {',
+  '  s.id = d.id; s.workspaceId = d.workspaceId; s.removed = false;',
+  '  if (text) { s.title = d.title; s.plainText = d.plainText; s.textVersion = v }',
+  '  if (state) { s.parentId = d.parentId; s.icon = d.icon; s.archived = d.archived; s.stateVersion = v }',
+  '}',
+].join('\n');
+
+export const PATCH_SCRIPT = [
+  'def s = ctx._source; def v = params.version;',
+  'boolean state = s.stateVersion == null || v >= s.stateVersion;',
+  'boolean text = params.title != null && (s.textVersion == null || v >= s.textVersion);',
+  'if (s.removed == true || (!text && !state)) { ctx.op = "noop" } else {',
+  '  if (state) { s.putAll(params.state); s.stateVersion = v }',
+  '  if (text) { s.title = params.title; s.textVersion = v }',
+  '}',
+].join('\n');
+
+/** Keeps the id (and workspace) only, so the tombstone costs little and matches no search. */
+export const REMOVE_SCRIPT = [
+  'def ws = ctx._source.workspaceId; ctx._source.clear();',
+  'ctx._source.id = params.id; ctx._source.removed = true; ctx._source.archived = true;',
+  'if (ws != null) { ctx._source.workspaceId = ws }',
+].join('\n');
 
 /** Concurrent writes to one document are re-run this many times before the item fails. */
 export const RETRY_ON_CONFLICT = 5;
@@ -27,17 +53,17 @@ export const BULK_MAX_ACTIONS = 500;
 
 type BulkLine = Record<string, unknown>;
 
-/** One action of a bulk request: the action line and, except for deletes, its body line. */
-export type BulkAction = [BulkLine] | [BulkLine, BulkLine];
+/** One action of a bulk request: the action line and its body line. */
+export type BulkAction = [BulkLine, BulkLine];
 
-function guardedUpdate(
+function scriptedUpdate(
   index: string,
   id: string,
-  doc: Record<string, unknown>,
-  version: number,
+  source: string,
+  params: Record<string, unknown>,
   create: boolean,
 ): BulkAction {
-  const body: BulkLine = { script: { source: GUARDED_WRITE_SCRIPT, lang: 'painless', params: { doc, version } } };
+  const body: BulkLine = { script: { source, lang: 'painless', params } };
   if (create) {
     // The script also runs for a new document (on an empty source), so one path decides both.
     body.scripted_upsert = true;
@@ -55,23 +81,23 @@ export function upsertAction(index: string, document: IndexedDocument): BulkActi
     icon: document.icon,
     plainText: document.plainText,
     archived: document.archived,
-    version: document.version,
   };
-  return guardedUpdate(index, document.id, doc, document.version, true);
+  return scriptedUpdate(index, document.id, UPSERT_SCRIPT, { doc, version: document.version }, true);
 }
 
 export function patchAction(index: string, patch: DocumentPatch): BulkAction {
-  const doc: Record<string, unknown> = { version: patch.version };
-  if (patch.parentId !== undefined) doc.parentId = patch.parentId;
-  if (patch.title !== undefined) doc.title = patch.title;
-  if (patch.icon !== undefined) doc.icon = patch.icon;
-  if (patch.archived !== undefined) doc.archived = patch.archived;
+  const state: Record<string, unknown> = {};
+  if (patch.parentId !== undefined) state.parentId = patch.parentId;
+  if (patch.icon !== undefined) state.icon = patch.icon;
+  if (patch.archived !== undefined) state.archived = patch.archived;
+  const params = { state, title: patch.title ?? null, version: patch.version };
   // No upsert: a patch for a document the index does not hold answers 404 and is ignored.
-  return guardedUpdate(index, patch.id, doc, patch.version, false);
+  return scriptedUpdate(index, patch.id, PATCH_SCRIPT, params, false);
 }
 
-export function deleteAction(index: string, id: string): BulkAction {
-  return [{ delete: { _index: index, _id: id } }];
+/** A tombstone, written even for an id the index never held (its create may still be on the way). */
+export function removeAction(index: string, id: string): BulkAction {
+  return scriptedUpdate(index, id, REMOVE_SCRIPT, { id }, true);
 }
 
 /** Cuts actions into bulk requests (NDJSON operation lists) under the size and count limits. */
@@ -118,8 +144,8 @@ export class ElasticsearchBulkError extends Error {
 
 /**
  * The items of a bulk answer that failed. Not failures: a guarded write that did nothing
- * (`result: noop`, an older version), a patch of a document the index does not hold
- * (404 `document_missing_exception`), a delete of one it does not hold (404 `not_found`).
+ * (`result: noop`: an older version, or a removed document), a patch of a document the index
+ * does not hold (404 `document_missing_exception`), a delete of one it does not hold (404).
  * Everything else fails the whole call, so the event is redelivered; the writes are idempotent,
  * so applying the items that did succeed again is harmless. A 409 here means the document kept
  * changing under `retry_on_conflict` retries, not that this write is older (the script decides
