@@ -1,5 +1,6 @@
 import type { Config } from '@wiki/config';
 import type { DatabasePool } from '@wiki/db';
+import { ElasticsearchEngine, elasticsearchAlias } from './elasticsearch/index.js';
 import type { SearchEngine } from './engine.js';
 import { createPostgresEngine } from './postgres.js';
 
@@ -27,7 +28,10 @@ export async function createSearchEngine(config: Config, deps: EngineDeps): Prom
     case 'postgres':
       return createPostgresEngine({ pool: deps.pool, tsConfig: config.searchTsConfig });
     case 'elasticsearch':
-      // The Elasticsearch engine (engines/elasticsearch.ts) is chosen here.
-      throw new Error('SEARCH_ENGINE=elasticsearch is not available in this build yet');
+      // config.elasticsearchUrl is set: the config refuses SEARCH_ENGINE=elasticsearch without it.
+      return ElasticsearchEngine.start({
+        url: config.elasticsearchUrl as string,
+        alias: elasticsearchAlias(config.dbPrefix),
+      });
   }
 }
