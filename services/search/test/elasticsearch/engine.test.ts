@@ -105,7 +105,13 @@ describe('start: index template and index', () => {
       token_chars: ['letter', 'digit'],
     });
     expect(settings.analysis.normalizer.wiki_exact.filter).toEqual(['cjk_width', 'lowercase', 'asciifolding']);
-    expect(settings.analysis.normalizer.wiki_exact.char_filter).toEqual(['wiki_trim', 'wiki_spaces']);
+    expect(settings.analysis.normalizer.wiki_exact.char_filter).toEqual(['wiki_words', 'wiki_trim']);
+    // Everything but letters, digits and marks becomes one space, then the outer spaces go.
+    const { wiki_words, wiki_trim } = settings.analysis.char_filter;
+    const key = ` "Release   notes!" `
+      .replace(new RegExp(wiki_words.pattern, 'gu'), wiki_words.replacement)
+      .replace(new RegExp(wiki_trim.pattern, 'g'), wiki_trim.replacement);
+    expect(key).toBe('Release notes');
     expect(mappings.dynamic).toBe('strict');
     for (const field of ['title', 'plainText']) {
       expect(mappings.properties[field]).toMatchObject({

@@ -15,8 +15,8 @@ import type { estypes } from '@elastic/elasticsearch';
  * - `wiki_trigram` (the `.ngram` sub-fields): words (runs of letters and digits) cut into
  *   3-character grams, folded the same way, so a part of a word is found, not only its start
  *   (`pages` finds `Subpages`, `offic` and `ffic` find `office`).
- * - `wiki_exact` (the `title.exact` keyword): the whole title folded the same way, spaces
- *   collapsed, for the exact-title tier.
+ * - `wiki_exact` (the `title.exact` keyword): the words of the whole title, folded the same way
+ *   and joined by one space, for the exact-title tier.
  */
 
 /** Bumped whenever settings or mappings change (existing indices keep theirs until a reindex). */
@@ -48,14 +48,15 @@ export const indexSettings: estypes.IndicesIndexSettings = {
       },
     },
     char_filter: {
-      wiki_trim: { type: 'pattern_replace', pattern: '^\\s+|\\s+$', replacement: '' },
-      wiki_spaces: { type: 'pattern_replace', pattern: '\\s+', replacement: ' ' },
+      wiki_words: { type: 'pattern_replace', pattern: '[^\\p{L}\\p{N}\\p{M}]+', replacement: ' ' },
+      wiki_trim: { type: 'pattern_replace', pattern: '^ | $', replacement: '' },
     },
     normalizer: {
-      // Outer spaces dropped and inner runs of spaces made one, like the Postgres engine's title key.
+      // The words of the title joined by one space (punctuation and spacing do not count), like
+      // the Postgres engine's title key: `Release notes!` is exactly the query `release notes`.
       wiki_exact: {
         type: 'custom',
-        char_filter: ['wiki_trim', 'wiki_spaces'],
+        char_filter: ['wiki_words', 'wiki_trim'],
         filter: ['cjk_width', 'lowercase', 'asciifolding'],
       },
     },
