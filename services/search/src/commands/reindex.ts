@@ -131,9 +131,7 @@ async function run(options: ReindexOptions, scope: string): Promise<ReindexSumma
   // Everything the index holds after the last document sent: no document is left to claim it.
   progress.removed += await sweep(cursor, undefined, new Set());
   await clearProgress(pool, scope);
-  const done = summary(progress, resumedAfter, true);
-  options.onProgress?.({ ...progress });
-  return done;
+  return summary(progress, resumedAfter, true);
 }
 
 function summary(progress: ReindexProgress, resumedAfter: string | null, finished: boolean): ReindexSummary {
