@@ -2,6 +2,7 @@ import { Client } from '@elastic/elasticsearch';
 import { uniqueName } from '@wiki/testing';
 import { describe, it } from 'vitest';
 import { ElasticsearchEngine } from '../../src/engines/elasticsearch/index.js';
+import { firstIndexName } from '../../src/engines/elasticsearch/index-template.js';
 import { describeEngineContract } from '../engine-contract.js';
 
 /**
@@ -23,7 +24,8 @@ if (url) {
         await engine.close();
         const admin = new Client({ node: url });
         try {
-          await admin.indices.delete({ index: `${alias}-*`, allow_no_indices: true });
+          // By name: Elasticsearch 8+ refuses wildcard deletes (action.destructive_requires_name).
+          await admin.indices.delete({ index: firstIndexName(alias) }, { ignore: [404] });
           await admin.indices.deleteIndexTemplate({ name: alias });
         } finally {
           await admin.close();
