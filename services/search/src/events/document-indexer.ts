@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { type ServiceClient, wholePlainText } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
@@ -89,9 +90,19 @@ export interface IndexerDeps {
   logger: Logger;
 }
 
+/**
+ * The engine is a store of its own, even when it lives in this database: its writes run outside the
+ * consumer's transaction (which only records the events as consumed). slonik refuses a query on
+ * another connection inside a transaction's async context, so they run in the context this
+ * resource captured when the module loaded, where no transaction is open. A commit that fails
+ * after the engine wrote means a redelivery that writes the same versions again: a no-op.
+ */
+const outsideTransactions = new AsyncResource('search-engine-writes');
+
 /** The consumer `search-documents`: keeps the index current from document events (issue 12 point 1). */
 export function startDocumentIndexer({ bus, pool, engine, peers, logger }: IndexerDeps) {
-  const apply = async (events: readonly IndexedEvent[]) => applyWrites(engine, await writesOf(events, peers, logger));
+  const apply = (events: readonly IndexedEvent[]) =>
+    outsideTransactions.runInAsyncScope(async () => applyWrites(engine, await writesOf(events, peers, logger)));
   return startConsumer({
     bus,
     pool,
