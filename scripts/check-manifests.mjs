@@ -88,6 +88,19 @@ if (existsSync(composeFile)) {
   }
 }
 
+// --- every service with a main is deployed by both: a compose block and a k8s base folder
+const composed = new Set(
+  existsSync(composeFile)
+    ? Object.values(load(composeFile)[0]?.services ?? {}).map((service) => service?.build?.args?.SERVICE)
+    : [],
+);
+const servicesDir = join(repoRoot, 'services');
+for (const name of existsSync(servicesDir) ? readdirSync(servicesDir) : []) {
+  if (!existsSync(join(servicesDir, name, 'src', 'main.ts'))) continue;
+  if (!composed.has(name)) problem(composeFile, `services/${name} has no block (build arg SERVICE: ${name})`);
+  if (!existsSync(join(base, name))) problem(base, `services/${name} has no folder ${name}/`);
+}
+
 // --- render with kubectl when it is there (it is not required)
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
 if (kubectl.status === 0) {
