@@ -16,7 +16,7 @@ import {
 import { startService as startGateway } from '../../../gateway/src/service.js';
 import { startService as startDocument } from '../../document/src/service.js';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { type ReindexOptions, reindex } from '../src/commands/reindex.js';
+import { ReindexBusyError, type ReindexOptions, reindex } from '../src/commands/reindex.js';
 import { findProgress } from '../src/db/reindex-progress.js';
 import type { SearchEngine, SearchHit } from '../src/engines/engine.js';
 import { createSearchEngine } from '../src/engines/index.js';
@@ -191,6 +191,22 @@ describe('npm run reindex', () => {
       indexed: 7,
       removed: 0,
     });
+
+    // Ctrl-C (the signal) stops after the batch in hand, checkpoint kept.
+    const ctrlC = new AbortController();
+    const aborted = await run({ workspaceId: ws, batchSize: 3, signal: ctrlC.signal, onProgress: () => ctrlC.abort() });
+    expect(aborted).toMatchObject({ finished: false, batches: 1, indexed: 3 });
+    expect(await findProgress(searchPool, ws)).toMatchObject({ lastId: ids[2] });
+
+    // While it runs, a second run of the same workspace is refused; the first then finishes.
+    let second: unknown;
+    const documents: ReindexOptions['documents'] = async function* (from) {
+      second ??= await run({ workspaceId: ws }).catch((error: unknown) => error);
+      yield* streamDocumentsFrom({ service: 'search', config: t.config, ...from });
+    };
+    expect(await run({ workspaceId: ws, documents })).toMatchObject({ resumedAfter: ids[2], finished: true });
+    expect(second).toBeInstanceOf(ReindexBusyError);
+    expect(await indexedIds(ws)).toEqual(ids);
   });
 
   it('removes entries of documents that no longer exist, and keeps one created behind the running stream', async () => {
