@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { Config } from '@wiki/config';
 import { type Dispatcher, request } from 'undici';
 import { IDENTITY_HEADER, mintServiceToken } from './identity.js';
@@ -97,13 +98,16 @@ export async function* streamDocumentsFrom(options: DocumentStreamOptions): Asyn
   if (!done) throw new DocumentStreamError(`the document stream was cut after ${count} documents`);
 }
 
-/** Complete lines of UTF-8 text, without their newline; chunks may split a line or a character anywhere. */
-async function* ndjsonLines(body: AsyncIterable<Buffer | string> & { setEncoding(e: 'utf8'): unknown }) {
-  body.setEncoding('utf8');
+/**
+ * Complete lines of UTF-8 text, without their newline. Chunks may split a line, or a character,
+ * anywhere: the decoder keeps the first bytes of a split character until the rest arrives.
+ */
+export async function* ndjsonLines(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
   let rest = '';
   for await (const chunk of body) {
     // Only the new chunk is searched: a 2 MiB line in 64 KiB chunks is not scanned again and again.
-    let text = chunk as string;
+    let text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let newline = text.indexOf('\n');
     while (newline !== -1) {
       const line = rest + text.slice(0, newline);
@@ -114,6 +118,7 @@ async function* ndjsonLines(body: AsyncIterable<Buffer | string> & { setEncoding
     }
     rest += text;
   }
+  rest += decoder.end();
   if (rest) yield rest;
 }
 
