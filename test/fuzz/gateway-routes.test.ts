@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService as startComment } from '../../services/comment/src/service.js';
 import { startService as startDocument } from '../../services/document/src/service.js';
+import { startService as startSearch } from '../../services/search/src/service.js';
 import { startService as startWorkspace } from '../../services/workspace/src/service.js';
 import { bodyFor, encodeText, type IdPool, idKind, pathValue, queryFor } from './arbitraries.js';
 import { type FuzzRoute, routesOf, type Schema } from './routes.js';
@@ -32,6 +33,7 @@ beforeAll(async () => {
       workspace: startWorkspace as StartPart,
       document: startDocument as StartPart,
       comment: startComment as StartPart,
+      search: startSearch as StartPart,
     },
   });
   world = await buildWorld(stack);
@@ -113,9 +115,9 @@ async function send(request: FuzzRequest): Promise<{ status: number; text: strin
 it(
   `answers every generated request to every route without a 5xx or a hang (${RUNS} runs, seed ${SEED})`,
   async () => {
-    // The routes come from what the services register: all three services' prefixes must be there.
+    // The routes come from what the services register: every service's prefixes must be there.
     const paths = routes.map((r) => r.path);
-    for (const prefix of ['/api/v1/workspaces', '/api/v1/documents', '/api/v1/comments']) {
+    for (const prefix of ['/api/v1/workspaces', '/api/v1/documents', '/api/v1/comments', '/api/v1/documents/search']) {
       expect(
         paths.some((p) => p.startsWith(prefix)),
         prefix,

@@ -23,8 +23,12 @@ const MARKS = /\p{M}/gu;
 
 /** True for characters written without spaces between words (they are indexed as n-grams). */
 export function isCjk(ch: string): boolean {
-  return /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]/u.test(ch);
+  return CJK.test(ch);
 }
+
+/** One character written without spaces between words (Han, kana, Hangul, the long vowel mark). */
+export const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc';
+const CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
 
 const cache = new Map<string, string>();
 
@@ -44,11 +48,11 @@ export function foldChar(ch: string): string {
   return folded;
 }
 
-/** Folds a whole text. */
+const NEEDS_FOLDING = /[A-Z]|[^\t\n\r -~]/gu;
+
+/** Folds a whole text (printable ASCII other than capitals is left as it is, without a call per character). */
 export function fold(text: string): string {
-  let out = '';
-  for (const ch of text) out += foldChar(ch);
-  return out;
+  return text.replace(NEEDS_FOLDING, foldChar);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { fold, isCjk } from './fold.js';
+import { CJK_CLASS, fold } from './fold.js';
 
 /**
  * Splits folded text into the units the index and the queries share. A run of letters and digits
@@ -18,39 +18,40 @@ export interface Unit {
 export const MAX_WORD = 64;
 
 const RUN = /[\p{L}\p{N}\p{M}]+/gu;
+const HAS_CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
+/** Splits a run into its CJK parts (kept, with the marks that follow them) and the rest. */
+const CJK_PARTS = new RegExp(`([${CJK_CLASS}][${CJK_CLASS}\\p{M}]*)`, 'u');
+const MARKS = /\p{M}/gu;
 
 /** Units of an already folded text, positions counted from `start`. */
 export function unitsOf(folded: string, start = 1): Unit[] {
   const units: Unit[] = [];
   let position = start;
   for (const match of folded.matchAll(RUN)) {
-    for (const segment of segments(match[0])) {
-      if (segment.cjk) {
-        const chars = [...segment.text];
+    const run = match[0];
+    // Most runs are plain words: only a run holding CJK characters is split.
+    const parts = HAS_CJK.test(run) ? run.split(CJK_PARTS).filter(Boolean) : [run];
+    for (const part of parts) {
+      if (HAS_CJK.test(part)) {
+        const chars = [...part.replace(MARKS, '')];
         for (let i = 0; i < chars.length - 1; i++) {
           units.push({ lexeme: chars[i] + chars[i + 1], position: position + i, kind: 'gram' });
         }
         units.push({ lexeme: chars[chars.length - 1], position: position + chars.length - 1, kind: 'gram' });
         position += chars.length;
       } else {
-        units.push({ lexeme: [...segment.text].slice(0, MAX_WORD).join(''), position, kind: 'word' });
+        const word = part.replace(MARKS, '');
+        if (!word) continue;
+        units.push({
+          lexeme: word.length > MAX_WORD ? [...word].slice(0, MAX_WORD).join('') : word,
+          position,
+          kind: 'word',
+        });
         position += 1;
       }
     }
   }
   return units;
-}
-
-/** Splits a run into parts that are all CJK or all not (marks stay with the part before them). */
-function segments(run: string): Array<{ text: string; cjk: boolean }> {
-  const parts: Array<{ text: string; cjk: boolean }> = [];
-  for (const ch of run) {
-    const cjk = isCjk(ch);
-    const last = parts[parts.length - 1];
-    if (last && (last.cjk === cjk || /\p{M}/u.test(ch))) last.text += ch;
-    else parts.push({ text: ch, cjk });
-  }
-  return parts.map((p) => ({ text: p.text.replace(/\p{M}/gu, '') || p.text, cjk: p.cjk }));
 }
 
 /** The title as an exact-match key: folded, words joined by one space. */

@@ -56,10 +56,13 @@ class VectorBuilder {
       const added = this.add(unit.lexeme, unit.position, wordWeight, WORD_BUDGET);
       // A word seen often already has its suffixes with as many positions as are kept.
       if (!added || unit.kind !== 'word') continue;
-      const chars = [...unit.lexeme];
+      const word = unit.lexeme;
+      // Suffixes by UTF-16 index where no character takes two units (nearly every word).
+      const chars = /[\ud800-\udfff]/.test(word) ? [...word] : word;
       if (chars.length > SUFFIX_WORD_MAX) continue;
       for (let i = 1; i <= chars.length - SUFFIX_MIN; i++) {
-        this.add(chars.slice(i).join(''), unit.position, suffixWeight, SUFFIX_BUDGET);
+        const suffix = typeof chars === 'string' ? chars.slice(i) : chars.slice(i).join('');
+        this.add(suffix, unit.position, suffixWeight, SUFFIX_BUDGET);
       }
     }
   }

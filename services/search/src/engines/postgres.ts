@@ -72,11 +72,14 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       const seen = newest.get(doc.id);
       if (!seen || seen.version <= doc.version) newest.set(doc.id, doc);
     }
-    const rows = [...newest.values()].map((doc) => {
+    const rows: Array<{ doc: IndexedDocument; text: string; title: string; vector: string; titleVector: string }> = [];
+    for (const doc of newest.values()) {
       const text = withoutSelectors(doc.plainText);
       const title = withoutSelectors(doc.title);
-      return { doc, text, title, ...documentVectors(title, text) };
-    });
+      rows.push({ doc, text, title, ...documentVectors(title, text) });
+      // A large text takes a while to cut into lexemes: let requests in between documents.
+      if (text.length > 100_000) await new Promise((resolve) => setImmediate(resolve));
+    }
     const col = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
     const foldedTitles = extraLexemes ? col((r) => fold(r.title)) : [];
     const foldedTexts = extraLexemes ? col((r) => fold(r.text.slice(0, CONFIG_TEXT_CHARS))) : [];
