@@ -261,6 +261,22 @@ export function describeEngineContract(name: string, makeEngine: () => Promise<E
         await engine.patch([{ id: randomUUID(), archived: true, version: nextVersion() }]); // unknown: ignored
       });
 
+      it('a patch with a title renames the document for search, unless its text is newer', async () => {
+        const workspaceId = randomUUID();
+        const d = doc(workspaceId, 'Draft', 'Onboarding checklist for new hires.');
+        await engine.upsert([d]);
+        await engine.patch([{ id: d.id, title: 'Welcome guide', version: nextVersion() }]);
+        expect((await search(workspaceId, 'welcome'))[0]).toMatchObject({
+          id: d.id,
+          title: 'Welcome guide',
+          matchField: 'title',
+        });
+        expect(idsOf(await search(workspaceId, 'checklist'))).toEqual([d.id]);
+        expect(await search(workspaceId, 'draft')).toEqual([]);
+        await engine.patch([{ id: d.id, title: 'Stale name', version: d.version }]); // older than the rename
+        expect(await search(workspaceId, 'stale')).toEqual([]);
+      });
+
       it('an archive that overtook an update keeps the document archived, with the new text', async () => {
         const workspaceId = randomUUID();
         const d = doc(workspaceId, 'Minutes', 'Old text.');
