@@ -51,11 +51,12 @@ class VectorBuilder {
     return true;
   }
 
-  addUnits(units: readonly Unit[], wordWeight: Weight, suffixWeight: Weight): void {
+  /** Adds the units; with `suffixWeight` null, no suffixes (the ranking vector). */
+  addUnits(units: readonly Unit[], wordWeight: Weight, suffixWeight: Weight | null): void {
     for (const unit of units) {
       const added = this.add(unit.lexeme, unit.position, wordWeight, WORD_BUDGET);
       // A word seen often already has its suffixes with as many positions as are kept.
-      if (!added || unit.kind !== 'word') continue;
+      if (!added || unit.kind !== 'word' || suffixWeight === null) continue;
       const word = unit.lexeme;
       // Suffixes by UTF-16 index where no character takes two units (nearly every word).
       const chars = /[\ud800-\udfff]/.test(word) ? [...word] : word;
@@ -87,11 +88,21 @@ export function quoteLexeme(lexeme: string): string {
 }
 
 export interface DocumentVectors {
-  /** Title and content: what the GIN index searches and ts_rank ranks. */
+  /** Title and content: what the GIN index searches. */
   vector: string;
   /** The title's part alone: tells a title match (ranked above content, matchField). */
   titleVector: string;
+  /**
+   * What ts_rank reads: whole words and n-grams of the title and of the start of the content, no
+   * suffixes. Small enough to stay in the row (not TOASTed), so ranking thousands of matches
+   * does not read and decompress thousands of full vectors. A match only inside words or past
+   * the start ranks as 0 within its tier.
+   */
+  rankVector: string;
 }
+
+/** Content units in the ranking vector. */
+const RANK_UNITS = 300;
 
 export function documentVectors(title: string, text: string): DocumentVectors {
   const titleUnits = unitsOf(fold(title));
@@ -104,5 +115,8 @@ export function documentVectors(title: string, text: string): DocumentVectors {
   const all = new VectorBuilder();
   all.addUnits(titleUnits, 'A', 'B');
   all.addUnits(contentUnits, 'C', 'D');
-  return { vector: all.toString(), titleVector: titleOnly.toString() };
+  const rank = new VectorBuilder();
+  rank.addUnits(titleUnits, 'A', null);
+  rank.addUnits(contentUnits.slice(0, RANK_UNITS), 'C', null);
+  return { vector: all.toString(), titleVector: titleOnly.toString(), rankVector: rank.toString() };
 }

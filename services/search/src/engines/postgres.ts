@@ -72,7 +72,14 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       const seen = newest.get(doc.id);
       if (!seen || seen.version <= doc.version) newest.set(doc.id, doc);
     }
-    const rows: Array<{ doc: IndexedDocument; text: string; title: string; vector: string; titleVector: string }> = [];
+    const rows: Array<{
+      doc: IndexedDocument;
+      text: string;
+      title: string;
+      vector: string;
+      titleVector: string;
+      rankVector: string;
+    }> = [];
     for (const doc of newest.values()) {
       const text = withoutSelectors(doc.plainText);
       const title = withoutSelectors(doc.title);
@@ -89,6 +96,9 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
     const titleTsv = extraLexemes
       ? sql.fragment`u.title_tsv::tsvector || setweight(to_tsvector(${cfg}, x.title), 'A')`
       : sql.fragment`u.title_tsv::tsvector`;
+    const rankTsv = extraLexemes
+      ? sql.fragment`u.rank_tsv::tsvector || setweight(to_tsvector(${cfg}, x.title), 'A')`
+      : sql.fragment`u.rank_tsv::tsvector`;
     const extra = extraLexemes
       ? sql.fragment`JOIN unnest(${sql.array(
           col((r) => r.doc.id),
@@ -97,9 +107,9 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       : sql.fragment``;
     await pool.query(sql.unsafe`
       INSERT INTO search_documents AS d
-        (id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, text_version, state_version)
+        (id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, rank_tsv, text_version, state_version)
       SELECT u.id, u.workspace_id, u.parent_id, u.title, u.icon, u.plain_text, u.archived, u.title_key,
-             ${tsv}, ${titleTsv}, u.version, u.version
+             ${tsv}, ${titleTsv}, ${rankTsv}, u.version, u.version
       FROM unnest(
         ${sql.array(
           col((r) => r.doc.id),
@@ -142,10 +152,14 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
           'text',
         )},
         ${sql.array(
+          col((r) => r.rankVector),
+          'text',
+        )},
+        ${sql.array(
           col((r) => Math.trunc(r.doc.version)),
           'int8',
         )}
-      ) AS u(id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, version)
+      ) AS u(id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, rank_tsv, version)
       ${extra}
       WHERE NOT EXISTS (SELECT 1 FROM search_removed_documents r WHERE r.id = u.id)
       ON CONFLICT (id) DO UPDATE SET
@@ -154,6 +168,7 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
         title_key = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.title_key ELSE d.title_key END,
         tsv = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.tsv ELSE d.tsv END,
         title_tsv = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.title_tsv ELSE d.title_tsv END,
+        rank_tsv = CASE WHEN EXCLUDED.text_version >= d.text_version THEN EXCLUDED.rank_tsv ELSE d.rank_tsv END,
         text_version = greatest(d.text_version, EXCLUDED.text_version),
         parent_id = CASE WHEN EXCLUDED.state_version >= d.state_version THEN EXCLUDED.parent_id ELSE d.parent_id END,
         icon = CASE WHEN EXCLUDED.state_version >= d.state_version THEN EXCLUDED.icon ELSE d.icon END,
@@ -269,7 +284,7 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       FROM search_documents d, (SELECT ${tsquery} AS q) q
       WHERE d.workspace_id = ${query.workspaceId} AND NOT d.archived AND d.tsv @@ q.q
       ORDER BY d.title_key = ${parsed.key} DESC, d.title_tsv @@ q.q DESC,
-               ts_rank(${RANK_WEIGHTS}::float4[], d.tsv, q.q, 1) DESC, d.id
+               ts_rank(${RANK_WEIGHTS}::float4[], d.rank_tsv, q.q, 1) DESC, d.id
       LIMIT ${query.limit}`);
     if (hits.length === 0) return [];
     // The snippets of this page only: ts_headline where it marks a word, else the text around the
