@@ -36,7 +36,7 @@ describe('npm start', () => {
     const health = await fetch(`${gateway}/actuator/health`);
     expect(await health.json()).toEqual({
       status: 'UP',
-      services: { workspace: 'UP', document: 'UP', comment: 'UP' },
+      services: { workspace: 'UP', document: 'UP', search: 'UP', comment: 'UP' },
       redis: 'UP',
     });
 
@@ -58,6 +58,16 @@ describe('npm start', () => {
       body: JSON.stringify({ workspaceId, title: 'Hello' }),
     });
     expect(doc.status).toBe(201);
+    const docId = ((await doc.json()) as { data: { id: string } }).data.id;
+
+    // The search service indexes the document from its event.
+    const search = `${gateway}/api/v1/documents/search?workspaceId=${workspaceId}&query=hello`;
+    await expect
+      .poll(async () => ((await (await fetch(search, { headers: auth })).json()) as { data: { id: string }[] }).data, {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toEqual([expect.objectContaining({ id: docId, matchField: 'title' })]);
 
     const anonymous = await fetch(`${gateway}/api/v1/workspaces`);
     expect(anonymous.status).toBe(401);
