@@ -3,7 +3,7 @@ import { type CommonQueryMethods, sql, z } from '@wiki/db';
 /** The scope of a run over every workspace (a workspace's own run is keyed by its id). */
 export const ALL_WORKSPACES = '*';
 
-/** How far a reindex of one scope got (migrations/0002_reindex_progress.sql). */
+/** How far a reindex of one scope got (migrations/0003_reindex_progress.sql). */
 export const ReindexProgress = z.object({
   scope: z.string(),
   lastId: z.string(),
