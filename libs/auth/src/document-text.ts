@@ -1,10 +1,13 @@
 import type { CallOptions, ServiceClient } from './service-client.js';
 
-/** A document's whole plain text, as the document service's `GET /internal/documents/{id}/text` answers it. */
+/** A document's whole plain text and state, as the document service's `GET /internal/documents/{id}/text` answers it. */
 export interface DocumentText {
   id: string;
   workspaceId: string;
+  parentId: string | null;
   title: string;
+  icon: string | null;
+  isArchived: boolean;
   plainText: string;
   updatedAt: string;
 }
@@ -48,10 +51,22 @@ function parseDocumentText(data: unknown): DocumentText {
   if (
     typeof d?.id !== 'string' ||
     typeof d.workspaceId !== 'string' ||
+    (d.parentId !== null && typeof d.parentId !== 'string') ||
     typeof d.title !== 'string' ||
+    (d.icon !== null && typeof d.icon !== 'string') ||
+    typeof d.isArchived !== 'boolean' ||
     typeof d.plainText !== 'string' ||
     typeof d.updatedAt !== 'string'
   )
     throw new Error('the document text answer lacks a field');
-  return { id: d.id, workspaceId: d.workspaceId, title: d.title, plainText: d.plainText, updatedAt: d.updatedAt };
+  return {
+    id: d.id,
+    workspaceId: d.workspaceId,
+    parentId: d.parentId as string | null,
+    title: d.title,
+    icon: d.icon as string | null,
+    isArchived: d.isArchived,
+    plainText: d.plainText,
+    updatedAt: d.updatedAt,
+  };
 }

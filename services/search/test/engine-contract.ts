@@ -256,9 +256,22 @@ export function describeEngineContract(name: string, makeEngine: () => Promise<E
         expect(idsOf(await search(workspaceId, 'strategy'))).toEqual([first.id]);
         expect(await search(workspaceId, 'roadmap')).toEqual([]);
         const parentId = randomUUID();
-        await engine.patch([{ id: first.id, parentId, version: nextVersion() }]);
+        expect(await engine.patch([{ id: first.id, parentId, version: nextVersion() }])).toEqual([]);
         expect((await search(workspaceId, 'vision'))[0]).toMatchObject({ parentId, title: 'Strategy' });
-        await engine.patch([{ id: randomUUID(), archived: true, version: nextVersion() }]); // unknown: ignored
+      });
+
+      it('answers the patches it holds no document for, and not those of removed documents', async () => {
+        const { workspaceId, ids } = await workspaceOf(['Budget', 'Costs.'], ['Payroll', 'Salaries.']);
+        await engine.remove([ids[1]]);
+        const neverIndexed = randomUUID();
+        const unknown = await engine.patch([
+          { id: ids[0], archived: true, version: nextVersion() },
+          { id: neverIndexed, archived: true, version: nextVersion() },
+          { id: ids[1], archived: false, version: nextVersion() },
+        ]);
+        expect(unknown).toEqual([neverIndexed]);
+        expect(await search(workspaceId, 'costs')).toEqual([]);
+        expect(await search(workspaceId, 'salaries')).toEqual([]);
       });
 
       it('a patch with a title renames the document for search, unless its text is newer', async () => {

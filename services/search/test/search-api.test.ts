@@ -121,6 +121,44 @@ describe('indexing from document events', () => {
     expect(left).toBe(0);
   });
 
+  it('a document the index does not hold comes back whole with its next state change', async () => {
+    const parent = await createDocument(stack, owner, { workspaceId, title: 'Handbook', content: [] });
+    const doc = await createDocument(stack, owner, {
+      workspaceId,
+      title: 'Expense policy',
+      content: [paragraph('Receipts are scanned within thirty days.')],
+    });
+    await until(viewer, workspaceId, 'receipts', [doc.id]);
+    // As if its creation event had failed and waited for a retry (or were older than the stream).
+    await searchDb.query(sql.unsafe`DELETE FROM search_documents WHERE id = ${doc.id}`);
+    expect(await found(viewer, workspaceId, 'receipts')).toEqual([]);
+
+    // A move alone carries no text: the indexer reads the document whole from the document service.
+    expectStatus(
+      await stack.request('PUT', `/api/v1/documents/${doc.id}/move`, {
+        token: owner.token,
+        body: { parentId: parent.id },
+      }),
+      200,
+      'move',
+    );
+    await eventually(async () => {
+      const [hit] = (await searchAs(stack, viewer, workspaceId, 'receipts')).body.data;
+      expect(hit).toMatchObject({ id: doc.id, title: 'Expense policy', parentId: parent.id });
+    });
+
+    // The same for an archive: the document comes back archived, so a late creation cannot show it.
+    await searchDb.query(sql.unsafe`DELETE FROM search_documents WHERE id = ${doc.id}`);
+    await update(doc.id, { isArchived: true });
+    await eventually(async () => {
+      const archived = await searchDb.maybeOneFirst(
+        sql.unsafe`SELECT archived FROM search_documents WHERE id = ${doc.id}`,
+      );
+      expect(archived).toBe(true);
+    });
+    expect(await found(viewer, workspaceId, 'receipts')).toEqual([]);
+  });
+
   it('indexes the whole text of a 2 MiB document (its event carried 64 KiB): a word near its end is found', async () => {
     const filler = 'Plain filler words about nothing in particular, repeated to make the document long. ';
     const chunk = filler.repeat(Math.floor(600_000 / filler.length));

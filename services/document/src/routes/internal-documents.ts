@@ -1,7 +1,18 @@
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { envelope, idParams, notFound, nullableUuid, object, success, Type, timestamp, uuid } from '@wiki/http';
+import {
+  envelope,
+  idParams,
+  notFound,
+  nullable,
+  nullableUuid,
+  object,
+  success,
+  Type,
+  timestamp,
+  uuid,
+} from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from '../context.js';
 import { findState } from '../db/documents.js';
@@ -77,8 +88,10 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
   );
 
   // The whole plain text of a document, for a consumer whose event carried it cut
-  // (plainTextTruncated: events carry at most EVENT_TEXT_MAX_BYTES of it). Always today's text:
-  // a consumer that fetches it late gets the newer version, with the updatedAt to tell.
+  // (plainTextTruncated: events carry at most EVENT_TEXT_MAX_BYTES of it), with what an index
+  // shows beside it (place, icon, archived), so a consumer that missed a document's creation can
+  // index it whole. Always today's state: a consumer that fetches it late gets the newer version,
+  // with the updatedAt to tell.
   app.get(
     '/internal/documents/:id/text',
     {
@@ -91,7 +104,10 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
             object({
               id: uuid,
               workspaceId: uuid,
+              parentId: nullableUuid,
               title: Type.String(),
+              icon: nullable(Type.String()),
+              isArchived: Type.Boolean(),
               plainText: Type.String(),
               updatedAt: timestamp,
             }),
@@ -105,7 +121,10 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
       return success({
         id: doc.id,
         workspaceId: doc.workspaceId,
+        parentId: doc.parentId,
         title: doc.title,
+        icon: doc.icon,
+        isArchived: doc.isArchived,
         plainText: doc.plainText,
         updatedAt: doc.updatedAt,
       });

@@ -62,8 +62,12 @@ export interface SearchEngine {
   readonly name: 'postgres' | 'elasticsearch';
   /** Creates or replaces documents (each only if its version is not older than the stored one). */
   upsert(documents: readonly IndexedDocument[]): Promise<void>;
-  /** Applies field changes to documents already indexed (unknown ids are ignored). */
-  patch(patches: readonly DocumentPatch[]): Promise<void>;
+  /**
+   * Applies field changes to documents already indexed. Answers the ids of the patches it found
+   * no document for (never indexed: its creation event failed and waits for a retry, or is older
+   * than the stream), so the caller can index those whole; removed documents are not answered.
+   */
+  patch(patches: readonly DocumentPatch[]): Promise<string[]>;
   /** Removes documents for good (document.deleted); unknown ids are ignored. */
   remove(ids: readonly string[]): Promise<void>;
   /** Removes every document of a workspace (workspace.deleted). */

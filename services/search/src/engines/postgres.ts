@@ -177,8 +177,8 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
         indexed_at = now()`);
   }
 
-  async function patch(patches: readonly DocumentPatch[]): Promise<void> {
-    if (patches.length === 0) return;
+  async function patch(patches: readonly DocumentPatch[]): Promise<string[]> {
+    if (patches.length === 0) return [];
     const newest = new Map<string, DocumentPatch>();
     for (const p of patches) {
       const seen = newest.get(p.id);
@@ -220,10 +220,17 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
         )}
       ) AS p(id, parent_id, has_parent, icon, has_icon, archived, version)
       WHERE d.id = p.id AND p.version >= d.state_version`);
+    const unknown = await pool.anyFirst(sql.type(z.object({ id: z.string() }))`
+      SELECT u.id FROM unnest(${sql.array(
+        list.map((p) => p.id),
+        'uuid',
+      )}) AS u(id)
+      WHERE NOT EXISTS (SELECT 1 FROM search_documents d WHERE d.id = u.id)
+        AND NOT EXISTS (SELECT 1 FROM search_removed_documents r WHERE r.id = u.id)`);
     // A new title changes the lexemes, which are made here from the stored text (rare: titles
     // come with document.updated, which carries the text too).
     const retitled = list.filter((p) => p.title !== undefined);
-    if (retitled.length === 0) return;
+    if (retitled.length === 0) return [...unknown];
     const stored = await pool.any(sql.type(storedRow)`
       SELECT id, workspace_id, parent_id, icon, archived, plain_text, text_version FROM search_documents
       WHERE id = ANY(${sql.array(
@@ -247,6 +254,7 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       });
     }
     await upsert(renamed);
+    return [...unknown];
   }
 
   async function remove(ids: readonly string[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import { type ServiceClient, wholePlainText } from '@wiki/auth';
+import { fetchDocumentText, type ServiceClient, wholePlainText } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
 import type { DocumentPatch, IndexedDocument, SearchEngine } from '../engines/engine.js';
@@ -74,12 +74,43 @@ async function writesOf(events: readonly IndexedEvent[], peers: ServiceClient, l
 /**
  * Upserts before patches: a document created and archived in one batch is indexed, then hidden.
  * Versions make the order of upserts and patches otherwise irrelevant; removals and purges last.
+ * A patch of a document the index does not hold yet (its creation event failed and waits for a
+ * retry, or is older than the stream) indexes the document whole as the document service has it
+ * now, with the patch's version: dropping the patch would let the late creation show an archived
+ * document, or one in its old place.
  */
-async function applyWrites(engine: SearchEngine, writes: Writes): Promise<void> {
+async function applyWrites(engine: SearchEngine, writes: Writes, peers: ServiceClient): Promise<void> {
   await engine.upsert(writes.upserts);
-  await engine.patch(writes.patches);
+  const unknown = await engine.patch(writes.patches);
+  if (unknown.length > 0) await engine.upsert(await wholeDocuments(unknown, writes.patches, peers));
   await engine.remove(writes.removals);
   for (const workspaceId of writes.workspaces) await engine.removeWorkspace(workspaceId);
+}
+
+/** The documents behind patches the index had no document for, as they are now (gone ones left out). */
+async function wholeDocuments(
+  ids: readonly string[],
+  patches: readonly DocumentPatch[],
+  peers: ServiceClient,
+): Promise<IndexedDocument[]> {
+  const versions = new Map<string, number>();
+  for (const p of patches) versions.set(p.id, Math.max(versions.get(p.id) ?? 0, p.version));
+  const documents: IndexedDocument[] = [];
+  for (const id of new Set(ids)) {
+    const doc = await fetchDocumentText(peers, id);
+    if (!doc) continue; // deleted since: its document.deleted removes it
+    documents.push({
+      id: doc.id,
+      workspaceId: doc.workspaceId,
+      parentId: doc.parentId,
+      title: doc.title,
+      icon: doc.icon,
+      plainText: doc.plainText,
+      archived: doc.isArchived,
+      version: versions.get(id) ?? Date.parse(doc.updatedAt),
+    });
+  }
+  return documents;
 }
 
 export interface IndexerDeps {
@@ -102,7 +133,7 @@ const outsideTransactions = new AsyncResource('search-engine-writes');
 /** The consumer `search-documents`: keeps the index current from document events (issue 12 point 1). */
 export function startDocumentIndexer({ bus, pool, engine, peers, logger }: IndexerDeps) {
   const apply = (events: readonly IndexedEvent[]) =>
-    outsideTransactions.runInAsyncScope(async () => applyWrites(engine, await writesOf(events, peers, logger)));
+    outsideTransactions.runInAsyncScope(async () => applyWrites(engine, await writesOf(events, peers, logger), peers));
   return startConsumer({
     bus,
     pool,

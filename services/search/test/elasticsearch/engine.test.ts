@@ -228,15 +228,16 @@ describe('writes', () => {
     expect(bulks[0].query.get('refresh')).toBe('false');
   });
 
-  it('patches only the given state fields (and a title) under the same versions, with no upsert; a patch of an unknown id (404 document_missing) is ignored', async () => {
+  it('patches only the given state fields (and a title) under the same versions, with no upsert; a patch of an unknown id (404 document_missing) is answered, not failed', async () => {
     const engine = await startEngine();
     const [known, unknown] = [randomUUID(), randomUUID()];
     es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-patches', { index, id1: known, id2: unknown }) });
 
-    await engine.patch([
+    const missing = await engine.patch([
       { id: known, archived: true, version: 20 },
       { id: unknown, parentId: null, title: 'Moved', icon: null, version: 21 },
     ]);
+    expect(missing).toEqual([unknown]);
 
     const sent = actions(es.sent('POST', BULK_PATH)[0]);
     expect(sent[0].meta).toEqual({ _index: alias, _id: known, retry_on_conflict: 5 });

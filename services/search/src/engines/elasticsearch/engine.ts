@@ -8,6 +8,7 @@ import {
   bulkBatches,
   ElasticsearchBulkError,
   failedItems,
+  missingDocuments,
   patchAction,
   removeAction,
   upsertAction,
@@ -76,8 +77,8 @@ export class ElasticsearchEngine implements SearchEngine {
     await this.bulk(documents.map((document) => upsertAction(this.alias, document)));
   }
 
-  async patch(patches: readonly DocumentPatch[]): Promise<void> {
-    await this.bulk(patches.map((patch) => patchAction(this.alias, patch)));
+  async patch(patches: readonly DocumentPatch[]): Promise<string[]> {
+    return this.bulk(patches.map((patch) => patchAction(this.alias, patch)));
   }
 
   async remove(ids: readonly string[]): Promise<void> {
@@ -127,11 +128,15 @@ export class ElasticsearchEngine implements SearchEngine {
     await this.client.close();
   }
 
-  private async bulk(actions: readonly BulkAction[]): Promise<void> {
+  /** Runs the actions in bulk requests; answers the ids of the updates that found no document. */
+  private async bulk(actions: readonly BulkAction[]): Promise<string[]> {
+    const missing: string[] = [];
     for (const operations of bulkBatches(actions)) {
       const response = await this.client.bulk({ operations, refresh: this.refresh });
       const failures = failedItems(response);
       if (failures.length > 0) throw new ElasticsearchBulkError(failures);
+      missing.push(...missingDocuments(response));
     }
+    return missing;
   }
 }

@@ -142,6 +142,17 @@ export class ElasticsearchBulkError extends Error {
   }
 }
 
+/** The ids of the updates (patches) of a bulk answer that found no document (404 `document_missing_exception`). */
+export function missingDocuments(response: estypes.BulkResponse): string[] {
+  if (!response.errors) return [];
+  const ids: string[] = [];
+  for (const item of response.items) {
+    const result = item.update;
+    if (result?.status === 404 && result.error?.type === 'document_missing_exception') ids.push(String(result._id));
+  }
+  return ids;
+}
+
 /**
  * The items of a bulk answer that failed. Not failures: a guarded write that did nothing
  * (`result: noop`: an older version, or a removed document), a patch of a document the index
