@@ -1,21 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Config } from '@wiki/config';
 import { type Dispatcher, request } from 'undici';
+import { parseWholeDocument, type WholeDocument } from './document-text.js';
 import { IDENTITY_HEADER, mintServiceToken } from './identity.js';
 
 /** A document as the document service's `GET /internal/documents/stream` sends it. */
-export interface StreamedDocument {
-  id: string;
-  workspaceId: string;
-  parentId: string | null;
-  title: string;
-  icon: string | null;
-  /** The whole plain text, never cut. */
-  plainText: string;
-  archived: boolean;
-  /** ISO 8601 with milliseconds. */
-  updatedAt: string;
-}
+export type StreamedDocument = WholeDocument;
 
 export interface DocumentStreamOptions {
   /** The calling service, named in the identity token the request carries. */
@@ -127,26 +117,9 @@ function isClosingLine(value: unknown): value is { done: true; count: number } {
 }
 
 function parseDocument(value: unknown): StreamedDocument {
-  const d = value as Partial<Record<keyof StreamedDocument, unknown>> | null;
-  if (
-    typeof d?.id !== 'string' ||
-    typeof d.workspaceId !== 'string' ||
-    (d.parentId !== null && typeof d.parentId !== 'string') ||
-    typeof d.title !== 'string' ||
-    (d.icon !== null && typeof d.icon !== 'string') ||
-    typeof d.plainText !== 'string' ||
-    typeof d.archived !== 'boolean' ||
-    typeof d.updatedAt !== 'string'
-  )
-    throw new DocumentStreamError('a streamed document lacks a field');
-  return {
-    id: d.id,
-    workspaceId: d.workspaceId,
-    parentId: d.parentId,
-    title: d.title,
-    icon: d.icon,
-    plainText: d.plainText,
-    archived: d.archived,
-    updatedAt: d.updatedAt,
-  };
+  try {
+    return parseWholeDocument(value, 'a streamed document');
+  } catch (error) {
+    throw new DocumentStreamError((error as Error).message);
+  }
 }

@@ -1,14 +1,18 @@
 import type { CallOptions, ServiceClient } from './service-client.js';
 
-/** A document's whole plain text and state, as the document service's `GET /internal/documents/{id}/text` answers it. */
-export interface DocumentText {
+/**
+ * A document with its whole plain text (never cut) and what an index shows beside it, as the
+ * document service's `GET /internal/documents/{id}/text` and `GET /internal/documents/stream` send it.
+ */
+export interface WholeDocument {
   id: string;
   workspaceId: string;
   parentId: string | null;
   title: string;
   icon: string | null;
-  isArchived: boolean;
   plainText: string;
+  archived: boolean;
+  /** ISO 8601 with milliseconds. */
   updatedAt: string;
 }
 
@@ -23,11 +27,11 @@ export interface EventText {
 export function fetchDocumentText(
   client: ServiceClient,
   documentId: string,
-  options: Pick<CallOptions<DocumentText>, 'requestId' | 'timeoutMs'> = {},
-): Promise<DocumentText | null> {
-  return client.get<DocumentText>('document', `/internal/documents/${encodeURIComponent(documentId)}/text`, {
+  options: Pick<CallOptions<WholeDocument>, 'requestId' | 'timeoutMs'> = {},
+): Promise<WholeDocument | null> {
+  return client.get<WholeDocument>('document', `/internal/documents/${encodeURIComponent(documentId)}/text`, {
     ...options,
-    parse: parseDocumentText,
+    parse: (data) => parseWholeDocument(data, 'the document text answer'),
   });
 }
 
@@ -39,34 +43,35 @@ export function fetchDocumentText(
 export async function wholePlainText(
   client: ServiceClient,
   data: EventText,
-  options: Pick<CallOptions<DocumentText>, 'requestId' | 'timeoutMs'> = {},
+  options: Pick<CallOptions<WholeDocument>, 'requestId' | 'timeoutMs'> = {},
 ): Promise<string | null> {
   if (!data.plainTextTruncated) return data.plainText;
   const doc = await fetchDocumentText(client, data.id, options);
   return doc ? doc.plainText : null;
 }
 
-function parseDocumentText(data: unknown): DocumentText {
-  const d = data as Partial<Record<keyof DocumentText, unknown>> | null;
+/** Checks an answer's shape; throws an Error naming `what` when a field is missing or wrong. */
+export function parseWholeDocument(data: unknown, what: string): WholeDocument {
+  const d = data as Partial<Record<keyof WholeDocument, unknown>> | null;
   if (
     typeof d?.id !== 'string' ||
     typeof d.workspaceId !== 'string' ||
     (d.parentId !== null && typeof d.parentId !== 'string') ||
     typeof d.title !== 'string' ||
     (d.icon !== null && typeof d.icon !== 'string') ||
-    typeof d.isArchived !== 'boolean' ||
     typeof d.plainText !== 'string' ||
+    typeof d.archived !== 'boolean' ||
     typeof d.updatedAt !== 'string'
   )
-    throw new Error('the document text answer lacks a field');
+    throw new Error(`${what} lacks a field`);
   return {
     id: d.id,
     workspaceId: d.workspaceId,
     parentId: d.parentId as string | null,
     title: d.title,
     icon: d.icon as string | null,
-    isArchived: d.isArchived,
     plainText: d.plainText,
+    archived: d.archived,
     updatedAt: d.updatedAt,
   };
 }

@@ -161,8 +161,11 @@ describe('bounded document events', () => {
     expect(ok.body.data).toEqual({
       id: doc.id,
       workspaceId: ws,
+      parentId: null,
       title: 'Text',
+      icon: null,
       plainText: 'whole',
+      archived: false,
       updatedAt: doc.updatedAt,
     });
     expect((await t.direct('GET', `/internal/documents/${doc.id}/text`, null)).status).toBe(401);

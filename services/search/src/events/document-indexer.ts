@@ -106,7 +106,7 @@ async function wholeDocuments(
       title: doc.title,
       icon: doc.icon,
       plainText: doc.plainText,
-      archived: doc.isArchived,
+      archived: doc.archived,
       version: versions.get(id) ?? Date.parse(doc.updatedAt),
     });
   }
