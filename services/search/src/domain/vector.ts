@@ -13,7 +13,12 @@ import { type Unit, unitsOf } from './tokens.js';
 
 /** Suffixes are made for words up to this length (longer ones are ids, hashes, URLs). */
 const SUFFIX_WORD_MAX = 32;
-const SUFFIX_MIN = 2;
+/**
+ * Suffixes of at least 3 characters: a two-letter piece of a word is nearly in every document (a
+ * posting per document in the index for little use); a two-letter query still finds whole words
+ * and, as the last word, the words that begin with it.
+ */
+const SUFFIX_MIN = 3;
 /** Postgres keeps positions up to 16383 (larger ones are stored as 16383). */
 const MAX_POSITION = 16_383;
 /** Positions kept per lexeme and weight: enough for ranking, and Postgres keeps at most 256. */
@@ -101,8 +106,11 @@ export interface DocumentVectors {
   rankVector: string;
 }
 
-/** Content units in the ranking vector. */
-const RANK_UNITS = 300;
+/**
+ * Content units in the ranking vector: few enough that a row, its text and full vector moved out of
+ * line, stays under the 2 KB TOAST threshold, so ranking reads the vector from the row itself.
+ */
+const RANK_UNITS = 100;
 
 export function documentVectors(title: string, text: string): DocumentVectors {
   const titleUnits = unitsOf(fold(title));

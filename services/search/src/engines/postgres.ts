@@ -29,15 +29,20 @@ const HEADLINE_OPTIONS = `StartSel=${START_SEL}, StopSel=${STOP_SEL}, MaxWords=3
 /** ts_rank's weights for D, C, B, A (content suffix, content word, title suffix, title word). */
 const RANK_WEIGHTS = '{0.05,0.2,0.6,1.0}';
 
+/**
+ * Matches ranked per kind at most: the first this many title matches and the first this many
+ * content matches (in index order) are ranked, plus every exact title. A word in a tenth of
+ * 100,000 documents then costs a ranking of 1,000 rows, not of 10,000 full rows; the tiers (exact
+ * title, title, content) hold as long as the title matches are fewer than this.
+ */
+const CANDIDATES = 500;
+
 const hitRow = z.object({
   id: z.string(),
   title: z.string(),
   icon: z.string().nullable(),
   parent_id: z.string().nullable(),
   in_title: z.boolean(),
-});
-const snippetRow = z.object({
-  id: z.string(),
   headline: z.string(),
   around: z.string().nullable(),
   at_char: z.number().nullable(),
@@ -286,37 +291,52 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
     const tsquery = extraLexemes
       ? sql.fragment`(${parsed.tsquery}::tsquery || websearch_to_tsquery(${cfg}, ${fold(query.query)}))`
       : sql.fragment`${parsed.tsquery}::tsquery`;
-    // The hits: one query, ranked by exact title, then title match, then ts_rank.
+    const ws = query.workspaceId;
+    const ranked = sql.fragment`d.id, d.title, d.icon, d.parent_id, d.title_key = ${parsed.key} AS exact,
+      d.title_tsv @@ q.q AS in_title, ts_rank(${RANK_WEIGHTS}::float4[], d.rank_tsv, q.q, 1) AS rank`;
+    // One statement: the candidates found through the indexes (every exact title, the first title
+    // matches, the first content matches), ranked from the small vectors kept in the row (exact
+    // title, title match, then ts_rank), and the snippets of the returned page only. Exact titles
+    // and title matches are checked against the whole vector too (an exclusion may hit the content).
     const hits = await pool.any(sql.type(hitRow)`
-      SELECT d.id, d.title, d.icon, d.parent_id, d.title_tsv @@ q.q AS in_title
-      FROM search_documents d, (SELECT ${tsquery} AS q) q
-      WHERE d.workspace_id = ${query.workspaceId} AND NOT d.archived AND d.tsv @@ q.q
-      ORDER BY d.title_key = ${parsed.key} DESC, d.title_tsv @@ q.q DESC,
-               ts_rank(${RANK_WEIGHTS}::float4[], d.rank_tsv, q.q, 1) DESC, d.id
-      LIMIT ${query.limit}`);
-    if (hits.length === 0) return [];
-    // The snippets of this page only: ts_headline where it marks a word, else the text around the
-    // first place a folded term occurs (parts of words, CJK runs), marked here.
-    const snippets = await pool.any(sql.type(snippetRow)`
-      SELECT d.id, h.headline, w.around, w.at_char
-      FROM search_documents d
+      WITH q AS MATERIALIZED (SELECT ${tsquery} AS q),
+      candidates AS (
+        SELECT ${ranked} FROM search_documents d, q
+        WHERE d.workspace_id = ${ws} AND d.title_key = ${parsed.key} AND NOT d.archived AND d.tsv @@ q.q
+        UNION ALL
+        (SELECT ${ranked} FROM search_documents d, q
+         WHERE d.workspace_id = ${ws} AND NOT d.archived AND d.title_tsv @@ q.q AND d.tsv @@ q.q
+         LIMIT ${CANDIDATES})
+        UNION ALL
+        (SELECT ${ranked} FROM search_documents d, q
+         WHERE d.workspace_id = ${ws} AND NOT d.archived AND d.tsv @@ q.q
+         LIMIT ${CANDIDATES})
+      ),
+      page AS (
+        SELECT DISTINCT ON (exact, in_title, rank, id) * FROM candidates
+        ORDER BY exact DESC, in_title DESC, rank DESC, id
+        LIMIT ${query.limit}
+      )
+      -- A snippet is ts_headline where it marks a word, else the text around the first place a
+      -- folded term occurs (parts of words, CJK runs), marked here.
+      SELECT p.id, p.title, p.icon, p.parent_id, p.in_title, h.headline, w.around, w.at_char
+      FROM page p
+      JOIN search_documents d ON d.id = p.id
+      CROSS JOIN q
       CROSS JOIN LATERAL (
-        SELECT ts_headline(${cfg}, left(d.plain_text, ${HEADLINE_CHARS}), ${tsquery}, ${HEADLINE_OPTIONS}) AS headline
+        -- OFFSET 0: computed once per row, not again where the fallback below reads it.
+        SELECT ts_headline(${cfg}, left(d.plain_text, ${HEADLINE_CHARS}), q.q, ${HEADLINE_OPTIONS}) AS headline OFFSET 0
       ) h
       LEFT JOIN LATERAL (
         SELECT substr(d.plain_text, greatest(1, min(s.at) - 120), 480) AS around,
                min(s.at) - greatest(1, min(s.at) - 120) AS at_char
         FROM (SELECT strpos(lower(unaccent(d.plain_text)), t) AS at FROM unnest(${sql.array(parsed.terms, 'text')}) t) s
-        WHERE s.at > 0
+        WHERE s.at > 0 AND strpos(h.headline, ${START_SEL}) = 0
         HAVING min(s.at) IS NOT NULL
-      ) w ON strpos(h.headline, ${START_SEL}) = 0
-      WHERE d.id = ANY(${sql.array(
-        hits.map((h) => h.id),
-        'uuid',
-      )})`);
-    const byId = new Map(snippets.map((s) => [s.id, s]));
+      ) w ON true
+      ORDER BY p.exact DESC, p.in_title DESC, p.rank DESC, p.id`);
     return hits.map((hit) => {
-      const s = byId.get(hit.id);
+      const s = hit;
       let snippet: string;
       if (s && hasSelection(s.headline)) snippet = headlineHtml(s.headline);
       else if (s?.around != null) snippet = markTerms(windowAround(s.around, s.at_char ?? 0), parsed.terms);
