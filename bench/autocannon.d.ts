@@ -46,6 +46,10 @@ declare module 'autocannon' {
     requests?: RequestSpec[];
     setupClient?: (client: { setRequests(requests: RequestSpec[]): void }) => void;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** A run: awaited for its result, and an emitter of each response (its time in ms). */
+  interface Instance extends Promise<Result> {
+    on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): this;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

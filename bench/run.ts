@@ -1,8 +1,13 @@
-// `npm run bench`: the document service's load scenarios through the real gateway, beside a bare
-// Fastify hello-world, with results in bench/results/<date>.json and docs/PERFORMANCE.md.
+// `npm run bench`: the document service's and the search service's load scenarios through the real
+// gateway, beside a bare Fastify hello-world, with results in bench/results/<date>.json (the search
+// rows in <date>-search.json) and docs/PERFORMANCE.md.
 //
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
-//                    [--create-connections=32,64,128] [--read-rounds=3] [--only=hello,read,read-service,tree,create]
+//                    [--create-connections=32,64,128] [--read-rounds=3]
+//                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
+//                    [--only=hello,read,read-service,tree,create,search]
+//
+// `--only=search` runs the search rows alone (their own hello-world included).
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
@@ -19,6 +24,9 @@ import { serviceEnv, serviceNodeFlags } from '../scripts/lib/service-process.mjs
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, roundSuffix, writeReport } from './lib/report.js';
+import { fillSearchIndex, measureLag } from './lib/search.js';
+import { COMMON_WORD, RARE_WORD } from './lib/search-corpus.js';
+import { type SearchBenchReport, writeSearchReport } from './lib/search-report.js';
 import { createRoots, creationBody, seedDocuments, spreadCreations } from './lib/seed.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -39,14 +47,21 @@ const settings = {
    */
   readRounds: num('read-rounds', 3),
   logLevel: String(args['log-level'] ?? 'warn'),
-  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create. */
-  only: String(args.only ?? 'hello,read,read-service,tree,create'),
+  /** Generated documents in the searched workspace (issue 12 point 8: 100,000). */
+  searchDocuments: num('search-documents', 100_000),
+  /** Documents created per second, and for how long, while the write → searchable lag is measured. */
+  lagRate: num('lag-rate', 25),
+  lagDurationS: num('lag-duration', 20),
+  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, search. */
+  only: String(args.only ?? 'hello,read,read-service,tree,create,search'),
 };
 /** The creation target is judged at this many connections (see docs/PERFORMANCE.md). */
 const TARGET_CREATE_CONNECTIONS = 64;
 /** How long the parts sit without requests before their "idle after the load" RSS is read. */
 const IDLE_AFTER_LOAD_S = 40;
 const wanted = new Set(settings.only.split(','));
+/** The 10,000 documents are seeded only for the document service's rows. */
+const seedsDocuments = ['read', 'read-service', 'tree', 'create'].some((s) => wanted.has(s));
 class PartialRun extends Error {}
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -59,13 +74,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 log('building gateway and services (tsc -b)');
 const build = spawnSync(
   process.execPath,
-  [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'gateway', 'services/workspace', 'services/document'],
+  [
+    join(root, 'node_modules/typescript/bin/tsc'),
+    '-b',
+    'gateway',
+    'services/workspace',
+    'services/document',
+    'services/search',
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 if (build.status !== 0) throw new Error('the build failed');
 
 const name = `bench_${randomBytes(4).toString('hex')}`;
-const [gatewayPort, workspacePort, documentPort, helloPort] = await Promise.all([
+const [gatewayPort, workspacePort, documentPort, searchPort, helloPort] = await Promise.all([
+  freePort(),
   freePort(),
   freePort(),
   freePort(),
@@ -84,10 +107,11 @@ const env: Record<string, string> = {
   RATE_LIMIT_ENABLED: 'false',
   INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
   INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  GATEWAY_SERVICES: 'workspace,document',
+  GATEWAY_SERVICES: wanted.has('search') ? 'workspace,document,search' : 'workspace,document',
   PORT: String(gatewayPort),
   WORKSPACE_PORT: String(workspacePort),
   DOCUMENT_PORT: String(documentPort),
+  SEARCH_PORT: String(searchPort),
   HOST: '127.0.0.1',
 };
 const config = loadConfig({ ...process.env, ...env });
@@ -114,13 +138,21 @@ try {
       ...profile('document'),
     ]),
   );
+  if (wanted.has('search'))
+    parts.push(
+      await startPart('search', join(root, 'services/search/dist/main.js'), env, searchPort, '/health/ready', [
+        ...serviceNodeFlags,
+        ...profile('search'),
+      ]),
+    );
   parts.push(
     await startPart('gateway', join(root, 'gateway/dist/main.js'), env, gatewayPort, '/health/ready', [
       ...serviceNodeFlags,
       ...profile('gateway'),
     ]),
   );
-  const [hello, , documentPart, gateway] = parts;
+  const [hello, , documentPart] = parts;
+  const gateway = parts.find((p) => p.name === 'gateway')!;
   const loadBefore = Math.round(loadavg()[0] * 100) / 100;
   await sleep(3000);
   const rssOfParts = () => Object.fromEntries(parts.map((p) => [p.name, p.rssMiB()]));
@@ -139,7 +171,7 @@ try {
   });
   const workspaceId = ((await created.json()) as { data: { id: string } }).data.id;
 
-  log(`seeding ${settings.roots * (1 + settings.perRoot)} documents through the gateway`);
+  if (seedsDocuments) log(`seeding ${settings.roots * (1 + settings.perRoot)} documents through the gateway`);
   // Everything on the machine that works for a creation: the parts, Postgres, NATS and this client.
   const cpuMeters: CpuMeter[] = [
     ...parts.filter((p) => p.name !== 'hello-world').map((p): CpuMeter => [p.name, () => p.cpuSeconds()]),
@@ -148,21 +180,16 @@ try {
     ['bench client', ownCpuSeconds],
   ];
   const cpuBefore = cpuMeters.map(([, meter]) => meter());
-  const seeding = await seedDocuments(
-    gateway.url,
-    token,
-    workspaceId,
-    settings.roots,
-    settings.perRoot,
-    settings.seedConcurrency,
-  );
+  const seeding = seedsDocuments
+    ? await seedDocuments(gateway.url, token, workspaceId, settings.roots, settings.perRoot, settings.seedConcurrency)
+    : { documents: 0, seconds: 0, documentsPerSec: 0, rootIds: [] as string[] };
   const seedingCpu = Object.fromEntries(
     cpuMeters.map(([part, meter], i) => [part, Math.round((meter() - cpuBefore[i]) * 100) / 100]),
   );
   log(
     `seeded ${seeding.documents} documents in ${seeding.seconds} s (${seeding.documentsPerSec}/s); CPU seconds used meanwhile: ${JSON.stringify(seedingCpu)}`,
   );
-  await sleep(2000); // let the outbox drain before measuring reads
+  if (seedsDocuments) await sleep(2000); // let the outbox drain before measuring reads
 
   const documentId = seeding.rootIds[0];
   const identity = await mintIdentityToken(
@@ -244,6 +271,109 @@ try {
     }
   }
 
+  if (wanted.has('search')) {
+    // A workspace of its own holding the generated documents (the 10,000 above are indexed too,
+    // in theirs: the search service consumes every document event).
+    const res = await fetch(`${gateway.url}/api/v1/workspaces`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench search' }),
+    });
+    const searchWorkspace = ((await res.json()) as { data: { id: string } }).data.id;
+    log(`indexing ${settings.searchDocuments} generated documents through the engine`);
+    const indexing = await fillSearchIndex(
+      config.databaseUrls.search,
+      searchWorkspace,
+      settings.searchDocuments,
+      500,
+      log,
+    );
+    log(
+      `indexed ${indexing.documents} in ${indexing.seconds} s (${indexing.documentsPerSec}/s), ${indexing.bytesPerDocument} bytes per document`,
+    );
+    const loadBeforeSearch = Math.round(loadavg()[0] * 100) / 100;
+    const searchUrl = (word: string) =>
+      `${gateway.url}/api/v1/documents/search?workspaceId=${searchWorkspace}&query=${word}&limit=20`;
+    const searchRows: LoadResult[] = [];
+    for (const connections of [1, 50]) {
+      for (const [scenario, url, headers] of [
+        ['hello-world', `${hello.url}/`, undefined],
+        ['search, rare word', searchUrl(RARE_WORD), auth],
+        ['search, common word', searchUrl(COMMON_WORD), auth],
+      ] as const) {
+        log(`${scenario}: ${connections} connections, ${settings.durationS} s`);
+        const result = await load(scenario, url, {
+          connections,
+          durationS: settings.durationS,
+          headers,
+          cpuMeters,
+          samples: true,
+        });
+        log(
+          `${scenario}: ${result.requestsPerSec} req/s, p50 ${result.latencyP50Ms} ms, p95 ${result.latencyP95Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}`,
+        );
+        searchRows.push(result);
+      }
+    }
+    log(`write → searchable: ${settings.lagRate} documents/s for ${settings.lagDurationS} s`);
+    const lag = await measureLag(gateway.url, token, searchWorkspace, {
+      ratePerSec: settings.lagRate,
+      durationS: settings.lagDurationS,
+      pollIntervalMs: 10,
+    });
+    log(`lag: p50 ${lag.p50Ms} ms, p99 ${lag.p99Ms} ms, max ${lag.maxMs} ms, not found ${lag.notFound}`);
+    const row = (scenario: string, connections: number) =>
+      searchRows.find((r) => r.scenario === scenario && r.connections === connections)!;
+    const p95s = ['search, rare word', 'search, common word'].map((s) => row(s, 1).latencyP95Ms ?? Number.NaN);
+    const commonRatio = row('search, common word', 50).requestsPerSec / row('hello-world', 50).requestsPerSec;
+    const report: SearchBenchReport = {
+      date: new Date().toISOString(),
+      machine: {
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Math.round(totalmem() / 2 ** 30),
+        platform: platform(),
+      },
+      settings: {
+        durationS: settings.durationS,
+        searchDocuments: settings.searchDocuments,
+        lagRate: settings.lagRate,
+        lagDurationS: settings.lagDurationS,
+        only: settings.only,
+        loadAverageAtStart: loadBefore,
+        loadAverageBeforeSearchRows: loadBeforeSearch,
+      },
+      indexing,
+      scenarios: searchRows,
+      lag,
+      targets: [
+        {
+          target: `search p95 < 30 ms at ${settings.searchDocuments.toLocaleString('en')} documents (1 connection)`,
+          measured: `rare word ${p95s[0]} ms, common word ${p95s[1]} ms`,
+          met: Math.max(...p95s) < 30,
+        },
+        {
+          target: 'common word (10 % of the documents) ≥ 3.5 % of hello-world req/s at 50 connections',
+          measured: `${(commonRatio * 100).toFixed(1)} % (${row('search, common word', 50).requestsPerSec} req/s)`,
+          met: commonRatio >= 0.035,
+        },
+        {
+          target: 'write → searchable p99 < 250 ms under a steady write load',
+          measured: `${lag.p99Ms} ms (${settings.lagRate} documents/s, ${lag.notFound} not found)`,
+          met: lag.notFound === 0 && lag.p99Ms < 250,
+        },
+      ],
+    };
+    const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
+    writeSearchReport(report, join(root, 'bench/results', `${stamp}-search.json`), join(root, 'docs/PERFORMANCE.md'));
+    log(`wrote bench/results/${stamp}-search.json and the search section of docs/PERFORMANCE.md`);
+    for (const t of report.targets) log(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${t.measured}`);
+  }
+
+  if (!['hello', 'read', 'tree', 'create'].every((s) => wanted.has(s)))
+    throw new PartialRun('partial run (--only): no document report written');
+
   // V8 gives the heap it grew under load back in steps once allocation stops (its memory reducer
   // starts a few seconds after the last full collection): idle means some time after the load.
   await sleep(3000);
@@ -253,8 +383,6 @@ try {
   const idleAfterLoad = rssOfParts();
   log(`idle RSS ${IDLE_AFTER_LOAD_S} s after the load (MiB): ${JSON.stringify(idleAfterLoad)}`);
 
-  if (!['hello', 'read', 'tree', 'create'].every((s) => wanted.has(s)))
-    throw new PartialRun('partial run (--only): no report written');
   const byName = (s: string) => scenarios.find((r) => r.scenario === s)!;
   const readRatios = Array.from(
     { length: rounds },

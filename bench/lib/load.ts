@@ -8,6 +8,8 @@ export interface LoadResult {
   requestsPerSec: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
+  /** From every response's time (autocannon's histogram has no p95); only when `samples` was asked. */
+  latencyP95Ms?: number;
   latencyAvgMs: number;
   totalRequests: number;
   errors: number;
@@ -26,6 +28,8 @@ export interface LoadOptions {
   /** Other autocannon options: a method and body, or prebuilt `requests` and a `setupClient`. */
   autocannon?: Partial<Options>;
   cpuMeters?: CpuMeter[];
+  /** Keep each response's time to report p95 (costs the client a little per response). */
+  samples?: boolean;
 }
 
 /** Runs autocannon against one URL; any error or non-2xx answer is reported, never hidden. */
@@ -35,7 +39,11 @@ export async function load(scenario: string, url: string, opts: LoadOptions): Pr
   await autocannon({ ...options, duration: 2 });
   const meters = opts.cpuMeters ?? [];
   const before = meters.map(([, read]) => read());
-  const r = await autocannon({ ...options, duration: opts.durationS });
+  const run = autocannon({ ...options, duration: opts.durationS });
+  const times: number[] = [];
+  if (opts.samples) run.on('response', (_client, _status, _bytes, ms) => times.push(ms));
+  const r = await run;
+  times.sort((a, b) => a - b);
   const cpu = meters.map(([, read], i) => read() - before[i]);
   return {
     scenario,
@@ -45,6 +53,9 @@ export async function load(scenario: string, url: string, opts: LoadOptions): Pr
     requestsPerSec: Math.round(r.requests.average),
     latencyP50Ms: r.latency.p50,
     latencyP99Ms: r.latency.p99,
+    ...(opts.samples && times.length > 0
+      ? { latencyP95Ms: Math.round(times[Math.ceil(times.length * 0.95) - 1] * 10) / 10 }
+      : {}),
     latencyAvgMs: Math.round(r.latency.average * 100) / 100,
     totalRequests: r.requests.total,
     errors: r.errors + r.timeouts,
