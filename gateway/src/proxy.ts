@@ -1,5 +1,5 @@
-import type { OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { PassThrough, type Readable } from 'node:stream';
 import type { Config, ServiceName } from '@wiki/config';
 import { errorBody, notFound } from '@wiki/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
@@ -86,7 +86,11 @@ export async function registerProxy(
 /** Sends the request to `origin` (read per request: URLs may be set after the gateway was built). */
 function forward(agent: Agent, origin: string, request: FastifyRequest, reply: FastifyReply): void {
   reply.hijack();
-  const body = isStream(request.body) || Buffer.isBuffer(request.body) ? request.body : undefined;
+  const body = isStream(request.body)
+    ? uploadOf(request.body, reply.raw)
+    : Buffer.isBuffer(request.body)
+      ? request.body
+      : undefined;
   const headers = upstreamHeaders(request, request.headers);
   if (!body) delete headers['content-length'];
   const relay = new ResponseRelay(request, reply);
@@ -110,6 +114,34 @@ function forward(agent: Agent, origin: string, request: FastifyRequest, reply: F
 
 function isStream(value: unknown): value is Readable {
   return typeof (value as Readable | undefined)?.pipe === 'function';
+}
+
+/**
+ * What undici sends upstream for a streamed body: a pipe from the client's body, never the body
+ * itself. When a service answers before it has read the whole body (its router's 414 for an
+ * over-long id, a refusal in a hook) or cannot be reached, undici destroys the body it was
+ * sending, and an IncomingMessage it destroys with the socket detached first (to spare the
+ * connection). The rest of the body then stays on the client's connection with nobody to read
+ * it: the socket stays paused mid-body, Node does not discard it (the body had been read from),
+ * and the next request on that keep-alive connection is never parsed. So undici gets only the
+ * pipe; once the answer has gone out, what is left of the body is read and dropped (as Node does
+ * with a body no handler read), and the connection serves the client's next request.
+ */
+function uploadOf(body: Readable, response: ServerResponse): Readable {
+  const upload = new PassThrough();
+  body.pipe(upload);
+  // A client that breaks off its upload breaks off the upstream request too.
+  body.once('error', (error) => upload.destroy(error));
+  body.once('close', () => {
+    if (!body.readableEnded) upload.destroy(new Error('client closed the connection mid-body'));
+  });
+  response.once('finish', () => {
+    if (body.readableEnded || body.destroyed) return;
+    body.unpipe(upload);
+    upload.destroy();
+    body.resume();
+  });
+  return upload;
 }
 
 /** Writes the service's response to the client as it arrives, with backpressure both ways. */
