@@ -119,13 +119,14 @@ function isStream(value: unknown): value is Readable {
 /**
  * What undici sends upstream for a streamed body: a pipe from the client's body, never the body
  * itself. When a service answers before it has read the whole body (its router's 414 for an
- * over-long id, a refusal in a hook) or cannot be reached, undici destroys the body it was
- * sending, and an IncomingMessage it destroys with the socket detached first (to spare the
- * connection). The rest of the body then stays on the client's connection with nobody to read
- * it: the socket stays paused mid-body, Node does not discard it (the body had been read from),
- * and the next request on that keep-alive connection is never parsed. So undici gets only the
- * pipe; once the answer has gone out, what is left of the body is read and dropped (as Node does
- * with a body no handler read), and the connection serves the client's next request.
+ * over-long id, a refusal in a hook) or drops the connection while the body is sent (a body past
+ * its drain cap), undici destroys the body it was sending, and an IncomingMessage it destroys
+ * with the socket detached first (to spare the connection). The rest of the body then stays on
+ * the client's connection with nobody to read it: the socket stays paused mid-body, Node does not
+ * discard it (the body had been read from), and the next request on that keep-alive connection
+ * is never parsed. So undici gets only the pipe; once the answer has gone out, what is left of
+ * the body is read and dropped (as Node does with a body no handler read), and the connection
+ * serves the client's next request.
  */
 function uploadOf(body: Readable, response: ServerResponse): Readable {
   const upload = new PassThrough();
