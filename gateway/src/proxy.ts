@@ -117,6 +117,13 @@ function isStream(value: unknown): value is Readable {
 }
 
 /**
+ * How much of a body the gateway reads and drops after its answer went out before it closes the
+ * connection instead: above the largest body a service takes (uploads, 25 MiB by default; the
+ * services' 32 MiB drain), so an ordinarily refused upload keeps its connection.
+ */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
  * What undici sends upstream for a streamed body: a pipe from the client's body, never the body
  * itself. When a service answers before it has read the whole body (its router's 414 for an
  * over-long id, a refusal in a hook) or drops the connection while the body is sent (a body past
@@ -126,9 +133,12 @@ function isStream(value: unknown): value is Readable {
  * discard it (the body had been read from), and the next request on that keep-alive connection
  * is never parsed. So undici gets only the pipe; once the answer has gone out, what is left of
  * the body is read and dropped (as Node does with a body no handler read), and the connection
- * serves the client's next request.
+ * serves the client's next request. Only up to DRAIN_MAX_BYTES, though: past that the connection
+ * is closed, so a refused upload cannot keep the gateway reading for as long as the client likes.
  */
 function uploadOf(body: Readable, response: ServerResponse): Readable {
+  // Taken now: a response lets go of its socket once it has finished.
+  const connection = response.socket;
   const upload = new PassThrough();
   body.pipe(upload);
   // A client that breaks off its upload breaks off the upstream request too.
@@ -140,6 +150,11 @@ function uploadOf(body: Readable, response: ServerResponse): Readable {
     if (body.readableEnded || body.destroyed) return;
     body.unpipe(upload);
     upload.destroy();
+    let drained = 0;
+    body.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN_MAX_BYTES) connection?.destroy();
+    });
     body.resume();
   });
   return upload;

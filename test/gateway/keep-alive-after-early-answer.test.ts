@@ -101,6 +101,11 @@ class Connection {
     return { status: Number(statusLine.split(' ')[1]), headers, body };
   }
 
+  /** More bytes on the connection (the rest of a body whose head `send` wrote). */
+  write(bytes: Buffer): void {
+    if (!this.closed) this.socket.write(bytes);
+  }
+
   close(): void {
     this.socket.destroy();
   }
@@ -152,5 +157,28 @@ describe('a keep-alive connection after a service answered before reading the wh
     expect([413, 503], refused.body).toContain(refused.status);
 
     await expectHealthyAnswer(connection);
+  });
+
+  it('closes the connection instead of reading on when the rest of a refused upload is past 64 MiB', async () => {
+    const connection = await Connection.open(stack.gatewayUrl);
+    onTestFinished(() => connection.close());
+    // Declares 100 MiB, sends 1 MiB, and sends 70 MiB more only once the refusal is in: all of
+    // that is read after the answer, past the gateway's cap.
+    connection.send(
+      'POST',
+      `/api/v1/workspaces/${'x'.repeat(600)}`,
+      {
+        authorization: `Bearer ${alice.token}`,
+        'content-type': 'application/json',
+        'content-length': String(100 * 1024 * 1024),
+      },
+      undefined,
+    );
+    connection.write(Buffer.alloc(1024 * 1024, 0x20));
+    const refused = await connection.response();
+    expect(refused.status, refused.body).toBe(414);
+    for (let i = 0; i < 70; i++) connection.write(Buffer.alloc(1024 * 1024, 0x20));
+    // Without the cap the gateway would wait for the last 29 MiB and this would never settle.
+    await expect(connection.response()).rejects.toThrow('closed without an answer');
   });
 });
