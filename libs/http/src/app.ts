@@ -72,6 +72,17 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     },
     logController: new OneLinePerRequest({ requestIdLogLabel: 'requestId' }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // The router refuses some URLs before any hook or handler runs (a path parameter over
+    // maxParamLength, a malformed escape): they get the error envelope like every other refusal.
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL is malformed';
+      request.log.info({ code: error.code }, 'request refused by the router');
+      return reply
+        .status(400)
+        .header('x-request-id', request.id)
+        .send(errorBody('VALIDATION_ERROR', message, request.id, [{ field: 'path', message }]));
+    },
     ...options.fastify,
   });
 

@@ -175,6 +175,22 @@ describe('createApp', () => {
     });
   });
 
+  it('answers what the router refuses (an over-long path parameter, a malformed escape) with the 400 envelope', async () => {
+    for (const url of [`/things/${'x'.repeat(600)}`, '/things/%E0%A4%A']) {
+      const res = await app.inject({ method: 'POST', url, payload: { name: 'lamp' } });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json()).toEqual({
+        success: false,
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: expect.any(String),
+          details: [{ field: 'path', message: expect.any(String) }],
+          requestId: res.headers['x-request-id'],
+        },
+      });
+    }
+  });
+
   it('keeps a well-formed client request id and replaces a malformed one', async () => {
     const kept = await app.inject({ method: 'GET', url: '/health/live', headers: { 'x-request-id': 'abc-123' } });
     expect(kept.headers['x-request-id']).toBe('abc-123');
