@@ -32,6 +32,9 @@ export interface LoadOptions {
   samples?: boolean;
 }
 
+/** The value at fraction `p` of sorted response times, in ms to one decimal. */
+const at = (sorted: number[], p: number) => Math.round(sorted[Math.ceil(sorted.length * p) - 1] * 10) / 10;
+
 /** Runs autocannon against one URL; any error or non-2xx answer is reported, never hidden. */
 export async function load(scenario: string, url: string, opts: LoadOptions): Promise<LoadResult> {
   const options = { url, connections: opts.connections, headers: opts.headers, ...opts.autocannon };
@@ -53,8 +56,9 @@ export async function load(scenario: string, url: string, opts: LoadOptions): Pr
     requestsPerSec: Math.round(r.requests.average),
     latencyP50Ms: r.latency.p50,
     latencyP99Ms: r.latency.p99,
+    // With samples, p50 and p99 come from them too (autocannon's are whole milliseconds).
     ...(opts.samples && times.length > 0
-      ? { latencyP95Ms: Math.round(times[Math.ceil(times.length * 0.95) - 1] * 10) / 10 }
+      ? { latencyP50Ms: at(times, 0.5), latencyP95Ms: at(times, 0.95), latencyP99Ms: at(times, 0.99) }
       : {}),
     latencyAvgMs: Math.round(r.latency.average * 100) / 100,
     totalRequests: r.requests.total,

@@ -43,6 +43,7 @@ function section(report: SearchBenchReport): string {
     `5,000 the rare word, one in 20 a CJK sentence) written through the Postgres engine's bulk upsert in ${i.seconds} s:`,
     `**${i.documentsPerSec} documents/s** indexed (lexemes made in the bench process, two batches of 500 in flight).`,
     `Storage: ${i.bytesPerDocument} bytes per document (table with TOAST ${i.tableMiB} MiB, indexes ${i.indexMiB} MiB).`,
+    `Slowest batch of 500: ${i.slowestBatchMs} ms (a batch that merges the GIN pending list waits for it).`,
     '',
     '| scenario | connections | req/s | vs hello-world (same connections) | p50 ms | p95 ms | p99 ms | errors |',
     '|---|---|---|---|---|---|---|---|',
