@@ -1,6 +1,5 @@
 import type { Config } from '@wiki/config';
 import type { DatabasePool } from '@wiki/db';
-import { ElasticsearchEngine, elasticsearchAlias } from './elasticsearch/index.js';
 import type { SearchEngine } from './engine.js';
 import { createPostgresEngine } from './postgres.js';
 
@@ -27,11 +26,14 @@ export async function createSearchEngine(config: Config, deps: EngineDeps): Prom
   switch (config.searchEngine) {
     case 'postgres':
       return createPostgresEngine({ pool: deps.pool, tsConfig: config.searchTsConfig });
-    case 'elasticsearch':
-      // config.elasticsearchUrl is set: the config refuses SEARCH_ENGINE=elasticsearch without it.
+    case 'elasticsearch': {
+      // Loaded only when chosen: the Elasticsearch client is ~10 MiB of RSS the default engine
+      // does not need. config.elasticsearchUrl is set: the config refuses the engine without it.
+      const { ElasticsearchEngine, elasticsearchAlias } = await import('./elasticsearch/index.js');
       return ElasticsearchEngine.start({
         url: config.elasticsearchUrl as string,
         alias: elasticsearchAlias(config.dbPrefix),
       });
+    }
   }
 }
