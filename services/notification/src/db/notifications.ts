@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import type { NewNotification, NotificationStatus, NotificationType } from '../domain/notification.js';
+
+export const NotificationRow = z.object({
+  id: z.string(),
+  userId: z.string(),
+  type: z.string(),
+  status: z.string(),
+  title: z.string(),
+  message: z.string(),
+  actionable: z.boolean(),
+  actorId: z.string().nullable(),
+  actorName: z.string().nullable(),
+  actorAvatar: z.string().nullable(),
+  workspaceId: z.string().nullable(),
+  workspaceName: z.string().nullable(),
+  documentId: z.string().nullable(),
+  documentTitle: z.string().nullable(),
+  invitationId: z.string().nullable(),
+  commentThreadId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+  readAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+});
+export type NotificationRow = z.infer<typeof NotificationRow>;
+
+const columns = sql.fragment`
+  id, user_id AS "userId", type, status, title, message, actionable, actor_id AS "actorId",
+  actor_name AS "actorName", actor_avatar AS "actorAvatar", workspace_id AS "workspaceId",
+  workspace_name AS "workspaceName", document_id AS "documentId", document_title AS "documentTitle",
+  invitation_id AS "invitationId", comment_thread_id AS "commentThreadId", metadata,
+  created_at AS "createdAt", read_at AS "readAt", expires_at AS "expiresAt"`;
+
+/** What lists and counts show: not dismissed, not expired. */
+const visible = sql.fragment`status <> 'DISMISSED' AND (expires_at IS NULL OR expires_at > now())`;
+
+export interface StoredNames {
+  actorName: string | null;
+  actorAvatar: string | null;
+  workspaceName: string | null;
+  documentTitle: string | null;
+}
+
+/**
+ * Stores one notification unless its recipient has one from the same source already (a
+ * redelivered or replayed event). True when a row was made.
+ */
+export async function insertNotification(
+  db: CommonQueryMethods,
+  n: NewNotification,
+  names: StoredNames,
+): Promise<boolean> {
+  const made = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO notifications (id, user_id, type, title, message, actionable, actor_id, actor_name, actor_avatar,
+      workspace_id, workspace_name, document_id, document_title, invitation_id, comment_thread_id, metadata,
+      expires_at, source_key)
+    VALUES (${randomUUID()}, ${n.userId}, ${n.type}, ${n.title}, ${n.message}, ${n.actionable ?? false},
+      ${n.actorId}, ${names.actorName}, ${names.actorAvatar}, ${n.workspaceId}, ${names.workspaceName},
+      ${n.documentId ?? null}, ${names.documentTitle}, ${n.invitationId ?? null}, ${n.commentThreadId ?? null},
+      ${sql.jsonb(JSON.parse(JSON.stringify(n.metadata ?? {})))}, ${n.expiresAt ?? null}, ${n.sourceKey})
+    ON CONFLICT (user_id, source_key) DO NOTHING
+    RETURNING id`);
+  return made !== null;
+}
+
+export type SortField = 'createdAt' | 'readAt';
+export type SortDirection = 'ASC' | 'DESC';
+
+export interface ListFilter {
+  userId: string;
+  status?: NotificationStatus;
+  type?: NotificationType;
+  page: number;
+  size: number;
+  sort: { field: SortField; direction: SortDirection };
+}
+
+export async function listNotifications(
+  db: CommonQueryMethods,
+  f: ListFilter,
+): Promise<{ rows: readonly NotificationRow[]; total: number }> {
+  const where = sql.fragment`user_id = ${f.userId} AND ${visible}
+    ${f.status ? sql.fragment`AND status = ${f.status}` : sql.fragment``}
+    ${f.type ? sql.fragment`AND type = ${f.type}` : sql.fragment``}`;
+  const column = sql.identifier([f.sort.field === 'readAt' ? 'read_at' : 'created_at']);
+  // Unread rows have no readAt: they come last either way; id breaks ties so pages never overlap.
+  const order =
+    f.sort.direction === 'ASC'
+      ? sql.fragment`${column} ASC NULLS LAST, id ASC`
+      : sql.fragment`${column} DESC NULLS LAST, id DESC`;
+  const total = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM notifications WHERE ${where}`);
+  const rows = await db.any(sql.type(NotificationRow)`
+    SELECT ${columns} FROM notifications WHERE ${where}
+    ORDER BY ${order} LIMIT ${f.size} OFFSET ${f.page * f.size}`);
+  return { rows, total };
+}
+
+export function countUnread(db: CommonQueryMethods, userId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM notifications WHERE user_id = ${userId} AND status = 'UNREAD' AND ${visible}`);
+}
+
+/** The user's own visible notification, or null (someone else's is as absent as a missing one). */
+export function findOwn(db: CommonQueryMethods, id: string, userId: string): Promise<NotificationRow | null> {
+  return db.maybeOne(sql.type(NotificationRow)`
+    SELECT ${columns} FROM notifications WHERE id = ${id} AND user_id = ${userId} AND ${visible}`);
+}
+
+/** UNREAD → READ; readAt is set the first time only. Other states are left as they are. */
+export function markRead(db: CommonQueryMethods, id: string, userId: string): Promise<NotificationRow | null> {
+  return db.maybeOne(sql.type(NotificationRow)`
+    UPDATE notifications
+    SET status = CASE WHEN status = 'UNREAD' THEN 'READ' ELSE status END, read_at = coalesce(read_at, now())
+    WHERE id = ${id} AND user_id = ${userId} AND ${visible}
+    RETURNING ${columns}`);
+}
+
+/** → ACTIONED (from UNREAD or READ); it counts as read too, so readAt is set if it was not. */
+export function markActioned(db: CommonQueryMethods, id: string, userId: string): Promise<NotificationRow | null> {
+  return db.maybeOne(sql.type(NotificationRow)`
+    UPDATE notifications SET status = 'ACTIONED', read_at = coalesce(read_at, now())
+    WHERE id = ${id} AND user_id = ${userId} AND ${visible}
+    RETURNING ${columns}`);
+}
+
+export async function markAllRead(db: CommonQueryMethods, userId: string): Promise<number> {
+  const result = await db.query(sql.unsafe`
+    UPDATE notifications SET status = 'READ', read_at = coalesce(read_at, now())
+    WHERE user_id = ${userId} AND status = 'UNREAD' AND ${visible}`);
+  return result.rowCount;
+}
+
+export async function dismiss(db: CommonQueryMethods, id: string, userId: string): Promise<boolean> {
+  const result = await db.query(sql.unsafe`
+    UPDATE notifications SET status = 'DISMISSED' WHERE id = ${id} AND user_id = ${userId} AND ${visible}`);
+  return result.rowCount > 0;
+}
+
+export async function remove(db: CommonQueryMethods, id: string, userId: string): Promise<boolean> {
+  const result = await db.query(sql.unsafe`
+    DELETE FROM notifications WHERE id = ${id} AND user_id = ${userId} AND ${visible}`);
+  return result.rowCount > 0;
+}
+
+/** Invitation answered: its notification is ACTIONED (kept, readAt set) for an accept or a decline. */
+export async function actionInvitation(db: CommonQueryMethods, invitationId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE notifications SET status = 'ACTIONED', read_at = coalesce(read_at, now()), actionable = false
+    WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION' AND status <> 'DISMISSED'`);
+}
+
+/** Invitation cancelled: nothing is left to act on, so its notification goes. */
+export async function removeInvitation(db: CommonQueryMethods, invitationId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    DELETE FROM notifications WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION'`);
+}
+
+/** Invitation resent: its notification expires with the new date and is unread again. */
+export async function refreshInvitation(db: CommonQueryMethods, invitationId: string, expiresAt: string) {
+  await db.query(sql.unsafe`
+    UPDATE notifications SET expires_at = ${expiresAt}, status = 'UNREAD', read_at = NULL, actionable = true
+    WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION'`);
+}
+
+/** Deletes up to `limit` expired notifications; how many went. */
+export async function deleteExpired(db: CommonQueryMethods, limit: number): Promise<number> {
+  const result = await db.query(sql.unsafe`
+    DELETE FROM notifications WHERE id IN (
+      SELECT id FROM notifications WHERE expires_at <= now() ORDER BY expires_at LIMIT ${limit})`);
+  return result.rowCount;
+}

@@ -1,0 +1,75 @@
+/** NotificationType (ARCHITECTURE 5.6). */
+export const NOTIFICATION_TYPES = [
+  'COMMENT_MENTION',
+  'COMMENT_REPLY',
+  'THREAD_RESOLVED',
+  'WORKSPACE_INVITATION',
+  'INVITATION_ACCEPTED',
+  'MEMBER_ROLE_CHANGED',
+  'MEMBER_REMOVED',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/**
+ * UNREAD → READ → ACTIONED; DISMISSED hides a notification from lists and counts. A step never
+ * goes back (marking an ACTIONED one read leaves it ACTIONED).
+ */
+export const NOTIFICATION_STATUSES = ['UNREAD', 'READ', 'ACTIONED', 'DISMISSED'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+/** What a producer hands to the store for one recipient. */
+export interface NewNotification {
+  userId: string;
+  type: NotificationType;
+  title: string;
+  message: string;
+  actionable?: boolean;
+  actorId: string | null;
+  workspaceId: string | null;
+  documentId?: string | null;
+  invitationId?: string | null;
+  commentThreadId?: string | null;
+  metadata?: Record<string, unknown>;
+  expiresAt?: string | null;
+  /** Unique per recipient: the event id, or `invitation:<id>` (see the migration). */
+  sourceKey: string;
+}
+
+/** Names as the projections hold them when the notification is made. */
+export interface Names {
+  actorName: string;
+  workspaceName: string;
+  documentTitle: string;
+}
+
+/** Title and message of each type, in English, from the names current at creation. */
+export function wording(type: NotificationType, names: Names, extra: { role?: string } = {}) {
+  const actor = names.actorName || 'Someone';
+  const workspace = names.workspaceName || 'a workspace';
+  const document = names.documentTitle || 'a document';
+  switch (type) {
+    case 'COMMENT_MENTION':
+      return { title: 'You were mentioned', message: `${actor} mentioned you in a comment on "${document}".` };
+    case 'COMMENT_REPLY':
+      return { title: 'New reply', message: `${actor} replied in a thread on "${document}".` };
+    case 'THREAD_RESOLVED':
+      return { title: 'Thread resolved', message: `${actor} resolved a thread on "${document}".` };
+    case 'WORKSPACE_INVITATION':
+      return {
+        title: 'Workspace invitation',
+        message: `${actor} invited you to join "${workspace}" as ${roleName(extra.role)}.`,
+      };
+    case 'INVITATION_ACCEPTED':
+      return { title: 'Invitation accepted', message: `${actor} accepted your invitation to "${workspace}".` };
+    case 'MEMBER_ROLE_CHANGED':
+      return { title: 'Your role changed', message: `Your role in "${workspace}" is now ${roleName(extra.role)}.` };
+    case 'MEMBER_REMOVED':
+      return { title: 'Removed from a workspace', message: `You were removed from "${workspace}".` };
+  }
+}
+
+function roleName(role: string | undefined): string {
+  if (!role) return 'a member';
+  const lower = role.toLowerCase();
+  return `${/^[aeiou]/.test(lower) ? 'an' : 'a'} ${lower}`;
+}

@@ -1,0 +1,200 @@
+import type { ServiceClient } from '@wiki/auth';
+import type { DatabasePool, DatabaseTransactionConnection } from '@wiki/db';
+import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
+import {
+  deleteDocumentTitles,
+  documentTitle,
+  upsertDocumentTitle,
+  upsertWorkspaceName,
+  userIdByEmail,
+  workspaceName,
+} from '../db/names.js';
+import { actionInvitation, insertNotification, refreshInvitation, removeInvitation } from '../db/notifications.js';
+import { actorOf, isMember } from '../db/people.js';
+import { type NewNotification, type NotificationType, wording } from '../domain/notification.js';
+
+/**
+ * One consumer for the names it shows and the notifications it makes: the stream's order then
+ * puts a workspace's or document's name in place before the events that show it.
+ */
+const TYPES = [
+  'workspace.created',
+  'workspace.updated',
+  'document.*',
+  'comment.added',
+  'comment.edited',
+  'comment.thread_resolved',
+  'invitation.*',
+  'member.role_changed',
+  'member.removed',
+] as const;
+export type ProducerEvent = EventFor<(typeof TYPES)[number]>;
+
+export interface ProducerDeps {
+  /** The workspace service, for members and users the projections do not hold yet. */
+  peers: ServiceClient;
+  /** False when the user turned notifications off (user preference; see the preferences store). */
+  wantsNotifications: (tx: DatabaseTransactionConnection, userId: string) => Promise<boolean>;
+  logger: Logger;
+}
+
+interface Recipients {
+  type: NotificationType;
+  userIds: readonly string[];
+  /** Only current members of the workspace get it (comment notifications). */
+  membersOnly: boolean;
+  fields: Omit<NewNotification, 'userId' | 'type' | 'title' | 'message' | 'sourceKey' | 'actorId' | 'workspaceId'>;
+  role?: string;
+}
+
+export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTransactionConnection, deps: ProducerDeps) {
+  const at = event.occurredAt;
+  switch (event.type) {
+    case 'workspace.created':
+    case 'workspace.updated':
+      return upsertWorkspaceName(tx, event.data.id, event.data.name, at);
+    case 'document.deleted':
+      return deleteDocumentTitles(tx, event.data.ids);
+    case 'document.created':
+    case 'document.updated':
+    case 'document.moved':
+    case 'document.archived':
+    case 'document.restored':
+    case 'document.published':
+    case 'document.unpublished':
+      return upsertDocumentTitle(tx, event.data.id, event.data.title, at);
+    case 'comment.added': {
+      const d = event.data;
+      const mentioned = new Set(d.mentions.filter((id) => id !== d.authorId));
+      const common = { documentId: d.documentId, commentThreadId: d.threadId, metadata: { commentId: d.commentId } };
+      await produce(event, tx, deps, {
+        type: 'COMMENT_MENTION',
+        userIds: [...mentioned],
+        membersOnly: true,
+        fields: common,
+      });
+      // A participant who is also mentioned is told once, by the mention.
+      await produce(event, tx, deps, {
+        type: 'COMMENT_REPLY',
+        userIds: d.participants.filter((id) => id !== d.authorId && !mentioned.has(id)),
+        membersOnly: true,
+        fields: common,
+      });
+      return;
+    }
+    case 'comment.edited': {
+      const d = event.data;
+      return produce(event, tx, deps, {
+        type: 'COMMENT_MENTION',
+        userIds: (d.newMentions ?? []).filter((id) => id !== d.authorId),
+        membersOnly: true,
+        fields: { documentId: d.documentId, commentThreadId: d.threadId, metadata: { commentId: d.commentId } },
+      });
+    }
+    case 'comment.thread_resolved': {
+      const d = event.data;
+      const resolver = d.resolvedBy ?? event.actorId;
+      return produce(event, tx, deps, {
+        type: 'THREAD_RESOLVED',
+        userIds: d.participants.filter((id) => id !== resolver),
+        membersOnly: true,
+        fields: { documentId: d.documentId, commentThreadId: d.threadId },
+      });
+    }
+    case 'invitation.created': {
+      const d = event.data;
+      const invitee = d.inviteeUserId ?? (await userIdByEmail(tx, d.email));
+      if (!invitee) return; // nobody has signed in with that email yet
+      if (d.resent) await refreshInvitation(tx, d.invitationId, d.expiresAt);
+      return produce(event, tx, deps, {
+        type: 'WORKSPACE_INVITATION',
+        userIds: [invitee],
+        membersOnly: false,
+        fields: { actionable: true, invitationId: d.invitationId, expiresAt: d.expiresAt, metadata: { role: d.role } },
+        role: d.role,
+      });
+    }
+    case 'invitation.accepted': {
+      const d = event.data;
+      await actionInvitation(tx, d.invitationId);
+      if (!d.invitedBy) return;
+      return produce(event, tx, deps, {
+        type: 'INVITATION_ACCEPTED',
+        userIds: [d.invitedBy],
+        membersOnly: false,
+        fields: { invitationId: d.invitationId, metadata: { role: d.role } },
+      });
+    }
+    case 'invitation.declined':
+      return actionInvitation(tx, event.data.invitationId);
+    case 'invitation.cancelled':
+      return removeInvitation(tx, event.data.invitationId);
+    case 'member.role_changed':
+      return produce(event, tx, deps, {
+        type: 'MEMBER_ROLE_CHANGED',
+        userIds: [event.data.userId],
+        membersOnly: false,
+        fields: { metadata: { role: event.data.role } },
+        role: event.data.role,
+      });
+    case 'member.removed':
+      return produce(event, tx, deps, {
+        type: 'MEMBER_REMOVED',
+        userIds: [event.data.userId],
+        membersOnly: false,
+        fields: {},
+      });
+  }
+}
+
+async function produce(event: ProducerEvent, tx: DatabaseTransactionConnection, deps: ProducerDeps, r: Recipients) {
+  const workspaceId = event.workspaceId ?? ('workspaceId' in event.data ? event.data.workspaceId : null);
+  const actorId = event.actorId;
+  // Nobody is told of what they did themselves.
+  const candidates = [...new Set(r.userIds)].filter((id) => id !== actorId);
+  if (candidates.length === 0) return;
+  const recipients: string[] = [];
+  for (const userId of candidates) {
+    if (r.membersOnly && (!workspaceId || !(await isMember(tx, deps.peers, workspaceId, userId)))) continue;
+    if (!(await deps.wantsNotifications(tx, userId))) continue;
+    recipients.push(userId);
+  }
+  if (recipients.length === 0) return;
+  const actor = actorId ? await actorOf(tx, deps.peers, actorId) : null;
+  const names = {
+    actorName: actor?.name ?? null,
+    actorAvatar: actor?.avatarUrl ?? null,
+    workspaceName: await workspaceName(tx, workspaceId),
+    documentTitle: await documentTitle(tx, r.fields.documentId ?? null),
+  };
+  const text = wording(
+    r.type,
+    {
+      actorName: names.actorName ?? '',
+      workspaceName: names.workspaceName ?? '',
+      documentTitle: names.documentTitle ?? '',
+    },
+    { role: r.role },
+  );
+  // WORKSPACE_INVITATION is one per invitation (a resend refreshes it); the rest one per event.
+  const sourceKey =
+    r.type === 'WORKSPACE_INVITATION' && r.fields.invitationId ? `invitation:${r.fields.invitationId}` : event.id;
+  for (const userId of recipients) {
+    await insertNotification(
+      tx,
+      { ...r.fields, userId, type: r.type, ...text, actorId, workspaceId, sourceKey: `${r.type}:${sourceKey}` },
+      names,
+    );
+  }
+}
+
+export function startNotificationProducer(bus: EventBus, pool: DatabasePool, deps: ProducerDeps) {
+  return startConsumer({
+    bus,
+    pool,
+    name: 'notification-producer',
+    types: TYPES,
+    handle: (event, tx) => applyProducerEvent(event, tx, deps),
+    logger: deps.logger,
+  });
+}

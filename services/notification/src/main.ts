@@ -1,0 +1,4 @@
+import { runServiceMain } from '@wiki/service';
+import { notificationService } from './service.js';
+
+await runServiceMain(notificationService);

@@ -1,0 +1,148 @@
+import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { requireActor } from '@wiki/auth';
+import type { DatabasePool } from '@wiki/db';
+import { errorEnvelope, success, Type } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import { actioned, deleteOne, dismissOne, listPage, read, readAll, unreadCountOf } from '../commands/notifications.js';
+import {
+  idParam,
+  markedCount,
+  notificationPage,
+  oneNotification,
+  pageQuery,
+  sortedPageQuery,
+  typeParam,
+  unreadCount,
+} from './schemas.js';
+
+/** 204: no body. */
+const noContent = Type.Unsafe<undefined>({ type: 'null', description: 'No Content' });
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 404: errorEnvelope, 503: errorEnvelope };
+const tags = ['Notifications'];
+const BASE = '/api/v1/notifications';
+
+/** Spec 4.9: the signed-in user's own notifications. */
+export function registerNotificationRoutes(server: FastifyInstance, { pool }: { pool: DatabasePool }): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    BASE,
+    {
+      schema: {
+        tags,
+        summary: 'The caller’s notifications (not dismissed, not expired), a page at a time',
+        querystring: sortedPageQuery,
+        response: { 200: notificationPage, ...errors },
+      },
+    },
+    async (request) => success(await listPage(pool, requireActor(request).userId, request.query)),
+  );
+
+  app.get(
+    `${BASE}/unread`,
+    {
+      schema: {
+        tags,
+        summary: 'The caller’s unread notifications, newest first',
+        querystring: pageQuery,
+        response: { 200: notificationPage, ...errors },
+      },
+    },
+    async (request) =>
+      success(await listPage(pool, requireActor(request).userId, { ...request.query, status: 'UNREAD' })),
+  );
+
+  app.get(
+    `${BASE}/type/:type`,
+    {
+      schema: {
+        tags,
+        summary: 'The caller’s notifications of one type, newest first',
+        params: typeParam,
+        querystring: pageQuery,
+        response: { 200: notificationPage, ...errors },
+      },
+    },
+    async (request) =>
+      success(await listPage(pool, requireActor(request).userId, { ...request.query, type: request.params.type })),
+  );
+
+  app.get(
+    `${BASE}/count`,
+    {
+      schema: {
+        tags,
+        summary: 'How many unread notifications the caller has',
+        response: { 200: unreadCount, ...errors },
+      },
+    },
+    async (request) => success(await unreadCountOf(pool, requireActor(request).userId)),
+  );
+
+  app.post(
+    `${BASE}/read-all`,
+    {
+      schema: { tags, summary: 'Marks every unread notification read', response: { 200: markedCount, ...errors } },
+    },
+    async (request) => success(await readAll(pool, requireActor(request).userId)),
+  );
+
+  app.post(
+    `${BASE}/:id/read`,
+    {
+      schema: {
+        tags,
+        summary: 'Marks a notification read (readAt is set the first time only)',
+        params: idParam,
+        response: { 200: oneNotification, ...errors },
+      },
+    },
+    async (request) => success(await read(pool, requireActor(request).userId, request.params.id)),
+  );
+
+  app.post(
+    `${BASE}/:id/actioned`,
+    {
+      schema: {
+        tags,
+        summary: 'Marks a notification actioned',
+        params: idParam,
+        response: { 200: oneNotification, ...errors },
+      },
+    },
+    async (request) => success(await actioned(pool, requireActor(request).userId, request.params.id)),
+  );
+
+  app.post(
+    `${BASE}/:id/dismiss`,
+    {
+      schema: {
+        tags,
+        summary: 'Hides a notification from lists and counts',
+        params: idParam,
+        response: { 204: noContent, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await dismissOne(pool, requireActor(request).userId, request.params.id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    `${BASE}/:id`,
+    {
+      schema: {
+        tags,
+        summary: 'Deletes a notification for good',
+        params: idParam,
+        response: { 204: noContent, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await deleteOne(pool, requireActor(request).userId, request.params.id);
+      return reply.status(204).send();
+    },
+  );
+}

@@ -1,0 +1,89 @@
+import {
+  envelope,
+  idParams,
+  nullable,
+  nullableString,
+  nullableTimestamp,
+  nullableUuid,
+  object,
+  openObject,
+  stringEnum,
+  Type,
+  timestamp,
+  uuid,
+  withDefault,
+} from '@wiki/http';
+import { NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from '../domain/notification.js';
+
+/** 1..100 (ARCHITECTURE 5.6); anything else is a 400. */
+export const pageQuery = object({
+  page: withDefault(Type.Integer({ minimum: 0 }), 0),
+  size: withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 20),
+});
+
+/** `sort` is `<createdAt|readAt>,<ASC|DESC>`. */
+export const sortedPageQuery = object({
+  page: withDefault(Type.Integer({ minimum: 0 }), 0),
+  size: withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 20),
+  sort: withDefault(Type.String({ pattern: '^(createdAt|readAt),(ASC|DESC)$' }), 'createdAt,DESC'),
+});
+
+export const idParam = idParams('id');
+export const typeParam = object({ type: stringEnum(NOTIFICATION_TYPES) }, ['type']);
+
+/** NotificationResponse (spec 2). */
+export const notification = object(
+  {
+    id: uuid,
+    type: stringEnum(NOTIFICATION_TYPES),
+    status: stringEnum(NOTIFICATION_STATUSES),
+    title: Type.String(),
+    message: Type.String(),
+    actionable: Type.Boolean(),
+    actor: nullable(object({ id: uuid, name: Type.String(), avatar: nullableString }, ['id', 'name', 'avatar'])),
+    workspace: nullable(object({ id: uuid, name: Type.String() }, ['id', 'name'])),
+    document: nullable(object({ id: uuid, title: Type.String() }, ['id', 'title'])),
+    references: object({ invitationId: nullableUuid, commentThreadId: nullableUuid }, [
+      'invitationId',
+      'commentThreadId',
+    ]),
+    metadata: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+    createdAt: timestamp,
+    readAt: nullableTimestamp,
+    expiresAt: nullableTimestamp,
+  },
+  [
+    'id',
+    'type',
+    'status',
+    'title',
+    'message',
+    'actionable',
+    'actor',
+    'workspace',
+    'document',
+    'references',
+    'metadata',
+    'createdAt',
+    'readAt',
+    'expiresAt',
+  ],
+);
+
+/** ApiResponse<Page<NotificationResponse>>. */
+export const notificationPage = envelope(
+  openObject(
+    {
+      content: Type.Array(notification),
+      totalElements: Type.Integer(),
+      totalPages: Type.Integer(),
+      number: Type.Integer(),
+      size: Type.Integer(),
+    },
+    ['content', 'totalElements', 'totalPages', 'number', 'size'],
+  ),
+);
+
+export const unreadCount = envelope(object({ unreadCount: Type.Integer() }, ['unreadCount']));
+export const markedCount = envelope(object({ markedCount: Type.Integer() }, ['markedCount']));
+export const oneNotification = envelope(notification);

@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url';
+import { membershipMigrations, startUsersProjection, usersProjectionMigrations } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
+import { buildApp } from './app.js';
+import { startExpirySweeper } from './events/expiry-sweeper.js';
+import { startNotificationProducer } from './events/producers.js';
+
+/** The service's own migrations (src/ and dist/ both sit beside migrations/). */
+export const notificationMigrations = {
+  dir: fileURLToPath(new URL('../migrations', import.meta.url)),
+  table: 'pgmigrations',
+};
+
+/** Notifications made from events (ARCHITECTURE 5.6); memberships and user names from projections. */
+export const notificationService = defineService({
+  name: 'notification',
+  migrations: [membershipMigrations, usersProjectionMigrations, notificationMigrations],
+  buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
+  consumers: [
+    ({ app, bus }) => app.notificationMembership.startProjection(bus),
+    ({ bus, pool, logger }) => startUsersProjection({ bus, pool, logger, service: 'notification' }),
+    ({ app, bus, pool, logger }) =>
+      startNotificationProducer(bus, pool, {
+        peers: app.notificationPeers,
+        wantsNotifications: async () => true,
+        logger,
+      }),
+  ],
+  jobs: [({ pool, logger }) => startExpirySweeper(pool, logger)],
+});
+
+export const startService = (config: Config, opts?: StartOptions) => startWithKit(notificationService, config, opts);
