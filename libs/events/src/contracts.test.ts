@@ -69,6 +69,7 @@ const comment: EventData<'comment.added'> = {
 
 const samples: { [T in EventType]: EventData<T> } = {
   'user.upserted': user,
+  'user.preferences_changed': { userId: a, notificationsEnabled: false },
   'workspace.created': workspace,
   'workspace.updated': workspace,
   'workspace.deleted': { ...workspace, isArchived: true },
@@ -108,7 +109,7 @@ const types = Object.keys(eventContracts) as EventType[];
 describe('event contracts', () => {
   it('has a contract for every type of the catalog (ARCHITECTURE 4) the services produce or will', () => {
     expect(types.sort()).toEqual(Object.keys(samples).sort());
-    expect(types).toHaveLength(28);
+    expect(types).toHaveLength(29);
     expect(isEventType('document.created')).toBe(true);
     expect(isEventType('document.exploded')).toBe(false);
     expect(isEventType('toString')).toBe(false);

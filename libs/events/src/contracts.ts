@@ -125,6 +125,11 @@ const attachment = z.object({
 
 export const eventContracts = {
   'user.upserted': userUpserted,
+  /**
+   * A user's preference that other services act on changed (sent when a preference update sets
+   * it): for now only notificationsEnabled, which the notification service honours.
+   */
+  'user.preferences_changed': z.object({ userId: id, notificationsEnabled: z.boolean() }),
 
   'workspace.created': workspace,
   'workspace.updated': workspace,

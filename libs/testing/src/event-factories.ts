@@ -87,6 +87,7 @@ const attachment = (_given: Given<'attachment.uploaded'>): EventData<'attachment
 
 const defaults: Defaults = {
   'user.upserted': user,
+  'user.preferences_changed': () => ({ userId: randomUUID(), notificationsEnabled: true }),
   'workspace.created': workspace,
   'workspace.updated': workspace,
   'workspace.deleted': workspace,

@@ -23,7 +23,6 @@ export const notificationService = defineService({
     ({ app, bus, pool, logger }) =>
       startNotificationProducer(bus, pool, {
         peers: app.notificationPeers,
-        wantsNotifications: async () => true,
         logger,
       }),
   ],

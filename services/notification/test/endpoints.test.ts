@@ -223,9 +223,7 @@ describe('redelivery', () => {
     // A replay the consumer has no record of (an older checkpoint): the handler itself, twice.
     const peers = createServiceClient({ config: stack.config, service: 'notification', logger: silent });
     for (let i = 0; i < 2; i++) {
-      await pool.transaction((tx) =>
-        applyProducerEvent(event as ProducerEvent, tx, { peers, wantsNotifications: async () => true, logger: silent }),
-      );
+      await pool.transaction((tx) => applyProducerEvent(event as ProducerEvent, tx, { peers, logger: silent }));
     }
     // A later event for Fay is handled after the copy: then she still has one of the first.
     await publishEvent(stack.config, {

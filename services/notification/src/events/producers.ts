@@ -11,6 +11,7 @@ import {
 } from '../db/names.js';
 import { actionInvitation, insertNotification, refreshInvitation, removeInvitation } from '../db/notifications.js';
 import { actorOf, isMember } from '../db/people.js';
+import { savePreference, wantsNotifications } from '../db/preferences.js';
 import { type NewNotification, type NotificationType, wording } from '../domain/notification.js';
 
 /**
@@ -18,6 +19,7 @@ import { type NewNotification, type NotificationType, wording } from '../domain/
  * puts a workspace's or document's name in place before the events that show it.
  */
 const TYPES = [
+  'user.preferences_changed',
   'workspace.created',
   'workspace.updated',
   'document.*',
@@ -33,8 +35,6 @@ export type ProducerEvent = EventFor<(typeof TYPES)[number]>;
 export interface ProducerDeps {
   /** The workspace service, for members and users the projections do not hold yet. */
   peers: ServiceClient;
-  /** False when the user turned notifications off (user preference; see the preferences store). */
-  wantsNotifications: (tx: DatabaseTransactionConnection, userId: string) => Promise<boolean>;
   logger: Logger;
 }
 
@@ -50,6 +50,8 @@ interface Recipients {
 export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTransactionConnection, deps: ProducerDeps) {
   const at = event.occurredAt;
   switch (event.type) {
+    case 'user.preferences_changed':
+      return savePreference(tx, event.data.userId, event.data.notificationsEnabled, at);
     case 'workspace.created':
     case 'workspace.updated':
       return upsertWorkspaceName(tx, event.data.id, event.data.name, at);
@@ -156,7 +158,7 @@ async function produce(event: ProducerEvent, tx: DatabaseTransactionConnection, 
   const recipients: string[] = [];
   for (const userId of candidates) {
     if (r.membersOnly && (!workspaceId || !(await isMember(tx, deps.peers, workspaceId, userId)))) continue;
-    if (!(await deps.wantsNotifications(tx, userId))) continue;
+    if (!(await wantsNotifications(tx, userId))) continue;
     recipients.push(userId);
   }
   if (recipients.length === 0) return;

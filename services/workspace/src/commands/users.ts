@@ -10,7 +10,7 @@ import {
   updateUserOnSignIn,
 } from '../db/users.js';
 import { acceptableAvatar, defaultWorkspaceName, displayName, profileChanges } from '../domain/users.js';
-import { emitUserUpserted } from '../events/producers.js';
+import { emitPreferencesChanged, emitUserUpserted } from '../events/producers.js';
 import type { Context } from './context.js';
 import { createWorkspaceInTx } from './workspaces.js';
 
@@ -27,7 +27,13 @@ export async function updatePreferences(
 ): Promise<{ user: UserRow; preference: PreferenceRow }> {
   const user = await findUserById(ctx.pool, userId);
   if (!user) throw notFound('User');
-  return { user, preference: await savePreferences(ctx.pool, userId, patch) };
+  if (patch.notificationsEnabled === undefined)
+    return { user, preference: await savePreferences(ctx.pool, userId, patch) };
+  return ctx.pool.transaction(async (tx) => {
+    const preference = await savePreferences(tx, userId, patch);
+    await emitPreferencesChanged(tx, userId, preference.notificationsEnabled);
+    return { user, preference };
+  });
 }
 
 export interface SignInInput {

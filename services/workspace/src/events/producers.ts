@@ -22,6 +22,18 @@ export function emitUserUpserted(tx: CommonQueryMethods, user: UserRow) {
   );
 }
 
+/** Sent when a preference update sets notificationsEnabled (the notification service honours it). */
+export function emitPreferencesChanged(tx: CommonQueryMethods, userId: string, notificationsEnabled: boolean) {
+  return publishInTx(
+    tx,
+    newEvent('user.preferences_changed', {
+      actorId: userId,
+      workspaceId: null,
+      data: { userId, notificationsEnabled },
+    }),
+  );
+}
+
 export function emitWorkspace(
   tx: CommonQueryMethods,
   change: 'created' | 'updated' | 'deleted',
