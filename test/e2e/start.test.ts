@@ -36,7 +36,7 @@ describe('npm start', () => {
     const health = await fetch(`${gateway}/actuator/health`);
     expect(await health.json()).toEqual({
       status: 'UP',
-      services: { workspace: 'UP', document: 'UP', search: 'UP', comment: 'UP' },
+      services: { workspace: 'UP', document: 'UP', search: 'UP', comment: 'UP', notification: 'UP' },
       redis: 'UP',
     });
 
@@ -68,6 +68,10 @@ describe('npm start', () => {
         interval: 100,
       })
       .toEqual([expect.objectContaining({ id: docId, matchField: 'title' })]);
+
+    // The notification service answers through the gateway.
+    const count = await fetch(`${gateway}/api/v1/notifications/count`, { headers: auth });
+    expect(await count.json()).toEqual({ success: true, data: { unreadCount: 0 } });
 
     const anonymous = await fetch(`${gateway}/api/v1/workspaces`);
     expect(anonymous.status).toBe(401);

@@ -59,7 +59,7 @@ describe('loadConfig', () => {
   });
 
   it('parses the gateway options', () => {
-    expect(load({}).gatewayServices).toEqual(['workspace', 'document', 'comment', 'search']);
+    expect(load({}).gatewayServices).toEqual(['workspace', 'document', 'comment', 'search', 'notification']);
     expect(load({ GATEWAY_SERVICES: ' workspace , mcp,workspace' }).gatewayServices).toEqual(['workspace', 'mcp']);
     expect(load({ GATEWAY_SERVICES: 'all' }).gatewayServices).not.toContain('collab');
     expect(load({}).trustProxy).toBe(false);
