@@ -200,3 +200,81 @@ describe('workspace notifications', () => {
     expect(mine).toEqual([]);
   });
 });
+
+describe('more rules', () => {
+  it('an edit that adds a mention notifies the new mention only', async () => {
+    const thread = await createThread(stack, ada, document.id, 'Draft');
+    const reply = await replyTo(stack, ada, thread.id, `For ${mention(bob)}`);
+    await awaitNotification(stack, bob, 'COMMENT_MENTION', (n) => n.metadata.commentId === reply.id);
+    const edited = await stack.request('PUT', `/api/v1/comments/${reply.id}`, {
+      token: ada.token,
+      body: { content: `For ${mention(bob)} and ${mention(cy)}` },
+    });
+    expect(edited.status).toBe(200);
+    const toCy = await awaitNotification(stack, cy, 'COMMENT_MENTION', (n) => n.metadata.commentId === reply.id);
+    expect(toCy.actor?.id).toBe(ada.id);
+    expect((await allOf(stack, bob)).filter((n) => n.metadata.commentId === reply.id)).toHaveLength(1);
+  });
+
+  it('a resent invitation refreshes its one notification (UNREAD again) instead of adding one', async () => {
+    const own = await createWorkspace(stack, ada);
+    const gil = await signInNew(stack, 'Gil Resent');
+    const invited = await stack.request('POST', `/api/v1/workspaces/${own.id}/members/invite`, {
+      token: ada.token,
+      body: { email: gil.email, role: 'VIEWER' },
+    });
+    const invitationId = invited.body.data.invitationId as string;
+    const first = await awaitNotification(
+      stack,
+      gil,
+      'WORKSPACE_INVITATION',
+      (x) => x.references.invitationId === invitationId,
+    );
+    expect((await stack.request('POST', `/api/v1/notifications/${first.id}/read`, { token: gil.token })).status).toBe(
+      200,
+    );
+    const resent = await stack.request('POST', `/api/v1/workspaces/${own.id}/invitations/${invitationId}/resend`, {
+      token: ada.token,
+    });
+    expect(resent.status).toBe(200);
+    const again = await awaitNotification(
+      stack,
+      gil,
+      'WORKSPACE_INVITATION',
+      (x) => x.references.invitationId === invitationId && x.status === 'UNREAD',
+    );
+    expect(again.id).toBe(first.id);
+    expect(again.readAt).toBeNull();
+    expect(Date.parse(again.expiresAt ?? '')).toBeGreaterThanOrEqual(Date.parse(first.expiresAt ?? ''));
+    expect((await allOf(stack, gil)).filter((x) => x.references.invitationId === invitationId)).toHaveLength(1);
+  });
+
+  it('deleting a document deletes the notifications about it', async () => {
+    const doomed = await createDocument(stack, ada, { workspaceId: workspace.id, title: 'Doomed' });
+    const thread = await createThread(stack, ada, doomed.id, `See ${mention(bob)}`);
+    await awaitNotification(stack, bob, 'COMMENT_MENTION', (n) => n.references.commentThreadId === thread.id);
+    expect((await stack.request('DELETE', `/api/v1/documents/${doomed.id}`, { token: ada.token })).status).toBe(200);
+    await eventually(async () => {
+      expect((await allOf(stack, bob)).filter((n) => n.document?.id === doomed.id)).toEqual([]);
+    });
+  });
+
+  it('publishes its routes in its OpenAPI document', async () => {
+    const res = await fetch(`${stack.serviceUrls.notification}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/notifications',
+        '/api/v1/notifications/unread',
+        '/api/v1/notifications/type/{type}',
+        '/api/v1/notifications/count',
+        '/api/v1/notifications/read-all',
+        '/api/v1/notifications/{id}/read',
+        '/api/v1/notifications/{id}/actioned',
+        '/api/v1/notifications/{id}/dismiss',
+        '/api/v1/notifications/{id}',
+      ]),
+    );
+  });
+});

@@ -165,6 +165,11 @@ export async function refreshInvitation(db: CommonQueryMethods, invitationId: st
     WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION'`);
 }
 
+/** Notifications about documents that were deleted for good. */
+export async function deleteOfDocuments(db: CommonQueryMethods, documentIds: readonly string[]): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM notifications WHERE document_id = ANY(${sql.array(documentIds, 'uuid')})`);
+}
+
 /** Deletes up to `limit` expired notifications; how many went. */
 export async function deleteExpired(db: CommonQueryMethods, limit: number): Promise<number> {
   const result = await db.query(sql.unsafe`

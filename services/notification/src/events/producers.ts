@@ -9,7 +9,13 @@ import {
   userIdByEmail,
   workspaceName,
 } from '../db/names.js';
-import { actionInvitation, insertNotification, refreshInvitation, removeInvitation } from '../db/notifications.js';
+import {
+  actionInvitation,
+  deleteOfDocuments,
+  insertNotification,
+  refreshInvitation,
+  removeInvitation,
+} from '../db/notifications.js';
 import { actorOf, isMember } from '../db/people.js';
 import { savePreference, wantsNotifications } from '../db/preferences.js';
 import { type NewNotification, type NotificationType, wording } from '../domain/notification.js';
@@ -56,6 +62,8 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
     case 'workspace.updated':
       return upsertWorkspaceName(tx, event.data.id, event.data.name, at);
     case 'document.deleted':
+      // What a notification points at is gone: so is the notification (ARCHITECTURE 4).
+      await deleteOfDocuments(tx, event.data.ids);
       return deleteDocumentTitles(tx, event.data.ids);
     case 'document.created':
     case 'document.updated':
