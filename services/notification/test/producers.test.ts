@@ -1,3 +1,4 @@
+import { createDatabasePool, sql } from '@wiki/db';
 import {
   addMember,
   createDocument,
@@ -257,6 +258,29 @@ describe('more rules', () => {
     await eventually(async () => {
       expect((await allOf(stack, bob)).filter((n) => n.document?.id === doomed.id)).toEqual([]);
     });
+  });
+
+  it('shows the title of a document it has no name for, asked of the document service', async () => {
+    const pool = await createDatabasePool(stack.config.databaseUrls.notification);
+    try {
+      const unseen = await createDocument(stack, ada, { workspaceId: workspace.id, title: 'Unseen title' });
+      await eventually(async () =>
+        expect(await pool.maybeOneFirst(sql.unsafe`SELECT title FROM document_titles WHERE id = ${unseen.id}`)).toBe(
+          'Unseen title',
+        ),
+      );
+      await pool.query(sql.unsafe`DELETE FROM document_titles WHERE id = ${unseen.id}`);
+      const thread = await createThread(stack, ada, unseen.id, `Look ${mention(bob)}`);
+      const n = await awaitNotification(
+        stack,
+        bob,
+        'COMMENT_MENTION',
+        (x) => x.references.commentThreadId === thread.id,
+      );
+      expect(n.document).toEqual({ id: unseen.id, title: 'Unseen title' });
+    } finally {
+      await pool.end();
+    }
   });
 
   it('publishes its routes in its OpenAPI document', async () => {

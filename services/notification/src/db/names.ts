@@ -26,11 +26,6 @@ export async function workspaceName(db: CommonQueryMethods, id: string | null): 
   return db.maybeOneFirst(sql.type(name)`SELECT name FROM workspace_names WHERE id = ${id}`);
 }
 
-export async function documentTitle(db: CommonQueryMethods, id: string | null): Promise<string | null> {
-  if (!id) return null;
-  return db.maybeOneFirst(sql.type(name)`SELECT title AS name FROM document_titles WHERE id = ${id}`);
-}
-
 /** A user the users projection knows by email (an invitation to someone who has signed in). */
 export function userIdByEmail(db: CommonQueryMethods, email: string): Promise<string | null> {
   return db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`

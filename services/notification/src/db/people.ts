@@ -43,3 +43,23 @@ export async function actorOf(
   const remote = await fetchWorkspaceUser(peers, userId);
   return remote ? { name: remote.name, avatarUrl: remote.avatarUrl } : null;
 }
+
+const remoteDocument = z.object({ title: z.string() });
+
+/**
+ * A document's title from the projection, else from the document service (a document whose
+ * events this service has not seen, e.g. older than the stream). Null when neither knows it.
+ */
+export async function titleOf(
+  tx: CommonQueryMethods,
+  peers: ServiceClient,
+  documentId: string | null,
+): Promise<string | null> {
+  if (!documentId) return null;
+  const known = await tx.maybeOneFirst(sql.type(z.object({ title: z.string() }))`
+    SELECT title FROM document_titles WHERE id = ${documentId}`);
+  if (known !== null) return known;
+  const path = `/internal/documents/${encodeURIComponent(documentId)}`;
+  const remote = await peers.get('document', path, { parse: (body) => remoteDocument.parse(body) });
+  return remote?.title ?? null;
+}

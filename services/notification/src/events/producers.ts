@@ -3,7 +3,6 @@ import type { DatabasePool, DatabaseTransactionConnection } from '@wiki/db';
 import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
 import {
   deleteDocumentTitles,
-  documentTitle,
   upsertDocumentTitle,
   upsertWorkspaceName,
   userIdByEmail,
@@ -16,7 +15,7 @@ import {
   refreshInvitation,
   removeInvitation,
 } from '../db/notifications.js';
-import { actorOf, isMember } from '../db/people.js';
+import { actorOf, isMember, titleOf } from '../db/people.js';
 import { savePreference, wantsNotifications } from '../db/preferences.js';
 import { type NewNotification, type NotificationType, wording } from '../domain/notification.js';
 
@@ -175,7 +174,7 @@ async function produce(event: ProducerEvent, tx: DatabaseTransactionConnection, 
     actorName: actor?.name ?? null,
     actorAvatar: actor?.avatarUrl ?? null,
     workspaceName: await workspaceName(tx, workspaceId),
-    documentTitle: await documentTitle(tx, r.fields.documentId ?? null),
+    documentTitle: await titleOf(tx, deps.peers, r.fields.documentId ?? null),
   };
   const text = wording(
     r.type,
