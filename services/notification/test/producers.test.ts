@@ -283,6 +283,24 @@ describe('more rules', () => {
     }
   });
 
+  it('deleting a workspace deletes the notifications about it', async () => {
+    const own = await createWorkspace(stack, ada, { name: 'Short-lived' });
+    const hal = await signInNew(stack, 'Hal Member');
+    const member = await addMember(stack, own.id, ada, hal, 'VIEWER');
+    await stack.request('PUT', `/api/v1/workspaces/${own.id}/members/${member.id}/role`, {
+      token: ada.token,
+      body: { role: 'EDITOR' },
+    });
+    await awaitNotification(stack, hal, 'MEMBER_ROLE_CHANGED', (x) => x.workspace?.id === own.id);
+    await awaitNotification(stack, ada, 'INVITATION_ACCEPTED', (x) => x.workspace?.id === own.id);
+    const deleted = await stack.request('DELETE', `/api/v1/workspaces/${own.id}`, { token: ada.token });
+    expect(deleted.status).toBeLessThan(300);
+    await eventually(async () => {
+      expect((await allOf(stack, hal)).filter((x) => x.workspace?.id === own.id)).toEqual([]);
+      expect((await allOf(stack, ada)).filter((x) => x.workspace?.id === own.id)).toEqual([]);
+    });
+  });
+
   it('publishes its routes in its OpenAPI document', async () => {
     const res = await fetch(`${stack.serviceUrls.notification}/openapi.json`);
     expect(res.status).toBe(200);

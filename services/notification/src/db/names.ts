@@ -8,6 +8,10 @@ export async function upsertWorkspaceName(db: CommonQueryMethods, id: string, na
       WHERE w.event_at <= EXCLUDED.event_at`);
 }
 
+export async function deleteWorkspaceName(db: CommonQueryMethods, id: string) {
+  await db.query(sql.unsafe`DELETE FROM workspace_names WHERE id = ${id}`);
+}
+
 export async function upsertDocumentTitle(db: CommonQueryMethods, id: string, title: string, at: string) {
   await db.query(sql.unsafe`
     INSERT INTO document_titles AS d (id, title, event_at) VALUES (${id}, ${title}, ${at})

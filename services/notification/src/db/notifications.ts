@@ -170,6 +170,11 @@ export async function deleteOfDocuments(db: CommonQueryMethods, documentIds: rea
   await db.query(sql.unsafe`DELETE FROM notifications WHERE document_id = ANY(${sql.array(documentIds, 'uuid')})`);
 }
 
+/** Notifications about a workspace that was deleted. */
+export async function deleteOfWorkspace(db: CommonQueryMethods, workspaceId: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM notifications WHERE workspace_id = ${workspaceId}`);
+}
+
 /** Deletes up to `limit` expired notifications; how many went. */
 export async function deleteExpired(db: CommonQueryMethods, limit: number): Promise<number> {
   const result = await db.query(sql.unsafe`

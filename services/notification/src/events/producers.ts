@@ -3,6 +3,7 @@ import type { DatabasePool, DatabaseTransactionConnection } from '@wiki/db';
 import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
 import {
   deleteDocumentTitles,
+  deleteWorkspaceName,
   upsertDocumentTitle,
   upsertWorkspaceName,
   userIdByEmail,
@@ -11,6 +12,7 @@ import {
 import {
   actionInvitation,
   deleteOfDocuments,
+  deleteOfWorkspace,
   insertNotification,
   refreshInvitation,
   removeInvitation,
@@ -27,6 +29,7 @@ const TYPES = [
   'user.preferences_changed',
   'workspace.created',
   'workspace.updated',
+  'workspace.deleted',
   'document.*',
   'comment.added',
   'comment.edited',
@@ -60,6 +63,10 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
     case 'workspace.created':
     case 'workspace.updated':
       return upsertWorkspaceName(tx, event.data.id, event.data.name, at);
+    case 'workspace.deleted':
+      // Deleting a workspace removes all its data (spec 3): its notifications and its name here.
+      await deleteOfWorkspace(tx, event.data.id);
+      return deleteWorkspaceName(tx, event.data.id);
     case 'document.deleted':
       // What a notification points at is gone: so is the notification (ARCHITECTURE 4).
       await deleteOfDocuments(tx, event.data.ids);
