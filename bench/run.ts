@@ -5,7 +5,7 @@
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
-//                    [--only=hello,read,read-service,tree,create,search]
+//                    [--only=hello,read,read-service,tree,create,notification,search]
 //
 // `--only=search` runs the search rows alone (their own hello-world included).
 //
@@ -22,6 +22,7 @@ import { loadConfig } from '@wiki/config';
 import { cleanupConfig } from '@wiki/testing';
 import { serviceEnv, serviceNodeFlags } from '../scripts/lib/service-process.mjs';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
+import { fillNotifications } from './lib/notifications.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, roundSuffix, writeReport } from './lib/report.js';
 import { fillSearchIndex, measureLag } from './lib/search.js';
@@ -52,8 +53,8 @@ const settings = {
   /** Documents created per second, and for how long, while the write → searchable lag is measured. */
   lagRate: num('lag-rate', 25),
   lagDurationS: num('lag-duration', 20),
-  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, search. */
-  only: String(args.only ?? 'hello,read,read-service,tree,create,search'),
+  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search. */
+  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search'),
 };
 /** The creation target is judged at this many connections (see docs/PERFORMANCE.md). */
 const TARGET_CREATE_CONNECTIONS = 64;
@@ -87,7 +88,8 @@ const build = spawnSync(
 if (build.status !== 0) throw new Error('the build failed');
 
 const name = `bench_${randomBytes(4).toString('hex')}`;
-const [gatewayPort, workspacePort, documentPort, searchPort, helloPort] = await Promise.all([
+const [gatewayPort, workspacePort, documentPort, searchPort, notificationPort, helloPort] = await Promise.all([
+  freePort(),
   freePort(),
   freePort(),
   freePort(),
@@ -107,11 +109,14 @@ const env: Record<string, string> = {
   RATE_LIMIT_ENABLED: 'false',
   INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
   INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  GATEWAY_SERVICES: wanted.has('search') ? 'workspace,document,search' : 'workspace,document',
+  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification']
+    .filter((s) => s === 'workspace' || s === 'document' || wanted.has(s))
+    .join(','),
   PORT: String(gatewayPort),
   WORKSPACE_PORT: String(workspacePort),
   DOCUMENT_PORT: String(documentPort),
   SEARCH_PORT: String(searchPort),
+  NOTIFICATION_PORT: String(notificationPort),
   HOST: '127.0.0.1',
 };
 const config = loadConfig({ ...process.env, ...env });
@@ -144,6 +149,17 @@ try {
         ...serviceNodeFlags,
         ...profile('search'),
       ]),
+    );
+  if (wanted.has('notification'))
+    parts.push(
+      await startPart(
+        'notification',
+        join(root, 'services/notification/dist/main.js'),
+        env,
+        notificationPort,
+        '/health/ready',
+        [...serviceNodeFlags, ...profile('notification')],
+      ),
     );
   parts.push(
     await startPart('gateway', join(root, 'gateway/dist/main.js'), env, gatewayPort, '/health/ready', [
@@ -268,6 +284,19 @@ try {
         autocannon: spreadCreations(token, bodies, connections),
       });
       await sleep(2000); // the relay and the consumers catch up before the next run
+    }
+  }
+
+  if (wanted.has('notification')) {
+    await fillNotifications(config.databaseUrls.notification, me.data.id, 500);
+    for (const connections of [settings.connections, 50]) {
+      await run('notification count', `${gateway.url}/api/v1/notifications/count`, connections, auth);
+      await run(
+        'notification list (page of 20 of 500)',
+        `${gateway.url}/api/v1/notifications?page=0&size=20`,
+        connections,
+        auth,
+      );
     }
   }
 
