@@ -1,5 +1,6 @@
 import type { Config } from '@wiki/config';
 import type { DatabasePool } from '@wiki/db';
+import { withAnswerCache } from './answer-cache.js';
 import type { SearchEngine } from './engine.js';
 import { createPostgresEngine } from './postgres.js';
 
@@ -19,10 +20,15 @@ export interface EngineDeps {
 }
 
 /**
- * The engine `SEARCH_ENGINE` chooses. Async because an engine may have to check or prepare its
+ * The engine `SEARCH_ENGINE` chooses, with repeated searches answered from memory until the
+ * index changes (answer-cache.ts). Async because an engine may have to check or prepare its
  * store before it answers (the Postgres engine checks SEARCH_TS_CONFIG exists).
  */
 export async function createSearchEngine(config: Config, deps: EngineDeps): Promise<SearchEngine> {
+  return withAnswerCache(await createChosenEngine(config, deps), deps.pool);
+}
+
+async function createChosenEngine(config: Config, deps: EngineDeps): Promise<SearchEngine> {
   switch (config.searchEngine) {
     case 'postgres':
       return createPostgresEngine({ pool: deps.pool, tsConfig: config.searchTsConfig });

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { databaseUrl, loadConfig } from '@wiki/config';
+import { type DatabasePool, dropDatabase, ensureDatabase, migrate } from '@wiki/db';
+import { migrationSetsOf } from '@wiki/service';
+import { uniqueName } from '@wiki/testing';
+import { createPool } from 'slonik';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withAnswerCache } from '../src/engines/answer-cache.js';
+import type { IndexedDocument, SearchEngine } from '../src/engines/engine.js';
+import { createPostgresEngine } from '../src/engines/postgres.js';
+import { searchService } from '../src/service.js';
+
+/**
+ * Repeated searches come from memory until the index changes, on any replica: two cached engines
+ * over one database stand for two replicas of the search service. Real Postgres.
+ */
+const pgUrl = loadConfig({ NODE_ENV: 'test', ...process.env }).pgUrl;
+
+let version = Date.now();
+const doc = (workspaceId: string, title: string, plainText: string): IndexedDocument => ({
+  id: randomUUID(),
+  workspaceId,
+  parentId: null,
+  title,
+  icon: null,
+  plainText,
+  archived: false,
+  version: ++version,
+});
+
+describe('remembered search answers', () => {
+  let url: string;
+  let pool: DatabasePool;
+  let statements = 0;
+  let replicaA: SearchEngine;
+  let replicaB: SearchEngine;
+
+  beforeAll(async () => {
+    url = databaseUrl(pgUrl, `${uniqueName()}_search`);
+    await ensureDatabase(url);
+    await migrate(url, migrationSetsOf(searchService));
+    pool = await createPool(url, {
+      maximumPoolSize: 2,
+      interceptors: [
+        {
+          name: 'count-statements',
+          beforeQueryExecution: () => {
+            statements++;
+            return null;
+          },
+        },
+      ],
+    });
+    replicaA = withAnswerCache(await createPostgresEngine({ pool, tsConfig: 'simple' }), pool);
+    replicaB = withAnswerCache(await createPostgresEngine({ pool, tsConfig: 'simple' }), pool);
+  });
+  afterAll(async () => {
+    await pool?.end();
+    if (url) await dropDatabase(url);
+  });
+
+  it('answers a repeated search with one small statement, and a changed index at once', async () => {
+    const workspaceId = randomUUID();
+    const first = doc(workspaceId, 'Release notes', 'Every change of the release.');
+    await replicaA.upsert([first]);
+    const query = { workspaceId, query: 'release', limit: 20 };
+
+    const answer = await replicaA.search(query);
+    expect(answer.map((h) => h.id)).toEqual([first.id]);
+    statements = 0;
+    expect(await replicaA.search(query)).toEqual(answer);
+    expect(statements).toBe(1); // the index version, no search statement
+
+    // Another replica writes: this one's next answer holds it.
+    const second = doc(workspaceId, 'Planning', 'The release train leaves on Monday.');
+    await replicaB.upsert([second]);
+    expect((await replicaA.search(query)).map((h) => h.id).sort()).toEqual([first.id, second.id].sort());
+
+    await replicaB.patch([{ id: first.id, archived: true, version: ++version }]);
+    expect((await replicaA.search(query)).map((h) => h.id)).toEqual([second.id]);
+    await replicaB.remove([second.id]);
+    expect(await replicaA.search(query)).toEqual([]);
+  });
+
+  it('keeps answers per workspace, query and limit, and an empty write changes nothing', async () => {
+    const [one, two] = [randomUUID(), randomUUID()];
+    await replicaA.upsert([doc(one, 'Budget', 'Costs of the year.'), doc(two, 'Budget', 'Costs of the team.')]);
+    const inOne = await replicaA.search({ workspaceId: one, query: 'costs', limit: 20 });
+    const inTwo = await replicaA.search({ workspaceId: two, query: 'costs', limit: 20 });
+    expect(inOne).toHaveLength(1);
+    expect(inTwo).toHaveLength(1);
+    expect(inOne[0].id).not.toBe(inTwo[0].id);
+
+    await replicaB.upsert([]);
+    await replicaB.patch([]);
+    statements = 0;
+    await replicaA.search({ workspaceId: one, query: 'costs', limit: 20 });
+    expect(statements).toBe(1);
+  });
+});
