@@ -58,7 +58,9 @@ function section(report: SearchBenchReport): string {
     ...report.targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'met' : '**not met**'} |`),
     '',
     'Search rows are GET /api/v1/documents/search through the gateway (JWT check, identity token, proxy, membership',
-    'check, the query and the snippets of the page of 20), in the workspace holding the generated documents.',
+    'check, the index version read, and the page of 20 with its snippets), in the workspace holding the generated documents.',
+    "Each row repeats one query: after the first request it is answered from the search service's answer cache",
+    '(valid until the index changes); what a query the cache does not hold costs is in the section below.',
     'Run only these rows with `npm run bench -- --only=search` (`--search-documents=`, `--lag-rate=`, `--lag-duration=`).',
     END,
   ].join('\n');
