@@ -1,21 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { databaseUrl, loadConfig } from '@wiki/config';
-import { type DatabasePool, dropDatabase, ensureDatabase, migrate } from '@wiki/db';
-import { migrationSetsOf } from '@wiki/service';
-import { uniqueName } from '@wiki/testing';
-import { createPool } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withAnswerCache } from '../src/engines/answer-cache.js';
 import type { IndexedDocument, SearchEngine } from '../src/engines/engine.js';
 import { createPostgresEngine } from '../src/engines/postgres.js';
-import { searchService } from '../src/service.js';
+import { type CountedDatabase, countedSearchDatabase } from './counted-database.js';
 
 /**
  * Repeated searches come from memory until the index changes, on any replica: two cached engines
  * over one database stand for two replicas of the search service. Real Postgres.
  */
-const pgUrl = loadConfig({ NODE_ENV: 'test', ...process.env }).pgUrl;
-
 let version = Date.now();
 const doc = (workspaceId: string, title: string, plainText: string): IndexedDocument => ({
   id: randomUUID(),
@@ -29,35 +22,16 @@ const doc = (workspaceId: string, title: string, plainText: string): IndexedDocu
 });
 
 describe('remembered search answers', () => {
-  let url: string;
-  let pool: DatabasePool;
-  let statements = 0;
+  let db: CountedDatabase;
   let replicaA: SearchEngine;
   let replicaB: SearchEngine;
 
   beforeAll(async () => {
-    url = databaseUrl(pgUrl, `${uniqueName()}_search`);
-    await ensureDatabase(url);
-    await migrate(url, migrationSetsOf(searchService));
-    pool = await createPool(url, {
-      maximumPoolSize: 2,
-      interceptors: [
-        {
-          name: 'count-statements',
-          beforeQueryExecution: () => {
-            statements++;
-            return null;
-          },
-        },
-      ],
-    });
-    replicaA = withAnswerCache(await createPostgresEngine({ pool, tsConfig: 'simple' }), pool);
-    replicaB = withAnswerCache(await createPostgresEngine({ pool, tsConfig: 'simple' }), pool);
+    db = await countedSearchDatabase();
+    replicaA = withAnswerCache(await createPostgresEngine({ pool: db.pool, tsConfig: 'simple' }), db.pool);
+    replicaB = withAnswerCache(await createPostgresEngine({ pool: db.pool, tsConfig: 'simple' }), db.pool);
   });
-  afterAll(async () => {
-    await pool?.end();
-    if (url) await dropDatabase(url);
-  });
+  afterAll(() => db?.drop());
 
   it('answers a repeated search with one small statement, and a changed index at once', async () => {
     const workspaceId = randomUUID();
@@ -67,9 +41,9 @@ describe('remembered search answers', () => {
 
     const answer = await replicaA.search(query);
     expect(answer.map((h) => h.id)).toEqual([first.id]);
-    statements = 0;
+    db.reset();
     expect(await replicaA.search(query)).toEqual(answer);
-    expect(statements).toBe(1); // the index version, no search statement
+    expect(db.statements()).toBe(1); // the index version, no search statement
 
     // Another replica writes: this one's next answer holds it.
     const second = doc(workspaceId, 'Planning', 'The release train leaves on Monday.');
@@ -93,8 +67,8 @@ describe('remembered search answers', () => {
 
     await replicaB.upsert([]);
     await replicaB.patch([]);
-    statements = 0;
+    db.reset();
     await replicaA.search({ workspaceId: one, query: 'costs', limit: 20 });
-    expect(statements).toBe(1);
+    expect(db.statements()).toBe(1);
   });
 });
