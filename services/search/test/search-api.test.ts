@@ -264,9 +264,11 @@ describe('request rules', () => {
     for (let i = 0; i < 21; i++) {
       made.push((await createDocument(stack, owner, { workspaceId: ws, title: `Harbour ${i}`, content: [] })).id);
     }
-    await eventually(async () => expect(await found(owner, ws, 'harbour')).toHaveLength(20));
+    // All 21 indexed first: 20 hits at the default limit alone would not say the 21st is there.
+    await eventually(async () =>
+      expect((await searchAs(stack, owner, ws, 'harbour', '&limit=50')).body.data).toHaveLength(21),
+    );
     expect(await found(owner, ws, `harbour`)).toHaveLength(20);
-    expect((await searchAs(stack, owner, ws, 'harbour', '&limit=50')).body.data).toHaveLength(21);
     expect((await searchAs(stack, owner, ws, 'harbour', '&limit=3')).body.data).toHaveLength(3);
     for (const limit of ['0', '51', '-1', 'ten']) {
       const res = await searchAs(stack, owner, ws, 'harbour', `&limit=${limit}`);
