@@ -108,6 +108,11 @@ export interface Config {
    * accepting (SHUTDOWN_DELAY_MS): time for a load balancer to take it out of rotation.
    */
   shutdownDelayMs: number;
+  /**
+   * How often the notification stream sends a heartbeat comment (NOTIFICATION_HEARTBEAT_MS,
+   * default 25 s): under the idle timeouts of common proxies; tests shorten it.
+   */
+  notificationHeartbeatMs: number;
 }
 
 export class ConfigError extends Error {
@@ -391,6 +396,7 @@ export function loadConfig(env: Env = process.env): Config {
     // At least what one bounded event needs (64 KiB of text or 1,000 ids, libs/events/src/limits.ts).
     eventMaxBytes: int(env, 'EVENT_MAX_BYTES', 256 * 1024, 128 * 1024, 64 * 1024 * 1024),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
+    notificationHeartbeatMs: int(env, 'NOTIFICATION_HEARTBEAT_MS', 25_000, 10, 3_600_000),
   };
 }
 
