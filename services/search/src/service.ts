@@ -4,6 +4,7 @@ import type { Config } from '@wiki/config';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp } from './app.js';
 import { startDocumentIndexer } from './events/document-indexer.js';
+import { startTombstonePruner } from './events/tombstone-pruner.js';
 
 /** The service's own migrations (src/ and dist/ both sit beside migrations/). */
 export const searchMigrations = {
@@ -21,6 +22,7 @@ export const searchService = defineService({
     ({ app, bus, pool, logger }) =>
       startDocumentIndexer({ bus, pool, engine: app.searchEngine, peers: app.searchPeers, logger }),
   ],
+  jobs: [({ pool, logger }) => startTombstonePruner(pool, logger)],
 });
 
 export const startService = (config: Config, opts?: StartOptions) => startWithKit(searchService, config, opts);
