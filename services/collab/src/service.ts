@@ -1,0 +1,1 @@
+export const COLLAB_PATH = '/collab';
