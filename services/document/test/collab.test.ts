@@ -213,6 +213,55 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       return res.status === 204 ? null : Buffer.from(await res.arrayBuffer());
     };
 
+    it('a REST content write makes the stored state stale and refuses saves based on the old revision', async () => {
+      const target = await createDocument(t, owner, {
+        workspaceId: ws,
+        title: 'Live and REST',
+        content: [paragraph('from rest')],
+      });
+      const revisionOf = async () =>
+        Number((await t.internal('GET', `${base(target.id)}/collab-state`)).headers.get('x-content-revision'));
+      const contentOf = async () => (await (await t.internal('GET', `${base(target.id)}/content`)).json()) as any;
+      expect(await contentOf()).toEqual({
+        success: true,
+        data: { content: JSON.stringify([paragraph('from rest')]), contentRevision: 0 },
+      });
+      const first = randomBytes(24);
+      expect((await save(target.id, { collabState: first, contentRevision: '0' })).status).toBe(200);
+      expect((await stateOf(target.id))?.equals(first)).toBe(true);
+      // A title change is not a content write: the state stays current.
+      await t.call('PUT', `/api/v1/documents/${target.id}`, owner, { title: 'Renamed' });
+      expect(await revisionOf()).toBe(0);
+      expect((await stateOf(target.id))?.equals(first)).toBe(true);
+
+      await t.call('PUT', `/api/v1/documents/${target.id}`, editor, { content: [paragraph('rest again')] });
+      expect(await revisionOf()).toBe(1);
+      expect(await stateOf(target.id)).toBeNull();
+      expect((await contentOf()).data).toEqual({
+        content: JSON.stringify([paragraph('rest again')]),
+        contentRevision: 1,
+      });
+
+      // An editor that has not seen the REST write cannot overwrite it.
+      const stale = await save(target.id, {
+        collabState: randomBytes(24),
+        jsonContent: JSON.stringify([paragraph('old live text')]),
+        contentRevision: '0',
+      });
+      expect(stale.status).toBe(409);
+      expect(((await stale.json()) as any).error.code).toBe('CONFLICT');
+      expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data.content).toBe(
+        JSON.stringify([paragraph('rest again')]),
+      );
+      expect(await stateOf(target.id)).toBeNull();
+
+      const caughtUp = randomBytes(24);
+      expect((await save(target.id, { collabState: caughtUp, contentRevision: '1' })).status).toBe(200);
+      expect((await stateOf(target.id))?.equals(caughtUp)).toBe(true);
+      expect((await save(target.id, { collabState: caughtUp, contentRevision: 'one' })).status).toBe(400);
+      expect((await t.internal('GET', `${base('00000000-0000-4000-8000-000000000000')}/content`)).status).toBe(404);
+    });
+
     it('refuses a save on an archived document with 409 and stores nothing', async () => {
       const target = await createDocument(t, owner, {
         workspaceId: ws,

@@ -1,7 +1,13 @@
 import { atLeast, type Role } from '@wiki/auth';
-import { forbidden, notFound } from '@wiki/http';
+import { conflict, forbidden, notFound } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
-import { loadCollabState, saveCollabState } from '../db/collab-states.js';
+import {
+  collabContentOf,
+  contentRevisionOf,
+  loadCollabState,
+  type StoredCollabState,
+  saveCollabState,
+} from '../db/collab-states.js';
 import { type DocumentPatch, findState, updateDocument } from '../db/documents.js';
 import { parseContent } from '../domain/content.js';
 import { deriveText, fromPlainText } from '../domain/plain-text.js';
@@ -36,11 +42,25 @@ export async function permissionOf(
   return { canEdit: atLeast(role, 'EDITOR') && !doc.isArchived, role, workspaceId: doc.workspaceId };
 }
 
-/** The stored state, byte for byte; null when none was ever saved. 404 for an unknown document. */
-export async function collabState(ctx: DocumentContext, documentId: string): Promise<Buffer | null> {
-  const [doc, state] = await Promise.all([findState(ctx.pool, documentId), loadCollabState(ctx.pool, documentId)]);
-  if (!doc) throw notFound('Document');
-  return state;
+/**
+ * The stored state, byte for byte, with the document's content revision; state null when none was
+ * ever saved or a REST/MCP write came after it (the collab server then rebuilds the room from the
+ * content). 404 for an unknown document.
+ */
+export async function collabState(ctx: DocumentContext, documentId: string): Promise<StoredCollabState> {
+  const stored = await loadCollabState(ctx.pool, documentId);
+  if (!stored) throw notFound('Document');
+  return stored;
+}
+
+/** The block content (JSON string) and its content revision: what a rebuilt room starts from. */
+export async function collabContent(
+  ctx: DocumentContext,
+  documentId: string,
+): Promise<{ content: string; contentRevision: number }> {
+  const found = await collabContentOf(ctx.pool, documentId);
+  if (!found) throw notFound('Document');
+  return found;
 }
 
 export interface CollabSave {
@@ -48,6 +68,11 @@ export interface CollabSave {
   plainText?: string;
   jsonContent?: string;
   idpUid?: string;
+  /**
+   * The content revision the state was built on. When given and the document has moved on (a REST
+   * or MCP write since), the save is a 409 and stores nothing: the editor must take that write in first.
+   */
+  contentRevision?: number;
 }
 
 export interface Logger {
@@ -102,6 +127,9 @@ export async function saveCollab(
     const doc = await findState(tx, documentId, 'update');
     if (!doc) throw notFound('Document');
     requireNotArchived(doc, 'editing');
+    if (save.contentRevision !== undefined && save.contentRevision !== (await contentRevisionOf(tx, documentId))) {
+      throw conflict('The content was changed by another writer since this state was loaded');
+    }
     await saveCollabState(tx, documentId, save.state);
     if (changed.length === 0) return;
     const updated = await updateDocument(tx, documentId, patch);

@@ -1,5 +1,6 @@
 import { notFound } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
+import { bumpContentRevision } from '../db/collab-states.js';
 import {
   type DocumentPatch,
   type DocumentState,
@@ -78,6 +79,7 @@ export async function updateDocument(
     if (changed.length > 0) {
       requireNotArchived(doc, 'editing');
       doc = await writePatch(tx, id, { ...patch, lastEditedBy: actor.userId });
+      if (patch.content) await bumpContentRevision(tx, id);
       await emitUpdated(tx, actor.userId, doc, changed);
     }
     if (input.isArchived === true && !doc.isArchived) {

@@ -13,13 +13,15 @@ import {
   voidEnvelope,
 } from '@wiki/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type CollabSave, collabState, permissionOf, saveCollab } from '../commands/collab.js';
+import { type CollabSave, collabContent, collabState, permissionOf, saveCollab } from '../commands/collab.js';
 import type { DocumentContext } from '../context.js';
 
 export const MAX_COLLAB_STATE_BYTES = 10 * 1024 * 1024;
 /** jsonContent may be as large as content (2 MiB); leave room for escaping and plainText. */
 const MAX_FIELD_BYTES = 3 * 1024 * 1024;
-const TEXT_FIELDS = ['plainText', 'jsonContent', 'idpUid'] as const;
+const TEXT_FIELDS = ['plainText', 'jsonContent', 'idpUid', 'contentRevision'] as const;
+/** The content revision a state was built on travels as this response header. */
+export const CONTENT_REVISION_HEADER = 'x-content-revision';
 
 const tags = ['Internal (collaboration server)'];
 const params = idParams('documentId');
@@ -52,8 +54,15 @@ async function readSave(request: FastifyRequest): Promise<CollabSave> {
     }
   }
   if (!state) throw badRequest('collabState is required', [{ field: 'collabState', message: 'is required' }]);
+  const revision = fields.contentRevision;
+  if (revision !== undefined && !/^\d{1,15}$/.test(revision)) {
+    throw badRequest('contentRevision must be a whole number', [
+      { field: 'contentRevision', message: 'must be a whole number' },
+    ]);
+  }
   // An empty (or blank) jsonContent or idpUid is the same as none: it must not wipe the content.
   return {
+    contentRevision: revision === undefined ? undefined : Number(revision),
     state,
     plainText: fields.plainText,
     jsonContent: fields.jsonContent?.trim() ? fields.jsonContent : undefined,
@@ -106,12 +115,37 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
 
     scope.get(
       '/api/v1/internal/documents/:documentId/collab-state',
-      { schema: { tags, security, summary: 'The stored collaboration state (binary); 204 when none', params } },
+      {
+        schema: {
+          tags,
+          security,
+          summary:
+            'The stored collaboration state (binary); 204 when none or stale. Header x-content-revision: the revision to save with',
+          params,
+        },
+      },
       async (request, reply) => {
-        const state = await collabState(ctx, request.params.documentId);
+        const { state, contentRevision } = await collabState(ctx, request.params.documentId);
+        reply.header(CONTENT_REVISION_HEADER, String(contentRevision));
         if (!state) return reply.status(204).send();
         return reply.type('application/octet-stream').header('content-length', state.length).send(state);
       },
+    );
+
+    scope.get(
+      '/api/v1/internal/documents/:documentId/content',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'The block content (JSON string) and its content revision, to rebuild a collaboration room',
+          params,
+          response: {
+            200: envelope(object({ content: Type.String(), contentRevision: Type.Integer({ minimum: 0 }) })),
+          },
+        },
+      },
+      async (request) => success(await collabContent(ctx, request.params.documentId)),
     );
 
     scope.post(
@@ -120,7 +154,8 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
         schema: {
           tags,
           security,
-          summary: 'Store the collaboration state (multipart: collabState file; plainText, jsonContent, idpUid fields)',
+          summary:
+            'Store the collaboration state (multipart: collabState file; plainText, jsonContent, idpUid, contentRevision fields; 409 when the content moved on)',
           consumes: ['multipart/form-data'],
           params,
           response: { 200: voidEnvelope },
