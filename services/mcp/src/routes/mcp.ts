@@ -1,0 +1,145 @@
+import type {} from '@fastify/swagger'; // its schema keywords (tags, summary, security)
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { IDENTITY_HEADER, requireKind, requireUser } from '@wiki/auth';
+import { AppError, errorEnvelope, notFound, object, Type, uuid } from '@wiki/http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Caller } from '../clients/as-user.js';
+import { authInfoOf, createMcpServer, type ToolDeps } from '../tools/server.js';
+import type { SseSessions } from '../transport/sse-sessions.js';
+
+export const MCP_PATH = '/api/v1/mcp';
+export const SSE_PATH = `${MCP_PATH}/sse`;
+export const MESSAGES_PATH = `${MCP_PATH}/messages`;
+
+const tags = ['MCP'];
+const security = [{ mcpApiKey: [] }];
+const onlyMcpKeys = requireKind('mcp');
+
+/** The key's user, and the identity token the gateway made for this request (sent on to peers). */
+function callerOf(request: FastifyRequest): Caller {
+  const { userId } = requireUser(request);
+  return { userId, identityToken: String(request.headers[IDENTITY_HEADER]), requestId: request.id };
+}
+
+/** A JSON-RPC message or a batch of them; the SDK checks them against the protocol. */
+const jsonRpcBody = Type.Unsafe<unknown>({ type: ['object', 'array'], description: 'JSON-RPC message(s)' });
+
+export function registerMcpRoutes(app: FastifyInstance, deps: ToolDeps & { sessions: SseSessions }): void {
+  const { sessions } = deps;
+
+  // Streamable HTTP, stateless: every POST gets a fresh server and transport, so any replica
+  // answers any request and nothing outlives it.
+  app.route({
+    method: ['POST', 'DELETE'],
+    url: MCP_PATH,
+    onRequest: onlyMcpKeys,
+    schema: {
+      tags,
+      security,
+      summary: 'MCP Streamable HTTP transport (stateless; JSON responses)',
+      body: jsonRpcBody,
+      response: { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 415: errorEnvelope },
+    },
+    handler: async (request, reply) => {
+      const caller = callerOf(request);
+      const server = createMcpServer(deps);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      // Closing the server closes its transport too.
+      reply.raw.on('close', () => void server.close());
+      await server.connect(transport);
+      Object.assign(request.raw, { auth: authInfoOf(caller) });
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  });
+
+  // A stateless server has nothing to push: it offers no GET stream, which the protocol answers with 405.
+  app.get(
+    MCP_PATH,
+    {
+      onRequest: onlyMcpKeys,
+      schema: {
+        tags,
+        security,
+        summary: 'No server-initiated stream (405, as the protocol has it): the server is stateless',
+      },
+    },
+    // The protocol's own answer (a JSON-RPC error, as the SDK words it), which clients expect here.
+    async (_request, reply) =>
+      reply
+        .status(405)
+        .header('allow', 'POST, DELETE')
+        .send({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed: this server is stateless, use POST' },
+          id: null,
+        }),
+  );
+
+  app.get(
+    SSE_PATH,
+    {
+      onRequest: onlyMcpKeys,
+      schema: {
+        tags,
+        security,
+        summary: 'MCP SSE transport: the event stream (its first event names the messages URL)',
+        response: { 401: errorEnvelope, 403: errorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      reply.hijack();
+      const transport = new SSEServerTransport(MESSAGES_PATH, reply.raw);
+      const server = createMcpServer(deps);
+      // Proxies must not buffer the stream.
+      reply.raw.setHeader('x-accel-buffering', 'no');
+      await sessions.add(transport, caller.userId, (chunk) => reply.raw.write(chunk));
+      // Set before connect: the server chains its own clean-up after it.
+      transport.onclose = () => sessions.remove(transport.sessionId);
+      await server.connect(transport);
+    },
+  );
+
+  app.post(
+    MESSAGES_PATH,
+    {
+      onRequest: onlyMcpKeys,
+      schema: {
+        tags,
+        security,
+        summary: 'MCP SSE transport: a message for the session of an open stream (any replica takes it)',
+        querystring: object({ sessionId: uuid }, ['sessionId']),
+        body: jsonRpcBody,
+        response: {
+          202: Type.Unsafe<null>({ type: 'null', description: 'Accepted: the answer comes on the stream' }),
+          400: errorEnvelope,
+          401: errorEnvelope,
+          403: errorEnvelope,
+          404: errorEnvelope,
+          413: errorEnvelope,
+          415: errorEnvelope,
+        },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const { sessionId } = request.query as { sessionId: string };
+      const delivery = await sessions.deliver(sessionId, caller, request.body);
+      switch (delivery) {
+        case 'accepted':
+          return reply.status(202).send(null);
+        case 'not-found':
+          throw notFound('MCP session');
+        case 'too-large':
+          throw new AppError(
+            'PAYLOAD_TOO_LARGE',
+            'This message is too large to reach its session: use the Streamable HTTP transport',
+          );
+        case 'invalid':
+          throw new AppError('VALIDATION_ERROR', 'The body is not a JSON-RPC message');
+      }
+    },
+  );
+}

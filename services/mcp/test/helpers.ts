@@ -1,0 +1,79 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startService as startGateway } from '@wiki/gateway';
+import { expectStatus, type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
+import { startService as startDocument } from '../../document/src/service.js';
+import { startService as startSearch } from '../../search/src/service.js';
+import { startService as startWorkspace } from '../../workspace/src/service.js';
+import { startService as startMcp } from '../src/service.js';
+
+export type TransportKind = 'sse' | 'http';
+export const TRANSPORTS: TransportKind[] = ['http', 'sse'];
+
+/** Gateway → MCP, and the services its tools call: workspace, document, search. */
+export function startMcpStack(env: Record<string, string> = {}): Promise<Stack> {
+  return startStack({
+    gateway: startGateway,
+    services: {
+      workspace: startWorkspace as StartPart,
+      document: startDocument as StartPart,
+      search: startSearch as StartPart,
+      mcp: startMcp as StartPart,
+    },
+    env,
+  });
+}
+
+export interface McpKey {
+  id: string;
+  key: string;
+}
+
+/** A new MCP key of `user`, made through the REST API as a user would. */
+export async function mcpKeyOf(stack: Stack, user: SignedInUser): Promise<McpKey> {
+  const res = await stack.request('POST', '/api/v1/users/me/mcp-keys', {
+    token: user.token,
+    body: { name: 'assistant' },
+  });
+  const { id, key } = expectStatus(res, 201, 'create an MCP key').body.data;
+  return { id, key };
+}
+
+export interface Connected {
+  client: Client;
+  /** Calls a tool and answers the parsed JSON of its one text item, and whether it is an error. */
+  call(name: string, args?: Record<string, unknown>): Promise<{ isError: boolean; json: any; text: string }>;
+  close(): Promise<void>;
+}
+
+/** The SDK's own client over `kind`, through the gateway, with `key`. */
+export async function connect(
+  stack: Stack,
+  key: string,
+  kind: TransportKind,
+  fetchImpl: typeof fetch = fetch,
+): Promise<Connected> {
+  const requestInit = { headers: { 'X-Mcp-Api-Key': key } };
+  const transport =
+    kind === 'sse'
+      ? new SSEClientTransport(new URL(`${stack.gatewayUrl}/api/v1/mcp/sse`), { requestInit, fetch: fetchImpl })
+      : new StreamableHTTPClientTransport(new URL(`${stack.gatewayUrl}/api/v1/mcp`), { requestInit, fetch: fetchImpl });
+  const client = new Client({ name: 'wiki-test', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    async call(name, args = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as {
+        isError?: boolean;
+        content: Array<{ type: string; text: string }>;
+      };
+      if (result.content.length !== 1 || result.content[0].type !== 'text') {
+        throw new Error(`${name} answered ${JSON.stringify(result)}`);
+      }
+      const text = result.content[0].text;
+      return { isError: result.isError === true, json: JSON.parse(text), text };
+    },
+    close: () => client.close(),
+  };
+}
