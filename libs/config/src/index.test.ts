@@ -67,6 +67,21 @@ describe('loadConfig', () => {
     expect(load({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
   });
 
+  it('reads CORS origins (none by default) and the collaboration debounce', () => {
+    expect(load({}).corsOrigins).toEqual([]);
+    expect(load({ CORS_ORIGINS: 'https://wiki.example.com, http://localhost:3000/' }).corsOrigins).toEqual([
+      'https://wiki.example.com',
+      'http://localhost:3000',
+    ]);
+    expect(() => load({ CORS_ORIGINS: 'https://wiki.example.com/app' })).toThrow(/CORS_ORIGINS/);
+    expect(() => load({ CORS_ORIGINS: '*' })).toThrow(/CORS_ORIGINS/);
+    expect(load({}).collab).toEqual({ debounceMs: 2000, maxDebounceMs: 10_000 });
+    expect(load({ COLLAB_DEBOUNCE_MS: '50', COLLAB_MAX_DEBOUNCE_MS: '500' }).collab).toEqual({
+      debounceMs: 50,
+      maxDebounceMs: 500,
+    });
+  });
+
   it('derives the OIDC JWKS URL from the issuer', () => {
     const config = load({
       AUTH_PROVIDER: 'oidc',

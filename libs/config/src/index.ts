@@ -113,6 +113,17 @@ export interface Config {
    * default 25 s): under the idle timeouts of common proxies; tests shorten it.
    */
   notificationHeartbeatMs: number;
+  /**
+   * Browser origins allowed to call the gateway cross-origin and to open the collaboration
+   * WebSocket (CORS_ORIGINS, comma-separated, e.g. `https://wiki.example.com`); none by default.
+   */
+  corsOrigins: string[];
+  collab: {
+    /** Quiet time after an edit before a room is stored (COLLAB_DEBOUNCE_MS, default 2000). */
+    debounceMs: number;
+    /** Longest a room under constant editing goes unsaved (COLLAB_MAX_DEBOUNCE_MS, default 10000). */
+    maxDebounceMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -208,6 +219,30 @@ function serviceList(env: Env, varName: string, fallback: ServiceName[]): Servic
   if (unknown)
     throw new ConfigError(varName, `names an unknown service "${unknown}" (known: ${SERVICE_NAMES.join(', ')})`);
   return names as ServiceName[];
+}
+
+function origins(env: Env, varName: string): string[] {
+  const raw = str(env, varName)?.trim();
+  if (!raw) return [];
+  return [
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((value) => {
+          let parsed: URL | undefined;
+          try {
+            parsed = new URL(value);
+          } catch {}
+          // An origin is scheme, host and port: nothing else would ever equal a browser's Origin header.
+          if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== value.replace(/\/$/, '')) {
+            throw new ConfigError(varName, `must list origins like https://wiki.example.com, got "${value}"`);
+          }
+          return parsed.origin;
+        }),
+    ),
+  ];
 }
 
 function trustProxy(env: Env): boolean | number | string {
@@ -397,6 +432,11 @@ export function loadConfig(env: Env = process.env): Config {
     eventMaxBytes: int(env, 'EVENT_MAX_BYTES', 256 * 1024, 128 * 1024, 64 * 1024 * 1024),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
     notificationHeartbeatMs: int(env, 'NOTIFICATION_HEARTBEAT_MS', 25_000, 10, 3_600_000),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
+    collab: {
+      debounceMs: int(env, 'COLLAB_DEBOUNCE_MS', 2000, 0, 60_000),
+      maxDebounceMs: int(env, 'COLLAB_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),
+    },
   };
 }
 
