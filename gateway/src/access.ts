@@ -7,8 +7,11 @@ import { segmentsOf } from './routing.js';
  * - `internal`: `X-Internal-Api-Key` and nothing else.
  * - `mcp`: `X-Mcp-Api-Key` and nothing else.
  * - `user`: a Bearer JWT.
+ * - `optional`: a Bearer JWT when one is sent (verified like `user`, refused when bad), else none:
+ *   attachment files, which the attachment service serves to members and, while their document
+ *   is published, to anyone (ARCHITECTURE 5.9).
  */
-export type Access = 'probe' | 'public' | 'internal' | 'mcp' | 'user';
+export type Access = 'probe' | 'public' | 'internal' | 'mcp' | 'user' | 'optional';
 
 export function accessFor(method: string, path: string): Access {
   const s = segmentsOf(path);
@@ -30,6 +33,8 @@ export function accessFor(method: string, path: string): Access {
       return 'internal';
     case 'mcp':
       return 'mcp';
+    case 'attachments':
+      return (method === 'GET' || method === 'HEAD') && s.length === 4 && s[3] === 'file' ? 'optional' : 'user';
     case 'invitations':
       // Only the preview of an invitation is public; accepting or declining it needs a user.
       return (method === 'GET' || method === 'HEAD') && s.length === 5 && s[3] !== '' && s[4] === 'info'

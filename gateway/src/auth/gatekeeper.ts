@@ -56,7 +56,10 @@ function isRefusedCredential(error: unknown): boolean {
 export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts): void {
   const { verifier, localUsers, mcpKeys, identityTokens, rateLimiter, internalApiKey } = parts;
 
-  async function authenticate(access: Exclude<Access, 'probe' | 'public'>, request: FastifyRequest): Promise<Identity> {
+  async function authenticate(
+    access: Exclude<Access, 'probe' | 'public' | 'optional'>,
+    request: FastifyRequest,
+  ): Promise<Identity> {
     switch (access) {
       case 'internal': {
         const key = header(request, INTERNAL_KEY_HEADER);
@@ -101,8 +104,10 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
   app.decorateRequest('identityToken', null);
 
   app.addHook('onRequest', async (request, reply) => {
-    const access = accessFor(request.method, pathOf(request.url));
-    if (access === 'probe') return;
+    const given = accessFor(request.method, pathOf(request.url));
+    if (given === 'probe') return;
+    // An optional credential that was sent is checked like a required one; without one, public.
+    const access = given === 'optional' ? (header(request, 'authorization') ? 'user' : 'public') : given;
 
     let caller: Identity | null = null;
     let refusal: unknown;
