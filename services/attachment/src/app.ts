@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { createMembershipAccess, type MembershipAccess } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { type DatabasePool, sql } from '@wiki/db';
+import type { HealthCheck } from '@wiki/http';
+import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
+import type { FastifyInstance } from 'fastify';
+import type { AttachmentContext } from './context.js';
+import { registerAttachmentRoutes } from './routes/attachments.js';
+import { createStorage, type ObjectStorage } from './storage/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Who is a member, with which role (service.ts starts its projection as a consumer). */
+    attachmentMembership: MembershipAccess;
+    /** The object store the routes, consumers and the sweep share. */
+    attachmentStorage: ObjectStorage;
+    attachmentSpoolDir: string;
+  }
+}
+
+export type AppDeps = ServiceAppDeps & {
+  /** Another store than the configured one (tests). */
+  storage?: ObjectStorage;
+};
+
+/** Where uploads are spooled while they arrive (see commands/spool.ts). */
+export const spoolDirOf = (config: Config) => join(config.dataDir, 'attachment-spool');
+
+const ping = sql.unsafe`SELECT 1`;
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const storage = deps.storage ?? createStorage(config);
+  await storage.prepare();
+  const checks: Record<string, HealthCheck> = {
+    ...(deps.checks ?? { database: () => deps.pool.query(ping) }),
+    storage: () => storage.check(),
+  };
+  const { app, peers } = await createServiceApp(
+    config,
+    { ...deps, checks },
+    {
+      service: 'attachment',
+      openapi: { title: 'Attachment service', description: 'Files of documents (spec 4.7, ARCHITECTURE 5.9)' },
+    },
+  );
+  const membership = createMembershipAccess({ pool: deps.pool, client: peers, service: 'attachment', logger: app.log });
+  const spoolDir = spoolDirOf(config);
+  app.decorate('attachmentMembership', membership);
+  app.decorate('attachmentStorage', storage);
+  app.decorate('attachmentSpoolDir', spoolDir);
+  const ctx: AttachmentContext = {
+    pool: deps.pool as DatabasePool,
+    storage,
+    membership,
+    peers,
+    uploadMaxBytes: config.uploadMaxBytes,
+    spoolDir,
+    logger: app.log,
+  };
+  await registerAttachmentRoutes(app, ctx);
+  return app;
+}

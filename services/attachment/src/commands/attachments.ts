@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { Actor } from '@wiki/auth';
+import { newEvent, publishInTx } from '@wiki/events';
+import { AppError, badRequest, notFound } from '@wiki/http';
+import { imageSize } from 'image-size';
+import type { AttachmentContext } from '../context.js';
+import {
+  type AttachmentRow,
+  deleteById,
+  findById,
+  findByKey,
+  insertAttachment,
+  listByDocument,
+} from '../db/attachments.js';
+import { displayName, isWellFormedKey, storageKeyOf } from '../domain/file-name.js';
+import { SNIFF_BYTES, sniffMime } from '../domain/sniff.js';
+import { documentOf, workspaceOpen } from './documents.js';
+import { type SpooledFile, spool } from './spool.js';
+
+/** What the upload form gave: the ids as sent (checked here) and the file's stream, read once. */
+export interface UploadForm {
+  workspaceId?: string;
+  documentId?: string;
+  file?: { stream: Readable; fileName: string; truncated: () => boolean };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function checkIds(form: Pick<UploadForm, 'workspaceId' | 'documentId'>): { workspaceId: string; documentId: string } {
+  const details = [];
+  for (const field of ['workspaceId', 'documentId'] as const) {
+    const value = form[field];
+    if (value === undefined) details.push({ field, message: 'is required' });
+    else if (!UUID.test(value)) details.push({ field, message: 'must be a valid uuid' });
+  }
+  if (details.length) throw badRequest(details.map((d) => `${d.field} ${d.message}`).join('; '), details);
+  return {
+    workspaceId: (form.workspaceId as string).toLowerCase(),
+    documentId: (form.documentId as string).toLowerCase(),
+  };
+}
+
+/** EDITOR or above in the workspace, and the document in that workspace (else 404 for it). */
+async function authorizeUpload(ctx: AttachmentContext, actor: Actor, workspaceId: string, documentId: string) {
+  await ctx.membership.requireRole(workspaceId, actor.userId, 'EDITOR', 'Workspace', actor.requestId);
+  const doc = await documentOf(ctx, documentId, actor.requestId);
+  if (!doc || doc.workspaceId !== workspaceId) throw notFound('Document');
+}
+
+function dimensions(mime: string, head: Buffer): { width: number | null; height: number | null } {
+  if (!mime.startsWith('image/')) return { width: null, height: null };
+  try {
+    const { width, height } = imageSize(head);
+    return Number.isInteger(width) && Number.isInteger(height) ? { width, height } : { width: null, height: null };
+  } catch {
+    // Not measurable from its first bytes (a corrupt image, or one whose size sits further in).
+    return { width: null, height: null };
+  }
+}
+
+/**
+ * POST /attachments/upload (spec 4.7): the file is spooled as it arrives (see spool), its type
+ * read from its bytes, stored under a key of its own, then recorded with attachment.uploaded in one
+ * transaction. `readForm` reads the multipart body and calls `onFile` for the file part, with the
+ * ids when they came before it (so that a caller without the right is refused before their
+ * bytes are written anywhere).
+ */
+export async function upload(
+  ctx: AttachmentContext,
+  actor: Actor,
+  readForm: (onFile: (form: UploadForm) => Promise<void>) => Promise<UploadForm>,
+): Promise<AttachmentRow> {
+  // Set inside the form reader's callback: an object, so that the compiler sees the writes.
+  const state: { spooled?: SpooledFile; authorized: boolean } = { authorized: false };
+  try {
+    const form = await readForm(async (partial) => {
+      if (partial.workspaceId !== undefined && partial.documentId !== undefined) {
+        const ids = checkIds(partial);
+        await authorizeUpload(ctx, actor, ids.workspaceId, ids.documentId);
+        state.authorized = true;
+      }
+      const file = partial.file as NonNullable<UploadForm['file']>;
+      state.spooled = await spool(file.stream, ctx.spoolDir);
+      if (file.truncated()) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `The file is too large (at most ${ctx.uploadMaxBytes} bytes)`);
+      }
+    });
+    const ids = checkIds(form);
+    const spooled = state.spooled;
+    if (!form.file || !spooled) throw badRequest('file is required', [{ field: 'file', message: 'is required' }]);
+    if (spooled.size === 0)
+      throw badRequest('file must not be empty', [{ field: 'file', message: 'must not be empty' }]);
+    if (!state.authorized) await authorizeUpload(ctx, actor, ids.workspaceId, ids.documentId);
+
+    const id = randomUUID();
+    const fileName = displayName(form.file.fileName);
+    const mimeType = sniffMime(spooled.head.subarray(0, SNIFF_BYTES), spooled.size);
+    const { width, height } = dimensions(mimeType, spooled.head);
+    const storageKey = storageKeyOf(ids.workspaceId, ids.documentId, id, fileName);
+    await ctx.storage.put(storageKey, createReadStream(spooled.path), spooled.size, mimeType);
+
+    let row: AttachmentRow | null;
+    try {
+      row = await ctx.pool.transaction(async (tx) => {
+        const inserted = await insertAttachment(tx, {
+          id,
+          workspaceId: ids.workspaceId,
+          documentId: ids.documentId,
+          storageKey,
+          fileName,
+          fileSize: spooled.size,
+          mimeType,
+          width,
+          height,
+          sha256: spooled.sha256,
+          uploadedBy: actor.userId,
+        });
+        if (inserted) {
+          await publishInTx(
+            tx,
+            newEvent('attachment.uploaded', {
+              actorId: actor.userId,
+              workspaceId: ids.workspaceId,
+              data: { id, documentId: ids.documentId, workspaceId: ids.workspaceId, storageKey },
+            }),
+          );
+        }
+        return inserted;
+      });
+    } catch (error) {
+      await removeObject(ctx, storageKey);
+      throw error;
+    }
+    if (!row) {
+      // The document or its workspace was deleted while the file arrived.
+      await removeObject(ctx, storageKey);
+      throw notFound('Document');
+    }
+    return row;
+  } finally {
+    await state.spooled?.discard();
+  }
+}
+
+/** Removes an object whose record is gone; a failure is left to the orphan sweep. */
+export async function removeObject(ctx: Pick<AttachmentContext, 'storage' | 'logger'>, key: string): Promise<void> {
+  try {
+    await ctx.storage.delete(key);
+  } catch (error) {
+    ctx.logger.warn({ key, err: (error as Error).message }, 'object not removed; the orphan sweep will');
+  }
+}
+
+/** GET /attachments/document/{documentId}: VIEWER or above in the document's workspace. */
+export async function listForDocument(
+  ctx: AttachmentContext,
+  actor: Actor,
+  documentId: string,
+): Promise<readonly AttachmentRow[]> {
+  const doc = await documentOf(ctx, documentId, actor.requestId);
+  if (!doc) throw notFound('Document');
+  await ctx.membership.requireRole(doc.workspaceId, actor.userId, 'VIEWER', 'Document', actor.requestId);
+  return listByDocument(ctx.pool, documentId);
+}
+
+/** DELETE /attachments/{id}: EDITOR or above; the record and attachment.deleted first, then the object. */
+export async function remove(ctx: AttachmentContext, actor: Actor, id: string): Promise<void> {
+  const found = await findById(ctx.pool, id);
+  if (!found) throw notFound('Attachment');
+  await ctx.membership.requireRole(found.workspaceId, actor.userId, 'EDITOR', 'Attachment', actor.requestId);
+  const deleted = await ctx.pool.transaction(async (tx) => {
+    const row = await deleteById(tx, id);
+    if (row) {
+      await publishInTx(
+        tx,
+        newEvent('attachment.deleted', {
+          actorId: actor.userId,
+          workspaceId: row.workspaceId,
+          data: { id: row.id, documentId: row.documentId, workspaceId: row.workspaceId, storageKey: row.storageKey },
+        }),
+      );
+    }
+    return row;
+  });
+  if (!deleted) throw notFound('Attachment');
+  await removeObject(ctx, deleted.storageKey);
+}
+
+/**
+ * GET /attachments/file: the record a key belongs to, when the caller may read it: a member of
+ * its workspace, or anyone while its document is published, not archived, in an open workspace.
+ * Every refusal is the same 404, so a key says nothing about whether it exists.
+ */
+export async function readableFile(
+  ctx: AttachmentContext,
+  userId: string | null,
+  key: string,
+  requestId: string,
+): Promise<AttachmentRow> {
+  if (!isWellFormedKey(key)) throw notFound('File');
+  const row = await findByKey(ctx.pool, key);
+  if (!row) throw notFound('File');
+  if (userId && (await ctx.membership.roleOf(row.workspaceId, userId, requestId))) return row;
+  const doc = await documentOf(ctx, row.documentId, requestId);
+  if (doc?.isPublished && !doc.isArchived && (await workspaceOpen(ctx, row.workspaceId))) return row;
+  throw notFound('File');
+}

@@ -1,0 +1,22 @@
+import type { MembershipAccess, ServiceClient } from '@wiki/auth';
+import type { DatabasePool } from '@wiki/db';
+import type { ObjectStorage } from './storage/index.js';
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What the commands work with; made once in buildApp. */
+export interface AttachmentContext {
+  pool: DatabasePool;
+  storage: ObjectStorage;
+  membership: MembershipAccess;
+  peers: ServiceClient;
+  /** UPLOAD_MAX_BYTES: the largest file accepted. */
+  uploadMaxBytes: number;
+  /** Where uploads are written while they arrive, before anything is stored. */
+  spoolDir: string;
+  logger: Logger;
+}

@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { membershipMigrations } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
+import { buildApp } from './app.js';
+import { startOrphanSweeper } from './events/orphan-sweeper.js';
+import { startOwnerDeletions } from './events/owner-deletions.js';
+
+/** The service's own migrations (src/ and dist/ both sit beside migrations/). */
+export const attachmentMigrations = {
+  dir: fileURLToPath(new URL('../migrations', import.meta.url)),
+  table: 'pgmigrations',
+};
+
+/** Files of documents (spec 4.7, ARCHITECTURE 5.9): records here, bytes in the object store. */
+export const attachmentService = defineService({
+  name: 'attachment',
+  migrations: [membershipMigrations, attachmentMigrations],
+  buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
+  consumers: [
+    ({ app, bus }) => app.attachmentMembership.startProjection(bus),
+    ({ app, bus, pool, logger }) => startOwnerDeletions(bus, pool, app.attachmentStorage, logger),
+  ],
+  jobs: [({ app, pool, logger }) => startOrphanSweeper(pool, app.attachmentStorage, app.attachmentSpoolDir, logger)],
+});
+
+export const startService = (config: Config, opts?: StartOptions) => startWithKit(attachmentService, config, opts);
