@@ -92,6 +92,23 @@ export async function stateOf(db: CommonQueryMethods, id: string): Promise<Docum
   return db.one(sql.type(DocumentState.row)`SELECT ${DocumentState.columns} FROM documents d WHERE d.id = ${id}`);
 }
 
+/** A document's block content with what an export prints beside it (title, workspace for the role check). */
+export const DocumentContent = shape({
+  id: [z.string(), sql.fragment`d.id`],
+  workspaceId: [z.string(), sql.fragment`d.workspace_id`],
+  title: [z.string(), sql.fragment`d.title`],
+  content: [z.string(), sql.fragment`d.content`],
+  isArchived: [z.boolean(), sql.fragment`d.is_archived`],
+  updatedAt: [z.string(), iso(sql.fragment`d.updated_at`)],
+});
+export type DocumentContent = z.infer<typeof DocumentContent.row>;
+
+export function findContent(db: CommonQueryMethods, id: string): Promise<DocumentContent | null> {
+  return db.maybeOne(
+    sql.type(DocumentContent.row)`SELECT ${DocumentContent.columns} FROM documents d WHERE d.id = ${id}`,
+  );
+}
+
 /** The workspace a document belongs to, or null: the first step of every permission check. */
 export function findWorkspaceOf(db: CommonQueryMethods, id: string): Promise<string | null> {
   return db.maybeOneFirst(

@@ -15,7 +15,7 @@ import {
 } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from '../context.js';
-import { findState } from '../db/documents.js';
+import { findContent, findState } from '../db/documents.js';
 import { streamDocuments } from '../queries/document-stream.js';
 
 /** For other services (e.g. comments): what a document is, by a `service` identity. Not routed by the gateway. */
@@ -84,6 +84,36 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
         isArchived: doc.isArchived,
         isPublished: doc.isPublished,
       });
+    },
+  );
+
+  // The block content as stored (a string holding the JSON array), for the export service's
+  // workers: they render what the document holds now, the export API having checked the caller.
+  app.get(
+    '/internal/documents/:id/content',
+    {
+      onRequest: requireKind('service'),
+      schema: {
+        hide: true,
+        params: idParams('id'),
+        response: {
+          200: envelope(
+            object({
+              id: uuid,
+              workspaceId: uuid,
+              title: Type.String(),
+              content: Type.String(),
+              isArchived: Type.Boolean(),
+              updatedAt: timestamp,
+            }),
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const doc = await findContent(ctx.pool, request.params.id);
+      if (!doc) throw notFound('Document');
+      return success(doc);
     },
   );
 
