@@ -1,0 +1,56 @@
+import { createMembershipAccess, type MembershipAccess } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { ExportClient } from './queue/client.js';
+import { registerExportRoutes } from './routes/export.js';
+import { type ExportSettings, hasApi } from './settings.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Who may export (VIEWER and above); service.ts starts its projection in the API role. */
+    exportMembership: MembershipAccess;
+  }
+}
+
+export interface AppDeps extends ServiceAppDeps {
+  settings: ExportSettings;
+}
+
+/** BullMQ's keys: `<DB_PREFIX>:bull` unless EXPORT_QUEUE_PREFIX says otherwise (each test has its own). */
+export const queuePrefixOf = (config: Pick<Config, 'dbPrefix'>, settings: Pick<ExportSettings, 'queuePrefix'>) =>
+  settings.queuePrefix ?? `${config.dbPrefix}:bull`;
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const { settings } = deps;
+  const prefix = queuePrefixOf(config, settings);
+  const client = hasApi(settings.role) ? new ExportClient({ redisUrl: config.redisUrl, prefix, settings }) : undefined;
+  // The worker role has no queue client; its readiness still needs Redis.
+  const probe = client ? undefined : new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const redis = () => (client ? client.ping() : (probe as Redis).ping());
+  const { app, peers } = await createServiceApp(
+    config,
+    { ...deps, checks: { ...deps.checks, redis } },
+    {
+      service: 'export',
+      openapi: {
+        title: 'Export service',
+        description: 'Documents as PDF, Word and Markdown (spec 4.4, ARCHITECTURE 5.10)',
+      },
+    },
+  );
+  app.decorate(
+    'exportMembership',
+    createMembershipAccess({ pool: deps.pool, client: peers, service: 'export', logger: app.log }),
+  );
+  app.addHook('onClose', async () => {
+    await client?.close();
+    probe?.disconnect();
+  });
+  if (client) {
+    await client.ready();
+    registerExportRoutes(app, { client, membership: app.exportMembership, peers });
+  }
+  return app;
+}

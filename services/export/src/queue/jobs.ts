@@ -1,0 +1,42 @@
+export const FORMATS = ['pdf', 'docx', 'markdown'] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** Spec 4.4's table. */
+export const FORMAT_INFO: Record<Format, { contentType: string; extension: string }> = {
+  pdf: { contentType: 'application/pdf', extension: 'pdf' },
+  docx: {
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    extension: 'docx',
+  },
+  markdown: { contentType: 'text/markdown; charset=utf-8', extension: 'md' },
+};
+
+export const QUEUE_NAME = 'export';
+
+/** What a job carries: ids only, so a queued job stays small whatever the document holds. */
+export interface ExportJobData {
+  documentId: string;
+  format: Format;
+  requestId?: string;
+}
+
+/** What a finished job answers: where its file waits, not the file (job data stays out of the file's way). */
+export interface ExportJobResult {
+  key: string;
+  bytes: number;
+  title: string;
+}
+
+/** A worker's failure that retrying cannot mend, told apart by the API (404). */
+export const DOCUMENT_GONE = 'DOCUMENT_NOT_FOUND';
+
+/** The Redis key a finished file waits under until its request takes it (GETDEL), or expires. */
+export const resultKey = (prefix: string, jobId: string) => `${prefix}:${QUEUE_NAME}:file:${jobId}`;
+
+/**
+ * Connection options from REDIS_URL (BullMQ opens and closes its connections from these). Commands
+ * never give up (`maxRetriesPerRequest: null`): BullMQ's blocking reads wait for jobs.
+ */
+export function redisOptions(url: string) {
+  return { url, maxRetriesPerRequest: null };
+}

@@ -1,0 +1,128 @@
+import { createServiceClient, type ServiceClient } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { readDocument } from '../domain/model.js';
+import { renderDocx } from '../render/docx.js';
+import { renderHtml } from '../render/html.js';
+import { loadImages } from '../render/images.js';
+import { renderMarkdown } from '../render/markdown.js';
+import { PdfRenderer } from '../render/pdf.js';
+import type { ExportSettings } from '../settings.js';
+import {
+  DOCUMENT_GONE,
+  type ExportJobData,
+  type ExportJobResult,
+  QUEUE_NAME,
+  redisOptions,
+  resultKey,
+} from './jobs.js';
+
+export interface WorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface ExportWorkerOptions {
+  config: Pick<Config, 'redisUrl' | 'urls' | 'internalTokenSecret' | 'chromiumPath'>;
+  settings: ExportSettings;
+  prefix: string;
+  logger: WorkerLogger;
+  /** The client for the document service; made here when not given. */
+  peers?: ServiceClient;
+}
+
+export interface RunningWorker {
+  worker: Worker<ExportJobData, ExportJobResult>;
+  renderer: PdfRenderer;
+  stop(): Promise<void>;
+}
+
+interface DocumentContent {
+  id: string;
+  title: string;
+  content: string;
+}
+
+function parseContent(data: unknown): DocumentContent {
+  const d = data as Partial<Record<keyof DocumentContent, unknown>> | null;
+  if (typeof d?.id !== 'string' || typeof d.title !== 'string' || typeof d.content !== 'string') {
+    throw new Error('the document content answer lacks a field');
+  }
+  return { id: d.id, title: d.title, content: d.content };
+}
+
+/**
+ * The worker role: takes jobs off the queue, reads the document from the document service, renders
+ * it, and leaves the file in Redis for the API (expiring, so a file nobody collects goes away).
+ * A job that fails is retried with back-off (the API set its attempts); a worker that dies keeps
+ * its jobs only until their lock lapses, then another worker's stalled-job check takes them.
+ */
+export async function startExportWorker(options: ExportWorkerOptions): Promise<RunningWorker> {
+  const { config, settings, prefix, logger } = options;
+  const peers = options.peers ?? createServiceClient({ service: 'export', config, logger });
+  const renderer = new PdfRenderer({
+    executablePath: config.chromiumPath,
+    renderTimeoutMs: settings.renderTimeoutMs,
+    maxIdlePages: settings.concurrency,
+    logger,
+  });
+  const files = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  // The file outlives the API's wait by a margin, then expires if its request is gone.
+  const fileTtlMs = settings.timeoutMs + 60_000;
+
+  async function render(job: Job<ExportJobData, ExportJobResult>): Promise<ExportJobResult> {
+    const { documentId, format, requestId } = job.data;
+    const found = await peers.get('document', `/internal/documents/${encodeURIComponent(documentId)}/content`, {
+      requestId,
+      parse: parseContent,
+    });
+    if (!found) throw new UnrecoverableError(DOCUMENT_GONE);
+    const doc = readDocument(found.title, found.content);
+    let file: Uint8Array;
+    if (format === 'markdown') file = renderMarkdown(doc);
+    else {
+      const images = await loadImages(doc, settings.images);
+      file = format === 'docx' ? await renderDocx(doc, images) : await renderer.render(renderHtml(doc, images));
+    }
+    const key = resultKey(prefix, job.id ?? documentId);
+    await files.set(key, Buffer.from(file.buffer, file.byteOffset, file.byteLength), 'PX', fileTtlMs);
+    return { key, bytes: file.byteLength, title: found.title };
+  }
+
+  const worker = new Worker<ExportJobData, ExportJobResult>(QUEUE_NAME, render, {
+    connection: redisOptions(config.redisUrl),
+    prefix,
+    concurrency: settings.concurrency,
+    lockDuration: settings.lockMs,
+    stalledInterval: settings.stalledIntervalMs,
+    // A job whose worker died twice is given up (a document that kills workers must not kill them all).
+    maxStalledCount: 2,
+  });
+  worker.on('failed', (job, error) => {
+    logger.warn(
+      {
+        jobId: job?.id,
+        documentId: job?.data.documentId,
+        format: job?.data.format,
+        attempt: job?.attemptsMade,
+        err: error,
+      },
+      'an export job failed',
+    );
+  });
+  worker.on('error', (error) => logger.error({ err: error }, 'the export worker hit an error'));
+  await worker.waitUntilReady();
+
+  return {
+    worker,
+    renderer,
+    async stop() {
+      // Jobs in hand finish first (a graceful stop loses nothing), then the browser goes.
+      await worker.close();
+      await renderer.close();
+      files.disconnect();
+    },
+  };
+}

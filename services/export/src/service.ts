@@ -1,0 +1,37 @@
+import { membershipMigrations } from '@wiki/auth';
+import type { Config } from '@wiki/config';
+import { defineService, type ServiceDefinition, type StartOptions, startService as startWithKit } from '@wiki/service';
+import { buildApp, queuePrefixOf } from './app.js';
+import { startExportWorker } from './queue/worker.js';
+import { DEFAULT_EXPORT_SETTINGS, type ExportSettings, hasApi, hasWorker } from './settings.js';
+
+/**
+ * The export service (ARCHITECTURE 5.10): the API role checks the caller against the membership
+ * projection (its only table) and queues a job; the worker role renders. One definition for both,
+ * chosen by EXPORT_ROLE, so each half scales on its own.
+ */
+export function exportService(settings: ExportSettings = DEFAULT_EXPORT_SETTINGS): ServiceDefinition {
+  return defineService({
+    name: 'export',
+    migrations: [membershipMigrations],
+    poolSize: 4,
+    buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel, settings }),
+    consumers: hasApi(settings.role) ? [({ app, bus }) => app.exportMembership.startProjection(bus)] : [],
+    jobs: hasWorker(settings.role)
+      ? [
+          ({ config, logger }) =>
+            startExportWorker({ config, settings, prefix: queuePrefixOf(config, settings), logger }),
+        ]
+      : [],
+  });
+}
+
+export interface ExportStartOptions extends StartOptions {
+  settings?: Partial<ExportSettings>;
+}
+
+export const startService = (config: Config, opts: ExportStartOptions = {}) =>
+  startWithKit(exportService({ ...DEFAULT_EXPORT_SETTINGS, ...opts.settings }), config, opts);
+
+/** The default definition, for `npm run migrate` (its migrations do not depend on the role). */
+export const exportServiceDefinition = exportService();

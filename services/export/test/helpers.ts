@@ -1,0 +1,155 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { crc32, deflateSync } from 'node:zlib';
+import type { Config } from '@wiki/config';
+import { startService as startGateway } from '@wiki/gateway';
+import { type Stack, type StartPart, startStack } from '@wiki/testing';
+import { Redis } from 'ioredis';
+import { startService as startDocument } from '../../document/src/service.js';
+import { startService as startWorkspace } from '../../workspace/src/service.js';
+import { queuePrefixOf } from '../src/app.js';
+import { startService as startExport } from '../src/service.js';
+import type { ExportSettings } from '../src/settings.js';
+
+const run = promisify(execFile);
+
+/** Test settings: short locks so a dead worker's job comes back quickly. */
+export const FAST: Partial<ExportSettings> = { lockMs: 2_000, stalledIntervalMs: 1_000, backoffMs: 100 };
+
+/** Gateway → export, with the real workspace and document services. Removes the queue's keys on stop. */
+export async function startExportStack(settings: Partial<ExportSettings> = {}): Promise<Stack> {
+  const stack = await startStack({
+    gateway: startGateway,
+    services: {
+      workspace: startWorkspace as StartPart,
+      document: startDocument as StartPart,
+      export: ((config: Config) => startExport(config, { settings: { ...FAST, ...settings } })) as StartPart,
+    },
+  });
+  const stop = stack.stop;
+  stack.stop = async () => {
+    await stop();
+    await dropQueue(stack.config, settings);
+  };
+  return stack;
+}
+
+/** Deletes every Redis key of this configuration's queue (jobs, events, files). */
+export async function dropQueue(config: Config, settings: Partial<ExportSettings> = {}): Promise<void> {
+  const redis = new Redis(config.redisUrl);
+  try {
+    const prefix = queuePrefixOf(config, settings);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Redis keys of the queue that hold a finished file (none should outlive their request). */
+export async function fileKeys(config: Config, settings: Partial<ExportSettings> = {}): Promise<string[]> {
+  const redis = new Redis(config.redisUrl);
+  try {
+    return await redis.keys(`${queuePrefixOf(config, settings)}:export:file:*`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export interface Download {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+}
+
+/** GET /documents/{id}/export through the gateway, the body kept as bytes. */
+export async function download(stack: Stack, token: string | undefined, id: string, format: string): Promise<Download> {
+  const res = await fetch(`${stack.gatewayUrl}/api/v1/documents/${id}/export?format=${encodeURIComponent(format)}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+export function json(download: Download): any {
+  return JSON.parse(download.body.toString('utf8'));
+}
+
+async function withFile<T>(bytes: Buffer, name: string, use: (path: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'export-test-'));
+  try {
+    const path = join(dir, name);
+    await writeFile(path, bytes);
+    return await use(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The text of a PDF, as poppler's pdftotext reads it (layout off). */
+export function pdfText(pdf: Buffer): Promise<string> {
+  return withFile(pdf, 'file.pdf', async (path) => (await run('pdftotext', ['-enc', 'UTF-8', path, '-'])).stdout);
+}
+
+/** The PDF's outline (bookmarks) as poppler's pdftohtml lists it: `level:title` per entry. */
+export function pdfOutline(pdf: Buffer): Promise<string[]> {
+  return withFile(pdf, 'file.pdf', async (path) => {
+    const xml = (await run('pdftohtml', ['-xml', '-i', '-q', '-stdout', path])).stdout;
+    const outline = xml.slice(xml.indexOf('<outline>'));
+    const entries: string[] = [];
+    let level = 0;
+    for (const token of outline.matchAll(/<outline>|<\/outline>|<item[^>]*>([^<]*)<\/item>/g)) {
+      if (token[0] === '<outline>') level += 1;
+      else if (token[0] === '</outline>') level -= 1;
+      else entries.push(`${level}:${token[1]}`);
+    }
+    return entries;
+  });
+}
+
+/** One part of a .docx (a zip), e.g. word/document.xml, read with unzip. */
+export function docxPart(docx: Buffer, part = 'word/document.xml'): Promise<string> {
+  return withFile(
+    docx,
+    'file.docx',
+    async (path) => (await run('unzip', ['-p', path, part], { maxBuffer: 64 << 20 })).stdout,
+  );
+}
+
+/** The files inside a .docx. */
+export function docxParts(docx: Buffer): Promise<string[]> {
+  return withFile(docx, 'file.docx', async (path) =>
+    (await run('unzip', ['-Z1', path])).stdout.split('\n').filter(Boolean),
+  );
+}
+
+/** A real PNG of one colour (width × height), made here so tests need no image files. */
+export function png(width: number, height: number, rgb: [number, number, number] = [200, 30, 30]): Buffer {
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3).fill(Buffer.from(rgb))]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // truecolour
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
