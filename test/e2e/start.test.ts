@@ -36,7 +36,14 @@ describe('npm start', () => {
     const health = await fetch(`${gateway}/actuator/health`);
     expect(await health.json()).toEqual({
       status: 'UP',
-      services: { workspace: 'UP', document: 'UP', search: 'UP', comment: 'UP', notification: 'UP' },
+      services: {
+        workspace: 'UP',
+        document: 'UP',
+        search: 'UP',
+        comment: 'UP',
+        notification: 'UP',
+        attachment: 'UP',
+      },
       redis: 'UP',
     });
 
@@ -72,6 +79,21 @@ describe('npm start', () => {
     // The notification service answers through the gateway.
     const count = await fetch(`${gateway}/api/v1/notifications/count`, { headers: auth });
     expect(await count.json()).toEqual({ success: true, data: { unreadCount: 0 } });
+
+    // The attachment service takes an upload through the gateway and serves it back.
+    const form = new FormData();
+    form.append('workspaceId', workspaceId);
+    form.append('documentId', docId);
+    form.append('file', new Blob(['hello, file']), 'hello.txt');
+    const bearer = { authorization: auth.authorization };
+    const uploaded = await fetch(`${gateway}/api/v1/attachments/upload`, {
+      method: 'POST',
+      headers: bearer,
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const { url } = ((await uploaded.json()) as { data: { url: string } }).data;
+    expect(await (await fetch(`${gateway}${url}`, { headers: bearer })).text()).toBe('hello, file');
 
     const anonymous = await fetch(`${gateway}/api/v1/workspaces`);
     expect(anonymous.status).toBe(401);

@@ -59,7 +59,14 @@ describe('loadConfig', () => {
   });
 
   it('parses the gateway options', () => {
-    expect(load({}).gatewayServices).toEqual(['workspace', 'document', 'comment', 'search', 'notification']);
+    expect(load({}).gatewayServices).toEqual([
+      'workspace',
+      'document',
+      'comment',
+      'search',
+      'notification',
+      'attachment',
+    ]);
     expect(load({ GATEWAY_SERVICES: ' workspace , mcp,workspace' }).gatewayServices).toEqual(['workspace', 'mcp']);
     expect(load({ GATEWAY_SERVICES: 'all' }).gatewayServices).not.toContain('collab');
     expect(load({}).trustProxy).toBe(false);

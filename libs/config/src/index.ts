@@ -32,7 +32,14 @@ export const DEFAULT_SERVICE_PORTS: Record<ServiceName, number> = {
 };
 
 /** The services this repository implements so far: what the gateway expects by default. */
-export const IMPLEMENTED_SERVICES: ServiceName[] = ['workspace', 'document', 'comment', 'search', 'notification'];
+export const IMPLEMENTED_SERVICES: ServiceName[] = [
+  'workspace',
+  'document',
+  'comment',
+  'search',
+  'notification',
+  'attachment',
+];
 
 export type AuthProvider = 'dev' | 'oidc' | 'firebase';
 
