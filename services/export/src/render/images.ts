@@ -2,13 +2,32 @@ import { imageSize } from 'image-size';
 import type { Block, ExportDocument } from '../domain/model.js';
 
 /**
- * Reads the bytes of an image the document shows. Only attachment storage answers: the renderers
- * never fetch a URL themselves, so an image pointing at 127.0.0.1 or a metadata address is
- * never requested by anyone (it becomes a link, or nothing).
+ * Reads the bytes of an attachment by its storage key. Nothing else is ever read: the renderers
+ * never fetch a URL, so an image pointing at 127.0.0.1, a metadata address or file:// is
+ * requested by nobody (it becomes a link, or nothing).
  */
 export interface ImageSource {
-  /** The image's bytes, or null when this source does not hold it. */
-  load(url: string): Promise<Uint8Array | null>;
+  /** The attachment's bytes, or null when storage does not hold that key. */
+  load(storageKey: string): Promise<Uint8Array | null>;
+}
+
+const ATTACHMENT_PATH = '/api/v1/attachments/file';
+
+/**
+ * The storage key of an image the editor uploaded (`/api/v1/attachments/file?url=<key>`, as the
+ * editor stores it, on this site or written out with a host), else null: only the key travels on,
+ * never a host to connect to.
+ */
+export function attachmentKeyOf(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, 'http://wiki.invalid');
+  } catch {
+    return null;
+  }
+  if (parsed.pathname !== ATTACHMENT_PATH) return null;
+  const key = parsed.searchParams.get('url');
+  return key && key.length <= 1024 ? key : null;
 }
 
 /** The raster types all three outputs can embed (Word takes no WebP or SVG). */
@@ -57,7 +76,8 @@ export async function loadImages(
   if (!source) return loaded;
   let total = 0;
   for (const url of imagesOf(doc.blocks, [])) {
-    const data = await source.load(url);
+    const key = attachmentKeyOf(url);
+    const data = key ? await source.load(key) : null;
     const image = data ? inspectImage(data) : null;
     if (!image || total + image.data.byteLength > IMAGES_TOTAL_MAX_BYTES) continue;
     total += image.data.byteLength;

@@ -101,9 +101,25 @@ export class PdfRenderer {
     this.idle.push(page);
   }
 
-  /** One PDF. A failure (crash, timeout) discards the page it used; the next render gets a good one. */
+  /**
+   * One PDF. A failure (crash, timeout) discards the page it used; the next render gets a good one.
+   * When the browser itself died under the render, it is launched again and the render tried once more.
+   */
   async render(html: string, options: { timeoutMs?: number } = {}): Promise<Uint8Array> {
     if (this.closed) throw new Error('the PDF renderer is closed');
+    const browser = await this.launch();
+    try {
+      return await this.renderOnce(html, options);
+    } catch (error) {
+      if (browser.connected || this.closed) throw error;
+      this.options.logger?.warn({ err: error }, 'Chromium died during a render; launching it again');
+      if (this.browser && (await this.browser) === browser) this.browser = undefined;
+      this.idle.length = 0;
+      return this.renderOnce(html, options);
+    }
+  }
+
+  private async renderOnce(html: string, options: { timeoutMs?: number }): Promise<Uint8Array> {
     const timeoutMs = options.timeoutMs ?? this.options.renderTimeoutMs;
     const page = await this.acquire();
     let healthy = false;

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDocument } from '../src/domain/model.js';
+import { renderHtml } from '../src/render/html.js';
+import { PdfRenderer } from '../src/render/pdf.js';
+import { pdfText } from './helpers.js';
+
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const html = (text: string) =>
+  renderHtml(readDocument('Recovery', [{ type: 'paragraph', content: [{ type: 'text', text, styles: {} }] }]));
+
+let renderer: PdfRenderer;
+
+beforeAll(() => {
+  renderer = new PdfRenderer({ executablePath: chromium, renderTimeoutMs: 15_000, maxIdlePages: 2 });
+});
+
+afterAll(async () => {
+  await renderer.close();
+});
+
+describe('PdfRenderer', () => {
+  it('renders again after a render that took too long (its page is thrown away)', async () => {
+    await expect(renderer.render(html('too slow'), { timeoutMs: 1 })).rejects.toThrow(/longer than 1 ms/);
+    expect(await pdfText(Buffer.from(await renderer.render(html('after the timeout'))))).toContain('after the timeout');
+  });
+
+  it('renders again after Chromium was killed, with a new browser and no restart of the worker', async () => {
+    const before = await renderer.browserProcessId();
+    expect(before).toBeGreaterThan(0);
+    process.kill(before as number, 'SIGKILL');
+    const pdf = await renderer.render(html('after the crash'));
+    expect(await pdfText(Buffer.from(pdf))).toContain('after the crash');
+    const after = await renderer.browserProcessId();
+    expect(after).not.toBe(before);
+  });
+
+  it('keeps one browser across renders (pages are reused, not browsers)', async () => {
+    const pid = await renderer.browserProcessId();
+    for (let i = 0; i < 3; i += 1) await renderer.render(html(`render ${i}`));
+    expect(await renderer.browserProcessId()).toBe(pid);
+  });
+});
+
+describe('page breaks', () => {
+  it('never split a code block, a table row or an image across pages', async () => {
+    const filler = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        type: 'paragraph',
+        content: `Filler line ${i} to push the next block down.`,
+      }));
+    const code = (k: number) => ({
+      type: 'codeBlock',
+      props: { language: 'text' },
+      content: [`CODE-BEGIN-${k}`, ...Array.from({ length: 14 }, (_, i) => `  line ${i}`), `CODE-END-${k}`].join('\n'),
+    });
+    const row = (k: number) => ({
+      type: 'table',
+      content: {
+        type: 'tableContent',
+        rows: [
+          { cells: ['Key', 'Value'] },
+          { cells: [`ROW-BEGIN-${k}`, [`first\n${'more\n'.repeat(12)}ROW-END-${k}`]] },
+        ],
+      },
+    });
+    // Blocks at several offsets, so that without the rules at least one would straddle a break.
+    const blocks = [14, 3, 7, 11, 5, 9, 2, 13].flatMap((n, k) => [...filler(n), k % 2 ? row(k) : code(k)]);
+    const pdf = Buffer.from(await renderer.render(renderHtml(readDocument('Breaks', blocks))));
+    const pages = (await pdfText(pdf)).split('\f');
+    expect(pages.length).toBeGreaterThan(2);
+    for (let k = 0; k < 8; k += 1) {
+      const kind = k % 2 ? 'ROW' : 'CODE';
+      const begin = pages.findIndex((p) => p.includes(`${kind}-BEGIN-${k}`));
+      const end = pages.findIndex((p) => p.includes(`${kind}-END-${k}`));
+      expect(begin, `${kind} ${k} is printed`).toBeGreaterThan(-1);
+      expect(end, `${kind} ${k} ends on the page it begins on`).toBe(begin);
+    }
+  });
+});
