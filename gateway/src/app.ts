@@ -8,6 +8,8 @@ import { registerGatekeeper } from './auth/gatekeeper.js';
 import { LocalUsers } from './auth/local-users.js';
 import { providerFor } from './auth/providers/index.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
+import { registerCollabIdentity, registerCollabUpgrade } from './collab.js';
+import { registerCors } from './cors.js';
 import { MergedOpenApi, registerDocs } from './docs.js';
 import { HTTP_SERVICES, registerHealthRoutes } from './health.js';
 import { IdentityTokens } from './identity-forwarding.js';
@@ -45,9 +47,13 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   });
 
   const peers = createServiceClient({ service: 'gateway', config, logger: app.log });
+  const verifier = createTokenVerifier(await providerFor(config));
+  const localUsers = new LocalUsers(peers, { emailVerifiedDefault: config.auth.emailVerifiedDefault });
+  // Before the gatekeeper: a CORS preflight carries no credential.
+  registerCors(app, config);
   registerGatekeeper(app, {
-    verifier: createTokenVerifier(await providerFor(config)),
-    localUsers: new LocalUsers(peers, { emailVerifiedDefault: config.auth.emailVerifiedDefault }),
+    verifier,
+    localUsers,
     mcpKeys: new McpKeys(peers),
     identityTokens: new IdentityTokens(config.internalTokenSecret),
     rateLimiter: new RateLimiter(deps.redis, {
@@ -59,6 +65,8 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
 
   registerHealthRoutes(app, config, deps.redis, deps.expectedServices ?? config.gatewayServices);
   await registerDocs(app, new MergedOpenApi(config, HTTP_SERVICES, app.log));
+  registerCollabIdentity(app, { verifier, localUsers });
+  registerCollabUpgrade(app, config);
   await registerProxy(app, config, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
   return app;
 }

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Config } from '@wiki/config';
+import { envelope, nullableString, object, success, Type } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import type { LocalUsers } from './auth/local-users.js';
+import type { TokenVerifier } from './auth/token-verifier.js';
+import { originAllowed } from './cors.js';
+
+/** Where editors open the collaboration WebSocket (ARCHITECTURE 5.15); `/api/v1/collab` too. */
+export const COLLAB_PATHS = new Set(['/collab', '/api/v1/collab']);
+const UPSTREAM_CONNECT_MS = 3_000;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
+}
+
+/** The raw header block of a response, as received (repeated headers kept). */
+function headerBlock(status: number, message: string, rawHeaders: string[]): string {
+  let head = `HTTP/1.1 ${status} ${message}\r\n`;
+  for (let i = 0; i < rawHeaders.length; i += 2) head += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
+  return `${head}\r\n`;
+}
+
+/**
+ * The WebSocket upgrade of `/collab`, proxied to the collaboration server (undici, which proxies
+ * every HTTP route, does not carry upgrades). A browser may connect only from the gateway's own
+ * origin or one of CORS_ORIGINS; clients that send no Origin (servers, scripts) are not browsers
+ * and pass. Inbound `x-wiki-*` headers are dropped, like on every proxied request.
+ *
+ * The Hocuspocus provider sends the user's token inside the WebSocket (its first message), not
+ * with the upgrade, so the collaboration server has it verified here, by the same verifier and
+ * local-user lookup as a REST request (`POST /api/v1/internal/collab/identity`, below), before
+ * it opens a document. Sockets open at shutdown are closed with the gateway.
+ */
+export function registerCollabUpgrade(app: FastifyInstance, config: Config): void {
+  // Upgraded sockets keep the HTTP server from closing: they are ended before it closes.
+  const open = new Set<Duplex>();
+  app.addHook('preClose', async () => {
+    for (const socket of open) socket.destroy();
+  });
+
+  app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+    const [path, query] = (request.url ?? '').split('?', 2) as [string, string | undefined];
+    if (!COLLAB_PATHS.has(path) || (request.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+      return refuse(socket, 404, 'Not Found');
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && !originAllowed(origin, request.headers.host, config.corsOrigins)) {
+      return refuse(socket, 403, 'Forbidden');
+    }
+
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value === undefined || name.startsWith('x-wiki-') || name === 'authorization' || name === 'cookie') continue;
+      headers[name] = value;
+    }
+    const given = request.headers['x-request-id'];
+    headers['x-request-id'] = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    const clientIp = (socket as Socket).remoteAddress ?? '';
+    headers['x-forwarded-for'] = request.headers['x-forwarded-for']
+      ? `${request.headers['x-forwarded-for']}, ${clientIp}`
+      : clientIp;
+
+    const target = new URL(config.urls.collab);
+    const upstream = httpRequest({
+      host: target.hostname,
+      port: target.port || 80,
+      method: 'GET',
+      path: `/collab${query === undefined ? '' : `?${query}`}`,
+      headers,
+      timeout: UPSTREAM_CONNECT_MS,
+    });
+    socket.on('error', () => upstream.destroy());
+    upstream.on('timeout', () => upstream.destroy(new Error('collab upstream timed out')));
+    upstream.on('error', (error) => {
+      app.log.warn({ err: error }, 'collab upgrade: the collaboration server cannot be reached');
+      if (socket.writable) refuse(socket, 503, 'Service Unavailable');
+    });
+    upstream.on('response', (response) => {
+      // The collaboration server refused the upgrade: pass its answer on.
+      socket.write(headerBlock(response.statusCode ?? 502, response.statusMessage ?? '', response.rawHeaders));
+      response.pipe(socket);
+    });
+    upstream.on('upgrade', (response, upstreamSocket, upstreamHead) => {
+      upstream.setTimeout(0);
+      socket.write(headerBlock(101, 'Switching Protocols', response.rawHeaders));
+      if (upstreamHead.length > 0) socket.write(upstreamHead);
+      if (head.length > 0) upstreamSocket.write(head);
+      const close = () => {
+        socket.destroy();
+        upstreamSocket.destroy();
+      };
+      socket.on('close', close);
+      upstreamSocket.on('close', close);
+      upstreamSocket.on('error', close);
+      upstreamSocket.pipe(socket);
+      socket.pipe(upstreamSocket);
+    });
+    upstream.end();
+  });
+}
+
+export interface CollabIdentityParts {
+  verifier: TokenVerifier;
+  localUsers: LocalUsers;
+}
+
+/**
+ * For the collaboration server only (internal key; the gatekeeper checks it): the user behind a
+ * provider token, verified and resolved exactly as for a REST request. 401 for a bad token.
+ */
+export function registerCollabIdentity(server: FastifyInstance, parts: CollabIdentityParts): void {
+  server.post<{ Body: { token: string } }>(
+    '/api/v1/internal/collab/identity',
+    {
+      schema: {
+        hide: true,
+        body: object({ token: Type.String({ minLength: 1, maxLength: 16_384 }) }, ['token']),
+        response: {
+          200: envelope(
+            object({
+              id: Type.String(),
+              name: Type.String(),
+              email: nullableString,
+              idpUid: Type.String(),
+            }),
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const claims = await parts.verifier.verify(request.body.token, request.log);
+      const user = await parts.localUsers.resolve(claims, request.id, request.log);
+      return success({
+        id: user.id,
+        name: user.name ?? claims.name ?? claims.email ?? 'Unknown user',
+        email: user.email ?? claims.email ?? null,
+        idpUid: user.idpUid ?? claims.idpUid,
+      });
+    },
+  );
+}
