@@ -1,0 +1,204 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
+import { createDocument, eventually, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
+import { spoolDirOf } from '../src/app.js';
+import { sweepOrphans } from '../src/events/orphan-sweeper.js';
+import { LocalStorage } from '../src/storage/index.js';
+import { keyOf, objectsOf, png, spoolOf, startAttachmentStack, uploaded } from './helpers.js';
+
+const MiB = 1024 * 1024;
+
+let stack: Stack;
+let db: DatabasePool;
+
+beforeAll(async () => {
+  stack = await startAttachmentStack(); // UPLOAD_MAX_BYTES at its default, 25 MiB
+  db = await createDatabasePool(stack.config.databaseUrls.attachment, { maximumPoolSize: 2 });
+});
+afterAll(async () => {
+  await db?.end();
+  await stack?.stop();
+});
+
+async function editorWithDocument() {
+  const editor = await signInNew(stack, 'Editor');
+  const ws = await workspaceWith(stack, editor);
+  const doc = await createDocument(stack, editor, { workspaceId: ws.id });
+  return { editor, ws, doc };
+}
+
+const rowsOf = (documentId: string) =>
+  db.oneFirst(sql.unsafe`SELECT count(*)::int AS n FROM attachments WHERE document_id = ${documentId}`);
+
+/** The multipart head and tail around a file of `size` bytes, so the file itself can be streamed. */
+function framing(fields: Record<string, string>, name: string, size: number) {
+  const boundary = `----wiki${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    Object.entries(fields)
+      .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return {
+    head,
+    tail,
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    length: head.length + size + tail.length,
+  };
+}
+
+/** `size` bytes of a repeating pattern, made 64 KiB at a time (the test itself never holds the file). */
+function* pattern(size: number): Generator<Buffer> {
+  const block = Buffer.alloc(64 * 1024);
+  for (let i = 0; i < block.length; i++) block[i] = (i * 31) % 251;
+  for (let sent = 0; sent < size; sent += block.length) yield block.subarray(0, Math.min(block.length, size - sent));
+}
+
+function sha256Of(size: number): string {
+  const hash = createHash('sha256');
+  for (const chunk of pattern(size)) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/** Posts the upload through the gateway with backpressure, the file streamed from `pattern`. */
+function streamUpload(user: SignedInUser, fields: Record<string, string>, size: number) {
+  const f = framing(fields, 'big.bin', size);
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest(`${stack.gatewayUrl}/api/v1/attachments/upload`, {
+      method: 'POST',
+      headers: { 'content-type': f.contentType, 'content-length': f.length, authorization: `Bearer ${user.token}` },
+    });
+    req.once('error', reject);
+    req.once('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+    });
+    Readable.from(
+      (function* () {
+        yield f.head;
+        yield* pattern(size);
+        yield f.tail;
+      })(),
+    ).pipe(req);
+  });
+}
+
+/**
+ * A full garbage collection on demand. Every chunk that passes through a socket or a file stream
+ * is a new Buffer that V8 frees only at its next collection, and it lets such garbage reach tens
+ * of MiB before it collects; what the tests below check is what the gateway and the service keep
+ * alive while a file passes, so they collect while they sample.
+ */
+function collector(): (options?: { type: 'minor' | 'major' }) => void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
+  return gc;
+}
+
+/**
+ * Runs `work` while sampling this process's RSS every 5 ms and collecting young garbage every 10 ms;
+ * how far the RSS rose above where it started (after a collection).
+ */
+async function rssGrowthDuring<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
+  const gc = collector();
+  gc();
+  const start = process.memoryUsage.rss();
+  let peak = start;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 5);
+  // Young-generation collections: cheap, and where the Buffers of chunks in passing die.
+  const collecting = setInterval(() => gc({ type: 'minor' }), 10);
+  try {
+    const result = await work();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { result, growth: peak - start };
+  } finally {
+    clearInterval(sampler);
+    clearInterval(collecting);
+  }
+}
+
+describe('large files', () => {
+  it('takes a 25 MiB upload and serves it back streamed: the process (gateway and service) grows by less than 16 MiB', async () => {
+    const { editor, ws, doc } = await editorWithDocument();
+    const fields = { workspaceId: ws.id, documentId: doc.id };
+    // A small upload first, so that the measurement sees the steady state, not the first use of the code.
+    await uploaded(stack, editor, ws.id, doc.id, { name: 'warm.png', body: png(1, 1) });
+
+    const size = 25 * MiB;
+    const up = await rssGrowthDuring(() => streamUpload(editor, fields, size));
+    expect(up.result.status, up.result.body).toBe(201);
+    const a = JSON.parse(up.result.body).data;
+    expect(a.fileSize).toBe(size);
+    expect(up.growth).toBeLessThan(16 * MiB);
+
+    const down = await rssGrowthDuring(async () => {
+      const res = await fetch(`${stack.gatewayUrl}${a.url}`, { headers: { authorization: `Bearer ${editor.token}` } });
+      const hash = createHash('sha256');
+      let length = 0;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        hash.update(chunk);
+        length += chunk.length;
+      }
+      return { status: res.status, length, sha256: hash.digest('hex') };
+    });
+    expect(down.result).toEqual({ status: 200, length: size, sha256: sha256Of(size) });
+    expect(down.growth).toBeLessThan(16 * MiB);
+  });
+
+  it('keeps nothing of an upload cut off half-way', async () => {
+    const { editor, ws, doc } = await editorWithDocument();
+    const objectsBefore = await objectsOf(stack);
+    const f = framing({ workspaceId: ws.id, documentId: doc.id }, 'cut.bin', 10 * MiB);
+    const req = httpRequest(`${stack.gatewayUrl}/api/v1/attachments/upload`, {
+      method: 'POST',
+      headers: { 'content-type': f.contentType, 'content-length': f.length, authorization: `Bearer ${editor.token}` },
+    });
+    req.on('error', () => undefined); // the reset is what this test does
+    req.write(f.head);
+    for (const chunk of pattern(2 * MiB)) req.write(chunk);
+    // The service has started writing the file...
+    await eventually(async () => expect((await spoolOf(stack)).length).toBeGreaterThan(0));
+    // ...when the client goes away.
+    req.destroy();
+    await eventually(async () => expect(await spoolOf(stack)).toEqual([]));
+    expect(await objectsOf(stack)).toEqual(objectsBefore);
+    expect(await rowsOf(doc.id)).toBe(0);
+  });
+});
+
+describe('orphan sweep', () => {
+  it('removes objects no record names once they are older than the grace period, and stale spool files', async () => {
+    const { editor, ws, doc } = await editorWithDocument();
+    const kept = await uploaded(stack, editor, ws.id, doc.id, { name: 'kept.png', body: png(4, 4) });
+    const storage = new LocalStorage(stack.config.storage.localDir);
+    const orphan = `workspaces/${ws.id}/documents/${doc.id}/${randomUUID()}/orphan.bin`;
+    await storage.put(orphan, Readable.from([Buffer.from('left behind')]), 11, 'application/octet-stream');
+    const spoolDir = spoolDirOf(stack.config);
+    await mkdir(spoolDir, { recursive: true });
+    await writeFile(join(spoolDir, `${randomUUID()}.upload`), 'half an upload');
+
+    // Within the grace period nothing goes: it may be an upload about to write its record.
+    const early = await sweepOrphans(db, storage, spoolDir);
+    expect(early).toEqual({ objects: 0, spoolFiles: 0 });
+    expect(await objectsOf(stack)).toContain(orphan);
+
+    const later = await sweepOrphans(db, storage, spoolDir, { now: new Date(Date.now() + 2 * 60 * 60_000) });
+    expect(later.objects).toBeGreaterThanOrEqual(1);
+    expect(later.spoolFiles).toBe(1);
+    const objects = await objectsOf(stack);
+    expect(objects).not.toContain(orphan);
+    expect(objects).toContain(keyOf(kept));
+    expect(await spoolOf(stack)).toEqual([]);
+  });
+});
