@@ -43,6 +43,7 @@ describe('npm start', () => {
         comment: 'UP',
         notification: 'UP',
         attachment: 'UP',
+        export: 'UP',
       },
       redis: 'UP',
     });
@@ -94,6 +95,12 @@ describe('npm start', () => {
     expect(uploaded.status).toBe(201);
     const { url } = ((await uploaded.json()) as { data: { url: string } }).data;
     expect(await (await fetch(`${gateway}${url}`, { headers: bearer })).text()).toBe('hello, file');
+
+    // The export service (API and worker, both started by npm start) renders the document.
+    const exported = await fetch(`${gateway}/api/v1/documents/${docId}/export?format=markdown`, { headers: bearer });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''Hello.md");
+    expect(await exported.text()).toBe('# Hello\n\n');
 
     const anonymous = await fetch(`${gateway}/api/v1/workspaces`);
     expect(anonymous.status).toBe(401);

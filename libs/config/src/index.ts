@@ -39,6 +39,7 @@ export const IMPLEMENTED_SERVICES: ServiceName[] = [
   'search',
   'notification',
   'attachment',
+  'export',
 ];
 
 export type AuthProvider = 'dev' | 'oidc' | 'firebase';
