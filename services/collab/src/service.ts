@@ -1,1 +1,98 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Config } from '@wiki/config';
+import { createApp, markShuttingDown, registerHealth } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import { WebSocketServer } from 'ws';
+import { CollabServer, shownUserOf } from './collab-server.js';
+import { DocumentsApi } from './documents-api.js';
+import { forceAwarenessUser } from './domain/awareness.js';
+import { subscribeToEvents } from './events.js';
+import { Replication } from './replication.js';
+
+/** The WebSocket path, here and at the gateway (ARCHITECTURE 5.15). */
 export const COLLAB_PATH = '/collab';
+/** A room's whole state may reach 10 MiB (spec 4.10's limit on saved state): the first sync carries it. */
+const MAX_MESSAGE_BYTES = 12 * 1024 * 1024;
+
+export interface RunningCollab {
+  app: FastifyInstance;
+  server: CollabServer;
+  nc: NatsConnection;
+  stop(): Promise<void>;
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/**
+ * Starts the collaboration server: Fastify for health (`/health/live`, `/health/ready`: NATS
+ * answers and it is not stopping), the WebSocket at /collab on the same port, NATS for the
+ * replicas and the events. It owns no database.
+ */
+export async function startService(config: Config, opts: { logLevel?: string } = {}): Promise<RunningCollab> {
+  const app = await createApp({
+    service: 'collab',
+    logLevel: opts.logLevel ?? config.logLevel,
+    openapi: { title: 'Collaboration server', description: 'Hocuspocus/Yjs over WebSocket at /collab' },
+  });
+  const nc = await connect({
+    servers: config.natsUrl,
+    name: 'collab',
+    maxReconnectAttempts: -1,
+    waitOnFirstConnect: true,
+    noAsyncTraces: true,
+  });
+  registerHealth(app, {
+    nats: async () => {
+      if (nc.isClosed()) throw new Error('NATS connection closed');
+      await nc.flush();
+    },
+  });
+
+  const server = new CollabServer(new DocumentsApi(config), app.log, config.collab);
+  const replication = new Replication(nc, config.eventsPrefix, (id, message) => server.fromReplica(id, message));
+  server.replication = replication;
+  const events = subscribeToEvents(nc, config.eventsPrefix, server, app.log);
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  let stopping = false;
+  app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== COLLAB_PATH) return refuseUpgrade(socket, 404, 'Not Found');
+    if (stopping) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      // Every message passes the awareness rewrite before Hocuspocus sees it (also the ones it
+      // queues during authentication and emits again afterwards).
+      const emit = ws.emit.bind(ws);
+      ws.emit = ((event: string, ...args: unknown[]) => {
+        if (event === 'message' && args[0] instanceof Uint8Array) {
+          try {
+            args[0] = forceAwarenessUser(args[0], (name) => shownUserOf(request, name));
+          } catch {
+            ws.close(1007, 'unreadable message');
+            return false;
+          }
+        }
+        return emit(event, ...args);
+      }) as typeof ws.emit;
+      server.hocuspocus.handleConnection(ws, request);
+    });
+  });
+
+  const stop = async () => {
+    stopping = true;
+    markShuttingDown(app);
+    await server.flush();
+    server.hocuspocus.closeConnections();
+    for (const client of wss.clients) client.terminate();
+    wss.close();
+    events.stop();
+    replication.close();
+    await app.close();
+    await nc.drain().catch(() => undefined);
+  };
+  return { app, server, nc, stop };
+}

@@ -1,0 +1,370 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { type Connection, type Document, Hocuspocus } from '@hocuspocus/server';
+import { applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protocols/awareness';
+import * as Y from 'yjs';
+import { blockEditor, FRAGMENT } from './block-editor.js';
+import { type CollabUser, type DocumentsApi, Refused, SaveConflict } from './documents-api.js';
+import type { ShownUser } from './domain/awareness.js';
+import {
+  type Block,
+  isEmptyContent,
+  parseBlocks,
+  plainTextOf,
+  saveVerdict,
+  seededClientId,
+  withSeededIds,
+} from './domain/blocks.js';
+import { ReplicaKind, type ReplicaMessage, type Replication } from './replication.js';
+
+/**
+ * The origin of updates that came from another replica. Hocuspocus stores a room only after
+ * updates of its own clients and skips this very origin (the one its Redis extension uses), so
+ * a change is stored by the replica whose client made it.
+ */
+const REMOTE = '__hocuspocus__redis__origin__';
+/** The origin of a REST/MCP write taken into a room: stored like a client's edit. */
+const REFRESH = { refresh: true };
+
+const DOCUMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SAVE_ATTEMPTS = 3;
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What the server knows about an open document besides its Y.Doc. */
+interface Room {
+  /** The content revision the Y.Doc includes (saves are made against it). */
+  revision: number;
+  /** Hash of the state last stored (or loaded): an unchanged room is not written again. */
+  savedHash: string;
+  /** The blocks JSON the document service holds as far as this replica knows. */
+  lastJson: string;
+  /** Whether this room ever held content: only then may an edit's empty document replace it. */
+  sawContent: boolean;
+  /** The local id of the user whose edit came last (lastEditedBy). */
+  lastEditorId?: string;
+  /** REST writes are taken in one at a time. */
+  refreshing: Promise<unknown>;
+}
+
+/** A client's connection to one document, as revocation needs it. */
+interface Member {
+  userId: string;
+  documentId: string;
+  workspaceId: string;
+}
+
+export interface AccessContext {
+  user: CollabUser;
+  workspaceId: string;
+  role: string;
+}
+
+const USERS = Symbol('collab users by document');
+type RequestWithUsers = IncomingMessage & { [USERS]?: Map<string, ShownUser> };
+
+/** The user a socket authenticated as for a document (the awareness rewrite reads it). */
+export function shownUserOf(request: IncomingMessage, documentName: string): ShownUser | undefined {
+  return (request as RequestWithUsers)[USERS]?.get(documentName);
+}
+
+function hashOf(state: Uint8Array): string {
+  return createHash('sha256').update(state).digest('base64url');
+}
+
+/** A Y.Doc built from stored content: the same bytes on every replica for the same (document, revision, content). */
+export async function docFromContent(documentId: string, revision: number, contentJson: string): Promise<Y.Doc> {
+  const editor = await blockEditor();
+  let blocks = parseBlocks(contentJson);
+  // One empty paragraph rather than nothing: clients that each add their own would show two.
+  if (blocks.length === 0) blocks = [{ type: 'paragraph' }];
+  const doc = new Y.Doc();
+  doc.clientID = seededClientId(documentId, revision, contentJson);
+  editor.blocksToYXmlFragment(withSeededIds(blocks, `${documentId}:${revision}`), doc.getXmlFragment(FRAGMENT));
+  return doc;
+}
+
+async function blocksOf(doc: Y.Doc): Promise<Block[]> {
+  return (await blockEditor()).yDocToBlocks(doc, FRAGMENT) as Block[];
+}
+
+/**
+ * The collaboration server (ARCHITECTURE 5.15): Hocuspocus rooms named by document id, loaded and
+ * stored only through the internal API, kept in step with REST/MCP writes and with the other
+ * replicas, and closed or made read-only when access is revoked.
+ */
+export class CollabServer {
+  readonly hocuspocus: Hocuspocus;
+  readonly rooms = new Map<string, Room>();
+  private readonly members = new Map<Connection, Member>();
+  replication?: Replication;
+
+  constructor(
+    private readonly api: DocumentsApi,
+    private readonly log: Logger,
+    options: { debounceMs: number; maxDebounceMs: number },
+  ) {
+    this.hocuspocus = new Hocuspocus({
+      quiet: true,
+      debounce: options.debounceMs,
+      maxDebounce: options.maxDebounceMs,
+      // A room left by its last client is stored at once and dropped from memory.
+      unloadImmediately: true,
+      onAuthenticate: (data) => this.authenticate(data.token, data.documentName, data.connectionConfig, data.request),
+      connected: async ({ connection, context, documentName }) => {
+        const access = context as AccessContext;
+        this.members.set(connection, {
+          userId: access.user.id,
+          documentId: documentName,
+          workspaceId: access.workspaceId,
+        });
+        connection.onClose(() => this.members.delete(connection));
+      },
+      onLoadDocument: ({ documentName, document }) => this.load(documentName, document),
+      afterLoadDocument: async ({ documentName, document }) => this.joinReplicas(documentName, document),
+      onChange: async ({ documentName, transactionOrigin, context }) => {
+        const room = this.rooms.get(documentName);
+        const user = (context as Partial<AccessContext> | undefined)?.user;
+        if (room && user && transactionOrigin && transactionOrigin !== REFRESH) room.lastEditorId = user.id;
+      },
+      onStoreDocument: ({ documentName, document }) => this.store(documentName, document),
+      afterUnloadDocument: async ({ documentName }) => {
+        this.replication?.leave(documentName);
+        this.rooms.delete(documentName);
+      },
+    });
+  }
+
+  private async authenticate(
+    token: string,
+    documentName: string,
+    connectionConfig: { readOnly: boolean },
+    request: IncomingMessage,
+  ): Promise<AccessContext> {
+    // One spelling per document: an upper-case id would open a second room for the same page.
+    if (!DOCUMENT_ID.test(documentName)) throw { reason: 'not-found' };
+    try {
+      const user = await this.api.verifyUser(token);
+      const permission = await this.api.permission(documentName, user.id);
+      connectionConfig.readOnly = !permission.canEdit;
+      const withUsers = request as RequestWithUsers;
+      withUsers[USERS] ??= new Map();
+      const users = withUsers[USERS];
+      users.set(documentName, { id: user.id, name: user.name });
+      return { user, workspaceId: permission.workspaceId, role: permission.role };
+    } catch (error) {
+      if (error instanceof Refused) throw { reason: error.reason };
+      this.log.warn({ err: error, documentId: documentName }, 'collab: access could not be checked');
+      throw { reason: 'unavailable' };
+    }
+  }
+
+  private async load(documentId: string, document: Document): Promise<void> {
+    const stored = await this.api.loadState(documentId);
+    let revision = stored.contentRevision;
+    if (stored.state) {
+      Y.applyUpdate(document, stored.state);
+    } else {
+      // Never saved, or a REST/MCP write came after the last save: start from the content.
+      const { content, contentRevision } = await this.api.loadContent(documentId);
+      revision = contentRevision;
+      Y.applyUpdate(document, Y.encodeStateAsUpdate(await docFromContent(documentId, revision, content)));
+    }
+    const blocks = await blocksOf(document);
+    this.rooms.set(documentId, {
+      revision,
+      savedHash: hashOf(Y.encodeStateAsUpdate(document)),
+      lastJson: JSON.stringify(blocks),
+      sawContent: !isEmptyContent(blocks),
+      refreshing: Promise.resolve(),
+    });
+  }
+
+  private joinReplicas(documentId: string, document: Document): void {
+    const replication = this.replication;
+    if (!replication) return;
+    replication.join(documentId);
+    document.on('update', (update: Uint8Array, origin: unknown) => {
+      const room = this.rooms.get(documentId);
+      if (origin !== REMOTE && room) replication.publish(documentId, ReplicaKind.Update, room.revision, update);
+    });
+    document.awareness.on(
+      'update',
+      ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
+        if (origin === REMOTE) return;
+        const changed = [...added, ...updated, ...removed];
+        const room = this.rooms.get(documentId);
+        if (room && changed.length > 0) {
+          replication.publish(
+            documentId,
+            ReplicaKind.Awareness,
+            room.revision,
+            encodeAwarenessUpdate(document.awareness, changed),
+          );
+        }
+      },
+    );
+    const room = this.rooms.get(documentId);
+    replication.publish(documentId, ReplicaKind.SyncRequest, room?.revision ?? 0, Y.encodeStateVector(document));
+  }
+
+  /** A message from another replica about a room open here. */
+  fromReplica(documentId: string, message: ReplicaMessage): void {
+    const document = this.hocuspocus.documents.get(documentId);
+    const room = this.rooms.get(documentId);
+    if (!document || !room || !this.replication) return;
+    // The sender took in a REST write this replica has not yet: its updates carry it here.
+    if (message.revision > room.revision) room.revision = message.revision;
+    const answer = (kind: ReplicaKind, payload: Uint8Array) =>
+      this.replication?.publish(documentId, kind, room.revision, payload);
+    try {
+      switch (message.kind) {
+        case ReplicaKind.Update:
+          Y.applyUpdate(document, message.payload, REMOTE);
+          break;
+        case ReplicaKind.SyncRequest:
+        case ReplicaKind.SyncReply: {
+          const missing = Y.encodeStateAsUpdate(document, message.payload);
+          if (missing.length > 2) answer(ReplicaKind.Update, missing);
+          if (message.kind === ReplicaKind.SyncRequest) answer(ReplicaKind.SyncReply, Y.encodeStateVector(document));
+          break;
+        }
+        case ReplicaKind.Awareness:
+          applyAwarenessUpdate(document.awareness, message.payload, REMOTE);
+          break;
+      }
+    } catch (error) {
+      this.log.warn({ err: error, documentId }, 'collab: a message from another replica could not be applied');
+    }
+  }
+
+  private async store(documentId: string, document: Document): Promise<void> {
+    const room = this.rooms.get(documentId);
+    if (!room) return;
+    for (let attempt = 1; ; attempt += 1) {
+      const state = Y.encodeStateAsUpdate(document);
+      const hash = hashOf(state);
+      const blocks = await blocksOf(document);
+      const empty = isEmptyContent(blocks);
+      const verdict = await saveVerdict({
+        unchanged: hash === room.savedHash,
+        empty,
+        sawContent: room.sawContent,
+        storedIsEmpty: async () => isEmptyContent(parseBlocks((await this.api.loadContent(documentId)).content)),
+      });
+      if (verdict === 'skip-unchanged') return;
+      if (verdict === 'refuse-empty') {
+        this.log.warn({ documentId }, 'collab: an empty room was not stored over the non-empty document');
+        return;
+      }
+      const json = JSON.stringify(blocks);
+      const contentChanged = json !== room.lastJson;
+      try {
+        await this.api.save(documentId, {
+          state,
+          contentRevision: room.revision,
+          ...(contentChanged ? { jsonContent: json, plainText: plainTextOf(blocks), idpUid: room.lastEditorId } : {}),
+        });
+        room.savedHash = hash;
+        room.lastJson = json;
+        if (!empty) room.sawContent = true;
+        return;
+      } catch (error) {
+        if (error instanceof Refused) {
+          this.closeDocuments([documentId], 'document-deleted');
+          return;
+        }
+        if (error instanceof SaveConflict) {
+          // Either a REST/MCP write this room has not taken in yet, or the document was archived.
+          if (await this.refresh(documentId)) continue;
+          this.log.info({ documentId }, 'collab: the document is read-only now; its room stays unsaved');
+          this.makeReadOnly((m) => m.documentId === documentId);
+          return;
+        }
+        if (attempt >= SAVE_ATTEMPTS) throw error;
+        this.log.warn({ err: error, documentId, attempt }, 'collab: store failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      }
+    }
+  }
+
+  /**
+   * Takes a REST/MCP write into the open room: the blocks written then replace the room's top
+   * level, so every editor sees them and their next save builds on them. The new blocks are made
+   * under a client id derived from (document, revision, content), so replicas that do this at the
+   * same time make the same items. Answers whether the room moved to a newer revision.
+   */
+  refresh(documentId: string): Promise<boolean> {
+    const room = this.rooms.get(documentId);
+    if (!room) return Promise.resolve(false);
+    const run = room.refreshing.then(async () => {
+      const document = this.hocuspocus.documents.get(documentId);
+      if (!document) return false;
+      const { content, contentRevision } = await this.api.loadContent(documentId);
+      if (contentRevision <= room.revision) return false;
+      const fresh = await docFromContent(documentId, contentRevision, content);
+      room.revision = contentRevision;
+      document.transact(() => {
+        const fragment = document.getXmlFragment(FRAGMENT);
+        const children = fragment.toArray();
+        for (let i = children.length - 1; i >= 0; i -= 1) {
+          const item = (children[i] as Y.XmlElement)._item;
+          if (item?.id.client !== fresh.clientID) fragment.delete(i, 1);
+        }
+        Y.applyUpdate(document, Y.encodeStateAsUpdate(fresh));
+      }, REFRESH);
+      const blocks = await blocksOf(document);
+      room.lastJson = JSON.stringify(blocks);
+      if (!isEmptyContent(blocks)) room.sawContent = true;
+      return true;
+    });
+    room.refreshing = run.catch(() => undefined);
+    return run;
+  }
+
+  private each(filter: (member: Member) => boolean, act: (connection: Connection) => void): number {
+    let count = 0;
+    for (const [connection, member] of [...this.members]) {
+      if (!filter(member)) continue;
+      act(connection);
+      count += 1;
+    }
+    return count;
+  }
+
+  /** Drops the connections (the client is told why: a Hocuspocus close message with the reason). */
+  close(filter: (member: Member) => boolean, reason: string): number {
+    return this.each(filter, (connection) => {
+      connection.sendStateless(JSON.stringify({ type: 'access', access: 'revoked', reason }));
+      connection.close({ code: 4403, reason });
+    });
+  }
+
+  /** Updates of these connections are refused from now on; the client is told with a stateless message. */
+  makeReadOnly(filter: (member: Member) => boolean): number {
+    return this.each(filter, (connection) => {
+      if (connection.readOnly) return;
+      connection.readOnly = true;
+      connection.sendStateless(JSON.stringify({ type: 'access', access: 'read-only' }));
+    });
+  }
+
+  closeDocuments(ids: readonly string[], reason: string): number {
+    const set = new Set(ids);
+    return this.close((m) => set.has(m.documentId), reason);
+  }
+
+  /** Stores every room that has unsaved changes (shutdown). */
+  async flush(): Promise<void> {
+    const pending: Promise<unknown>[] = [];
+    for (const name of this.hocuspocus.documents.keys()) {
+      const key = `onStoreDocument-${name}`;
+      if (this.hocuspocus.debouncer.isDebounced(key)) pending.push(this.hocuspocus.debouncer.executeNow(key));
+    }
+    await Promise.allSettled(pending);
+  }
+}

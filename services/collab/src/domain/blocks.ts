@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+
+/** A BlockNote block as stored by the document service (ARCHITECTURE 5.7): loosely typed JSON. */
+export interface Block {
+  id?: string;
+  type?: string;
+  props?: Record<string, unknown>;
+  content?: unknown;
+  children?: Block[];
+  [key: string]: unknown;
+}
+
+/** Parses stored content (a JSON array of blocks); anything else is an empty document. */
+export function parseBlocks(json: string): Block[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? (value.filter((b) => b && typeof b === 'object') as Block[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+function seededUuid(seed: string): string {
+  const h = createHash('sha256').update(seed).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * Gives every block without an id one derived from `seed` and its position. Replicas that build
+ * a room from the same content must produce the same Yjs items, byte for byte; BlockNote would
+ * otherwise invent random ids.
+ */
+export function withSeededIds(blocks: Block[], seed: string, path = ''): Block[] {
+  return blocks.map((block, index) => {
+    const here = `${path}/${index}`;
+    const children = Array.isArray(block.children) ? withSeededIds(block.children, seed, here) : block.children;
+    return {
+      ...block,
+      id: typeof block.id === 'string' && block.id !== '' ? block.id : seededUuid(`${seed}${here}`),
+      ...(children === undefined ? {} : { children }),
+    };
+  });
+}
+
+/**
+ * The Yjs client id of the items a room is built from (content, revision): the same on every
+ * replica, different for different content, so that two replicas building the same room make
+ * identical updates instead of two copies of the document.
+ */
+export function seededClientId(documentId: string, revision: number, contentJson: string): number {
+  return createHash('sha256').update(`${documentId}\n${revision}\n${contentJson}`).digest().readUInt32BE(0);
+}
+
+/** The text of inline content: strings, text and link items, table cells, in order. */
+function inlineText(content: unknown, out: string[]): void {
+  if (typeof content === 'string') {
+    out.push(content);
+  } else if (Array.isArray(content)) {
+    for (const item of content) inlineText(item, out);
+  } else if (content && typeof content === 'object') {
+    const item = content as Record<string, unknown>;
+    if (typeof item.text === 'string') out.push(item.text);
+    if (item.content !== undefined) inlineText(item.content, out);
+    if (Array.isArray(item.rows)) {
+      for (const row of item.rows as Array<{ cells?: unknown }>) inlineText(row?.cells, out);
+    }
+    if (Array.isArray(item.cells)) inlineText(item.cells, out);
+  }
+}
+
+/** One line per block (children after their parent): what search indexes. */
+export function plainTextOf(blocks: Block[]): string {
+  const lines: string[] = [];
+  const walk = (list: Block[]) => {
+    for (const block of list) {
+      const parts: string[] = [];
+      inlineText(block.content, parts);
+      const line = parts.join('');
+      if (line !== '') lines.push(line);
+      if (Array.isArray(block.children)) walk(block.children);
+    }
+  };
+  walk(blocks);
+  return lines.join('\n');
+}
+
+/** Empty: nothing but paragraphs without text (what a blank editor holds). Images, tables and the like count as content. */
+export function isEmptyContent(blocks: Block[]): boolean {
+  return blocks.every(
+    (block) =>
+      (block.type === undefined || block.type === 'paragraph') &&
+      plainTextOf([block]) === '' &&
+      (!Array.isArray(block.children) || isEmptyContent(block.children)),
+  );
+}
+
+export type SaveVerdict = 'save' | 'skip-unchanged' | 'refuse-empty';
+
+/**
+ * Whether a room's state may be stored. Unchanged bytes are not written again. An empty document
+ * replaces stored content only when this room saw content that an edit then removed; a room that
+ * never held any (a load that went wrong, a replica that started blank) must not wipe the page
+ * (the bug behind Docmost #2353 and Outline #4306). `storedIsEmpty` is asked only in that case.
+ */
+export async function saveVerdict(input: {
+  unchanged: boolean;
+  empty: boolean;
+  sawContent: boolean;
+  storedIsEmpty: () => Promise<boolean>;
+}): Promise<SaveVerdict> {
+  if (input.unchanged) return 'skip-unchanged';
+  if (!input.empty || input.sawContent) return 'save';
+  return (await input.storedIsEmpty()) ? 'save' : 'refuse-empty';
+}

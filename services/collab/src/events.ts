@@ -1,0 +1,76 @@
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { CollabServer, Logger } from './collab-server.js';
+
+/** Roles below EDITOR: their connections turn read-only (ARCHITECTURE 3, 5.15). */
+const READ_ONLY_ROLES = new Set(['VIEWER', 'COMMENTER']);
+
+type Data = Record<string, unknown>;
+
+function ids(data: Data): string[] {
+  return Array.isArray(data.ids) ? data.ids.filter((id): id is string => typeof id === 'string') : [];
+}
+
+/**
+ * What the collaboration server takes from the event stream, on every replica (each one holds its
+ * own connections): plain NATS subscriptions to the stream's subjects, not a durable consumer,
+ * since these act only on what is open right now, and at once (ARCHITECTURE 5.13: within a second).
+ * An event missed while NATS was away costs little: a content write is found at the next save
+ * (409 -> refresh), and access is checked again at the next connect.
+ */
+export function subscribeToEvents(
+  nc: NatsConnection,
+  prefix: string,
+  server: CollabServer,
+  log: Logger,
+): { stop(): void } {
+  const handlers: Record<string, (data: Data) => void> = {
+    'document.updated': (data) => {
+      const changed = Array.isArray(data.changed) ? data.changed : [];
+      if (typeof data.id === 'string' && changed.includes('content') && server.rooms.has(data.id)) {
+        server.refresh(data.id).catch((error: unknown) => {
+          log.warn({ err: error, documentId: data.id }, 'collab: a content write could not be taken into the room');
+        });
+      }
+    },
+    'document.archived': (data) => {
+      const archived = new Set(ids(data));
+      server.makeReadOnly((m) => archived.has(m.documentId));
+    },
+    'document.deleted': (data) => {
+      server.closeDocuments(ids(data), 'document-deleted');
+    },
+    'member.removed': (data) => {
+      server.close((m) => m.workspaceId === data.workspaceId && m.userId === data.userId, 'member-removed');
+    },
+    'member.role_changed': (data) => {
+      if (typeof data.role === 'string' && READ_ONLY_ROLES.has(data.role)) {
+        server.makeReadOnly((m) => m.workspaceId === data.workspaceId && m.userId === data.userId);
+      }
+    },
+    'workspace.updated': (data) => {
+      if (data.isArchived === true) server.close((m) => m.workspaceId === data.id, 'workspace-archived');
+    },
+    'workspace.deleted': (data) => {
+      server.close((m) => m.workspaceId === data.id, 'workspace-deleted');
+    },
+  };
+
+  const subscriptions: Subscription[] = Object.entries(handlers).map(([type, handle]) =>
+    nc.subscribe(`${prefix}.${type}`, {
+      callback: (error, msg) => {
+        if (error) return;
+        try {
+          const envelope = msg.json<{ data?: Data }>();
+          if (envelope?.data && typeof envelope.data === 'object') handle(envelope.data);
+        } catch (cause) {
+          log.warn({ err: cause, subject: msg.subject }, 'collab: an unreadable event was skipped');
+        }
+      },
+    }),
+  );
+  return {
+    stop() {
+      for (const subscription of subscriptions) subscription.unsubscribe();
+    },
+  };
+}

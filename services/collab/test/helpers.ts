@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import { startService as startGateway } from '@wiki/gateway';
+import { eventually, type Stack, type StartPart, startStack } from '@wiki/testing';
+import WebSocket from 'ws';
+import * as Y from 'yjs';
+import { startService as startDocument } from '../../document/src/service.js';
+import { startService as startSearch } from '../../search/src/service.js';
+import { startService as startWorkspace } from '../../workspace/src/service.js';
+import { startService as startCollab } from '../src/service.js';
+
+export const FRAGMENT = 'document-store';
+
+/** Gateway → workspace, document, search and collab (saves after 50 ms of quiet, at most 300 ms apart). */
+export function startCollabStack(env: Record<string, string> = {}): Promise<Stack> {
+  return startStack({
+    gateway: startGateway,
+    services: {
+      workspace: startWorkspace as StartPart,
+      document: startDocument as StartPart,
+      search: startSearch as StartPart,
+      collab: startCollab as StartPart,
+    },
+    env: { COLLAB_DEBOUNCE_MS: '50', COLLAB_MAX_DEBOUNCE_MS: '300', ...env },
+  });
+}
+
+export interface Editor {
+  provider: HocuspocusProvider;
+  doc: Y.Doc;
+  /** Stateless messages the server sent (access changes). */
+  stateless: string[];
+  /** Reasons of permission-denied answers. */
+  denied: string[];
+  closed: number;
+  text(): string;
+  destroy(): void;
+}
+
+/** The document's text, one line per paragraph (the BlockNote layout in fragment document-store). */
+export function textOf(doc: Y.Doc): string {
+  const lines: string[] = [];
+  const walk = (node: Y.XmlElement | Y.XmlFragment) => {
+    for (const child of node.toArray()) {
+      if (child instanceof Y.XmlText) {
+        lines.push(
+          child
+            .toDelta()
+            .map((d: { insert: unknown }) => (typeof d.insert === 'string' ? d.insert : ''))
+            .join(''),
+        );
+      } else if (child instanceof Y.XmlElement) walk(child);
+    }
+  };
+  walk(doc.getXmlFragment(FRAGMENT));
+  return lines.filter((l) => l !== '').join('\n');
+}
+
+/** Appends a paragraph the way BlockNote does: blockGroup > blockContainer[id] > paragraph > text. */
+export function typeParagraph(doc: Y.Doc, text: string): void {
+  doc.transact(() => {
+    const fragment = doc.getXmlFragment(FRAGMENT);
+    let group = fragment
+      .toArray()
+      .find((n): n is Y.XmlElement => n instanceof Y.XmlElement && n.nodeName === 'blockGroup');
+    if (!group) {
+      group = new Y.XmlElement('blockGroup');
+      fragment.insert(fragment.length, [group]);
+    }
+    const container = new Y.XmlElement('blockContainer');
+    container.setAttribute('id', randomUUID());
+    const paragraph = new Y.XmlElement('paragraph');
+    const xmlText = new Y.XmlText();
+    xmlText.insert(0, text);
+    paragraph.insert(0, [xmlText]);
+    container.insert(0, [paragraph]);
+    group.insert(group.length, [container]);
+  });
+}
+
+/** Connects a Node provider (the real Hocuspocus client) to `url` for document `name` with `token`. */
+export function connectEditor(url: string, name: string, token: string): Editor {
+  const socket = new HocuspocusProviderWebsocket({
+    url,
+    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+    autoConnect: false,
+  });
+  const doc = new Y.Doc();
+  const editor: Editor = {
+    provider: undefined as unknown as HocuspocusProvider,
+    doc,
+    stateless: [],
+    denied: [],
+    closed: 0,
+    text: () => textOf(doc),
+    destroy: () => {
+      editor.provider.destroy();
+      socket.destroy();
+    },
+  };
+  editor.provider = new HocuspocusProvider({
+    websocketProvider: socket,
+    name,
+    document: doc,
+    token,
+    onStateless: ({ payload }) => editor.stateless.push(payload),
+    onAuthenticationFailed: ({ reason }) => editor.denied.push(reason),
+    onClose: () => {
+      editor.closed += 1;
+    },
+  });
+  editor.provider.attach();
+  socket.connect().catch(() => undefined);
+  return editor;
+}
+
+export const collabUrl = (stack: Stack) => `${stack.gatewayUrl.replace(/^http/, 'ws')}/collab`;
+
+/** Waits until the provider is authenticated and has the server's state. */
+export async function synced(editor: Editor): Promise<Editor> {
+  await eventually(() => {
+    if (editor.denied.length > 0) throw new Error(`denied: ${editor.denied.join(', ')}`);
+    if (!editor.provider.isSynced) throw new Error('not synced yet');
+  });
+  return editor;
+}
+
+export async function deniedReason(editor: Editor): Promise<string> {
+  return eventually(() => {
+    if (editor.denied.length === 0) throw new Error('not denied yet');
+    return editor.denied[0]!;
+  });
+}
+
+/** The document as the REST API returns it. */
+export async function restDocument(stack: Stack, token: string, id: string) {
+  const res = await stack.request('GET', `/api/v1/documents/${id}`, { token });
+  if (res.status !== 200) throw new Error(`GET document ${res.status}`);
+  return res.body.data as { content: string; lastEditedBy: string | null; title: string };
+}
