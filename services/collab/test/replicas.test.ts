@@ -1,0 +1,129 @@
+import type { AddressInfo } from 'node:net';
+import { startService as startGateway } from '@wiki/gateway';
+import {
+  createDocument,
+  eventually,
+  paragraph,
+  type SignedInUser,
+  type Stack,
+  type StartPart,
+  signInNew,
+  startStack,
+  workspaceWith,
+} from '@wiki/testing';
+import { startService as startDocument } from '../../document/src/service.js';
+import { startService as startWorkspace } from '../../workspace/src/service.js';
+import { type RunningCollab, startService as startCollab } from '../src/service.js';
+import { collabUrl, connectEditor, type Editor, restDocument, synced, typeParagraph } from './helpers.js';
+
+/** Two collaboration replicas started by the test itself (so it can stop and replace one). */
+describe('collaboration replicas and restarts', () => {
+  let t: Stack;
+  let owner: SignedInUser;
+  let editor: SignedInUser;
+  let ws: string;
+  const editors: Editor[] = [];
+  const replicas: RunningCollab[] = [];
+
+  const startReplica = async () => {
+    const replica = await startCollab(t.config);
+    await replica.app.listen({ port: 0, host: '127.0.0.1' });
+    replicas.push(replica);
+    return { replica, url: `ws://127.0.0.1:${(replica.app.server.address() as AddressInfo).port}/collab` };
+  };
+  const open = (url: string, doc: string, as: SignedInUser) => {
+    const e = connectEditor(url, doc, as.token);
+    editors.push(e);
+    return synced(e);
+  };
+
+  beforeAll(async () => {
+    t = await startStack({
+      gateway: startGateway,
+      services: { workspace: startWorkspace as StartPart, document: startDocument as StartPart },
+      env: { COLLAB_DEBOUNCE_MS: '50', COLLAB_MAX_DEBOUNCE_MS: '300' },
+    });
+    [owner, editor] = await Promise.all(['Olivia Owner', 'Eddie Editor'].map((n) => signInNew(t, n)));
+    ws = (await workspaceWith(t, owner, [[editor, 'EDITOR']])).id;
+  });
+  afterEach(() => {
+    for (const e of editors.splice(0)) e.destroy();
+  });
+  afterAll(async () => {
+    for (const replica of replicas) await replica.stop().catch(() => undefined);
+    await t?.stop();
+  });
+
+  it('clients on two replicas converge, and a REST write reaches both once', async () => {
+    const [a, b] = [await startReplica(), await startReplica()];
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Spread', content: [paragraph('base')] });
+    const one = await open(a.url, doc.id, owner);
+    const two = await open(b.url, doc.id, editor);
+    typeParagraph(one.doc, 'on replica A');
+    typeParagraph(two.doc, 'on replica B');
+    await eventually(() => {
+      expect(one.text()).toBe(two.text());
+      expect(one.text().split('\n').sort()).toEqual(['base', 'on replica A', 'on replica B']);
+    });
+    await eventually(async () => {
+      const content = (await restDocument(t, owner.token, doc.id)).content;
+      expect(content).toContain('on replica A');
+      expect(content).toContain('on replica B');
+    });
+
+    const put = await t.request('PUT', `/api/v1/documents/${doc.id}`, {
+      token: owner.token,
+      body: { content: [paragraph('replaced over REST')] },
+    });
+    expect(put.status).toBe(200);
+    await eventually(() => {
+      expect(one.text()).toBe('replaced over REST');
+      expect(two.text()).toBe('replaced over REST');
+    });
+    typeParagraph(two.doc, 'after the write, on B');
+    await eventually(() => expect(one.text()).toBe('replaced over REST\nafter the write, on B'));
+    await eventually(async () =>
+      expect((await restDocument(t, owner.token, doc.id)).content).toContain('after the write, on B'),
+    );
+    // A replica that opens the room later gets the same single copy.
+    const late = await open(a.url, doc.id, editor);
+    expect(late.text()).toBe('replaced over REST\nafter the write, on B');
+    for (const replica of [a, b]) {
+      await replica.replica.stop();
+      replicas.splice(replicas.indexOf(replica.replica), 1);
+    }
+  });
+
+  it('a room survives a restart of the collaboration server; opening and leaving without edits writes nothing', async () => {
+    const first = await startReplica();
+    t.config.urls.collab = first.replica.app.listeningOrigin;
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Durable', content: [paragraph('kept')] });
+
+    const idle = await open(collabUrl(t), doc.id, editor);
+    idle.destroy();
+    const state = await t.request('GET', `/api/v1/internal/documents/${doc.id}/collab-state`, {
+      headers: { 'x-internal-api-key': t.config.internalApiKey },
+    });
+    expect(state.status).toBe(204);
+    expect((await restDocument(t, owner.token, doc.id)).lastEditedBy).toBe(owner.id);
+
+    const e = await open(collabUrl(t), doc.id, editor);
+    typeParagraph(e.doc, 'written before the restart');
+    await eventually(async () =>
+      expect((await restDocument(t, owner.token, doc.id)).content).toContain('written before the restart'),
+    );
+    expect((await restDocument(t, owner.token, doc.id)).lastEditedBy).toBe(editor.id);
+    e.destroy();
+    await first.replica.stop();
+    replicas.splice(replicas.indexOf(first.replica), 1);
+
+    const second = await startReplica();
+    t.config.urls.collab = second.replica.app.listeningOrigin;
+    const again = await open(collabUrl(t), doc.id, owner);
+    expect(again.text()).toBe('kept\nwritten before the restart');
+    const stored = await t.request('GET', `/api/v1/internal/documents/${doc.id}/collab-state`, {
+      headers: { 'x-internal-api-key': t.config.internalApiKey },
+    });
+    expect(stored.status).toBe(200);
+  });
+});
