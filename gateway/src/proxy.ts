@@ -4,6 +4,7 @@ import type { Config, ServiceName } from '@wiki/config';
 import { errorBody, notFound } from '@wiki/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { Agent, type Dispatcher } from 'undici';
+import { eventStreamAgent, isEventStream } from './event-streams.js';
 import { connectionOptions, isHopByHop, upstreamHeaders } from './identity-forwarding.js';
 import { API_PREFIX, pathOf, routeFor } from './routing.js';
 
@@ -55,8 +56,11 @@ export async function registerProxy(
     // Server-Sent Events may stay quiet for long stretches; the client's disconnect ends them.
     bodyTimeout: 0,
   });
+  const streams = eventStreamAgent(timeouts);
   // Destroy, not close: an open event stream would otherwise hold shutdown up.
-  app.addHook('onClose', async () => agent.destroy());
+  app.addHook('onClose', async () => {
+    await Promise.all([agent.destroy(), streams.destroy()]);
+  });
 
   await app.register(async (scope) => {
     // In this scope no body is parsed, whatever its content type. A small one with a declared
@@ -76,7 +80,7 @@ export async function registerProxy(
       const service = routeFor(pathOf(request.url));
       if (!service) throw notFound('Route');
       request.upstream = service;
-      forward(agent, config.urls[service], request, reply);
+      forward(isEventStream(request) ? streams : agent, config.urls[service], request, reply);
     };
     scope.route({ method: METHODS, url: API_PREFIX, handler });
     scope.route({ method: METHODS, url: `${API_PREFIX}/*`, handler });
