@@ -1,8 +1,12 @@
 import { createMembershipAccess, type MembershipAccess, type ServiceClient } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { sql } from '@wiki/db';
+import { HealthDetails } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
+import { NotificationStreams } from './live/streams.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
+import { registerStreamRoute } from './routes/stream.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -10,22 +14,40 @@ declare module 'fastify' {
     notificationMembership: MembershipAccess;
     /** The client for peers (members and users the projections do not hold yet). */
     notificationPeers: ServiceClient;
+    /** This replica's open streams and the fan-out between replicas (service.ts joins it). */
+    notificationStreams: NotificationStreams;
   }
 }
 
 export type AppDeps = ServiceAppDeps;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
-  const { app, peers } = await createServiceApp(config, deps, {
-    service: 'notification',
-    openapi: { title: 'Notification service', description: 'Notifications of users (spec 4.9, ARCHITECTURE 5.6)' },
-  });
+  let openStreams = () => 0;
+  const checks = {
+    ...(deps.checks ?? { database: () => deps.pool.query(sql.unsafe`SELECT 1`) }),
+    // Not a dependency: how many streams this replica holds, under the readiness details.
+    streams: async () => new HealthDetails({ streams: { open: openStreams() } }),
+  };
+  const { app, peers } = await createServiceApp(
+    config,
+    { ...deps, checks },
+    {
+      service: 'notification',
+      openapi: { title: 'Notification service', description: 'Notifications of users (spec 4.9, ARCHITECTURE 5.6)' },
+    },
+  );
   const logger = app.log;
+  const streams = new NotificationStreams(deps.pool, logger, config.notificationHeartbeatMs);
+  openStreams = () => streams.open;
+  app.decorate('notificationStreams', streams);
+  // Open streams would hold the server's close up: end them first (clients reconnect elsewhere).
+  app.addHook('preClose', async () => streams.closeAll());
   app.decorate(
     'notificationMembership',
     createMembershipAccess({ pool: deps.pool, client: peers, service: 'notification', logger }),
   );
   app.decorate('notificationPeers', peers);
-  registerNotificationRoutes(app, { pool: deps.pool });
+  registerNotificationRoutes(app, { pool: deps.pool, notify: (userIds) => streams.notify(userIds) });
+  registerStreamRoute(app, streams);
   return app;
 }

@@ -3,7 +3,7 @@ import { membershipMigrations, startUsersProjection, usersProjectionMigrations }
 import type { Config } from '@wiki/config';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp } from './app.js';
-import { startExpirySweeper } from './events/expiry-sweeper.js';
+import { SWEEP_INTERVAL_MS, startExpirySweeper } from './events/expiry-sweeper.js';
 import { startNotificationProducer } from './events/producers.js';
 
 /** The service's own migrations (src/ and dist/ both sit beside migrations/). */
@@ -18,15 +18,21 @@ export const notificationService = defineService({
   migrations: [membershipMigrations, usersProjectionMigrations, notificationMigrations],
   buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
   consumers: [
+    // First: the producer below tells streams through it from its first event on.
+    async ({ app, bus }) => app.notificationStreams.connect(bus),
     ({ app, bus }) => app.notificationMembership.startProjection(bus),
     ({ bus, pool, logger }) => startUsersProjection({ bus, pool, logger, service: 'notification' }),
     ({ app, bus, pool, logger }) =>
       startNotificationProducer(bus, pool, {
         peers: app.notificationPeers,
         logger,
+        notify: (userIds) => app.notificationStreams.notify(userIds),
       }),
   ],
-  jobs: [({ pool, logger }) => startExpirySweeper(pool, logger)],
+  jobs: [
+    ({ app, pool, logger }) =>
+      startExpirySweeper(pool, logger, SWEEP_INTERVAL_MS, (userIds) => app.notificationStreams.notify(userIds)),
+  ],
 });
 
 export const startService = (config: Config, opts?: StartOptions) => startWithKit(notificationService, config, opts);

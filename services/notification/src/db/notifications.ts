@@ -53,16 +53,30 @@ export async function insertNotification(
   names: StoredNames,
 ): Promise<boolean> {
   const made = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+    WITH next AS (${nextSeq(sql.fragment`SELECT ${n.userId}::uuid AS user_id`)})
     INSERT INTO notifications (id, user_id, type, title, message, actionable, actor_id, actor_name, actor_avatar,
       workspace_id, workspace_name, document_id, document_title, invitation_id, comment_thread_id, metadata,
-      expires_at, source_key)
-    VALUES (${randomUUID()}, ${n.userId}, ${n.type}, ${n.title}, ${n.message}, ${n.actionable ?? false},
+      expires_at, source_key, seq)
+    SELECT ${randomUUID()}, ${n.userId}, ${n.type}, ${n.title}, ${n.message}, ${n.actionable ?? false},
       ${n.actorId}, ${names.actorName}, ${names.actorAvatar}, ${n.workspaceId}, ${names.workspaceName},
       ${n.documentId ?? null}, ${names.documentTitle}, ${n.invitationId ?? null}, ${n.commentThreadId ?? null},
-      ${sql.jsonb(JSON.parse(JSON.stringify(n.metadata ?? {})))}, ${n.expiresAt ?? null}, ${n.sourceKey})
+      ${sql.jsonb(JSON.parse(JSON.stringify(n.metadata ?? {})))}, ${n.expiresAt ?? null}, ${n.sourceKey}, next.last_seq
+    FROM next
     ON CONFLICT (user_id, source_key) DO NOTHING
     RETURNING id`);
   return made !== null;
+}
+
+/**
+ * The next stream number of each user `users` selects (a column `user_id`), taking the row lock
+ * of their counter until the transaction ends (see migration 0003). A redelivered event that then
+ * makes nothing leaves a gap, which readers do not mind.
+ */
+function nextSeq(users: ReturnType<typeof sql.fragment>) {
+  return sql.fragment`
+    INSERT INTO notification_streams (user_id, last_seq) SELECT user_id, 1 FROM (${users}) AS u
+    ON CONFLICT (user_id) DO UPDATE SET last_seq = notification_streams.last_seq + 1
+    RETURNING user_id, last_seq`;
 }
 
 export type SortField = 'createdAt' | 'readAt';
@@ -145,40 +159,98 @@ export async function remove(db: CommonQueryMethods, id: string, userId: string)
   return result.rowCount > 0;
 }
 
+/*
+ * The writes below answer the users whose notifications they changed (each once), so that their
+ * open streams can be told (src/live).
+ */
+
+const UserIds = z.object({ user_id: z.string() });
+
 /** Invitation answered: its notification is ACTIONED (kept, readAt set) for an accept or a decline. */
-export async function actionInvitation(db: CommonQueryMethods, invitationId: string): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE notifications SET status = 'ACTIONED', read_at = coalesce(read_at, now()), actionable = false
-    WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION' AND status <> 'DISMISSED'`);
+export function actionInvitation(db: CommonQueryMethods, invitationId: string): Promise<readonly string[]> {
+  return db.anyFirst(sql.type(UserIds)`
+    WITH changed AS (
+      UPDATE notifications SET status = 'ACTIONED', read_at = coalesce(read_at, now()), actionable = false
+      WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION' AND status <> 'DISMISSED'
+      RETURNING user_id)
+    SELECT DISTINCT user_id FROM changed`);
 }
 
 /** Invitation cancelled: nothing is left to act on, so its notification goes. */
-export async function removeInvitation(db: CommonQueryMethods, invitationId: string): Promise<void> {
-  await db.query(sql.unsafe`
-    DELETE FROM notifications WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION'`);
+export function removeInvitation(db: CommonQueryMethods, invitationId: string): Promise<readonly string[]> {
+  return db.anyFirst(sql.type(UserIds)`
+    WITH gone AS (
+      DELETE FROM notifications WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION'
+      RETURNING user_id)
+    SELECT DISTINCT user_id FROM gone`);
 }
 
-/** Invitation resent: its notification expires with the new date and is unread again. */
-export async function refreshInvitation(db: CommonQueryMethods, invitationId: string, expiresAt: string) {
-  await db.query(sql.unsafe`
-    UPDATE notifications SET expires_at = ${expiresAt}, status = 'UNREAD', read_at = NULL, actionable = true
-    WHERE invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION'`);
+/**
+ * Invitation resent: its notification expires with the new date and is unread again, with a new
+ * stream number, so that open streams show it as new.
+ */
+export function refreshInvitation(
+  db: CommonQueryMethods,
+  invitationId: string,
+  expiresAt: string,
+): Promise<readonly string[]> {
+  const of = sql.fragment`invitation_id = ${invitationId} AND type = 'WORKSPACE_INVITATION'`;
+  return db.anyFirst(sql.type(UserIds)`
+    WITH next AS (${nextSeq(sql.fragment`SELECT DISTINCT user_id FROM notifications WHERE ${of}`)})
+    UPDATE notifications n
+    SET expires_at = ${expiresAt}, status = 'UNREAD', read_at = NULL, actionable = true, seq = next.last_seq
+    FROM next WHERE ${of} AND n.user_id = next.user_id
+    RETURNING n.user_id`);
 }
 
 /** Notifications about documents that were deleted for good. */
-export async function deleteOfDocuments(db: CommonQueryMethods, documentIds: readonly string[]): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM notifications WHERE document_id = ANY(${sql.array(documentIds, 'uuid')})`);
+export function deleteOfDocuments(db: CommonQueryMethods, documentIds: readonly string[]): Promise<readonly string[]> {
+  return db.anyFirst(sql.type(UserIds)`
+    WITH gone AS (
+      DELETE FROM notifications WHERE document_id = ANY(${sql.array(documentIds, 'uuid')}) RETURNING user_id)
+    SELECT DISTINCT user_id FROM gone`);
 }
 
 /** Notifications about a workspace that was deleted. */
-export async function deleteOfWorkspace(db: CommonQueryMethods, workspaceId: string): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM notifications WHERE workspace_id = ${workspaceId}`);
+export function deleteOfWorkspace(db: CommonQueryMethods, workspaceId: string): Promise<readonly string[]> {
+  return db.anyFirst(sql.type(UserIds)`
+    WITH gone AS (DELETE FROM notifications WHERE workspace_id = ${workspaceId} RETURNING user_id)
+    SELECT DISTINCT user_id FROM gone`);
 }
 
-/** Deletes up to `limit` expired notifications; how many went. */
-export async function deleteExpired(db: CommonQueryMethods, limit: number): Promise<number> {
-  const result = await db.query(sql.unsafe`
-    DELETE FROM notifications WHERE id IN (
-      SELECT id FROM notifications WHERE expires_at <= now() ORDER BY expires_at LIMIT ${limit})`);
-  return result.rowCount;
+/** Deletes up to `limit` expired notifications; how many went and whose they were. */
+export async function deleteExpired(
+  db: CommonQueryMethods,
+  limit: number,
+): Promise<{ deleted: number; userIds: readonly string[] }> {
+  const rows = await db.any(sql.type(z.object({ user_id: z.string(), n: z.number() }))`
+    WITH gone AS (
+      DELETE FROM notifications WHERE id IN (
+        SELECT id FROM notifications WHERE expires_at <= now() ORDER BY expires_at LIMIT ${limit})
+      RETURNING user_id)
+    SELECT user_id, count(*)::int AS n FROM gone GROUP BY user_id`);
+  return { deleted: rows.reduce((sum, r) => sum + r.n, 0), userIds: rows.map((r) => r.user_id) };
+}
+
+/** Where a user's stream starts when the client names no last event: their latest number. */
+export async function lastSeqOf(db: CommonQueryMethods, userId: string): Promise<number> {
+  const seq = await db.maybeOneFirst(sql.type(z.object({ s: z.coerce.number() }))`
+    SELECT last_seq::text AS s FROM notification_streams WHERE user_id = ${userId}`);
+  return seq ?? 0;
+}
+
+export const StreamRow = NotificationRow.extend({ seq: z.coerce.number() });
+export type StreamRow = z.infer<typeof StreamRow>;
+
+/** The user's visible notifications numbered after `afterSeq`, oldest first, `limit` at most. */
+export function notificationsAfter(
+  db: CommonQueryMethods,
+  userId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<readonly StreamRow[]> {
+  return db.any(sql.type(StreamRow)`
+    SELECT ${columns}, seq::text AS seq FROM notifications
+    WHERE user_id = ${userId} AND seq > ${afterSeq} AND ${visible}
+    ORDER BY seq LIMIT ${limit}`);
 }

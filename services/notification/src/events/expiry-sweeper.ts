@@ -6,21 +6,34 @@ import { deleteExpired } from '../db/notifications.js';
 export const SWEEP_INTERVAL_MS = 60_000;
 const BATCH = 1000;
 
-/** Deletes every expired notification, a batch at a time; how many went. */
-export async function sweepExpired(pool: DatabasePool): Promise<number> {
+/**
+ * Deletes every expired notification, a batch at a time; how many went. `notify` hears whose went
+ * after each batch: their open streams send the count, which fell when the notification expired
+ * (so a stream learns of an expiry up to one sweep interval late).
+ */
+export async function sweepExpired(
+  pool: DatabasePool,
+  notify: (userIds: Iterable<string>) => void = () => {},
+): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await deleteExpired(pool, BATCH);
+    const { deleted, userIds } = await deleteExpired(pool, BATCH);
+    notify(userIds);
     total += deleted;
     if (deleted < BATCH) return total;
   }
 }
 
 /** The periodic job: a sweep at start, then every `intervalMs`; a failed sweep is logged and tried again next time. */
-export function startExpirySweeper(pool: DatabasePool, logger: Logger, intervalMs = SWEEP_INTERVAL_MS) {
+export function startExpirySweeper(
+  pool: DatabasePool,
+  logger: Logger,
+  intervalMs = SWEEP_INTERVAL_MS,
+  notify: (userIds: Iterable<string>) => void = () => {},
+) {
   let running: Promise<void> = Promise.resolve();
   const run = () => {
-    running = sweepExpired(pool).then(
+    running = sweepExpired(pool, notify).then(
       (n) => {
         if (n > 0) logger.info({ deleted: n }, 'deleted expired notifications');
       },

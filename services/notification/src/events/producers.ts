@@ -20,6 +20,7 @@ import {
 import { actorOf, isMember, titleOf } from '../db/people.js';
 import { savePreference, wantsNotifications } from '../db/preferences.js';
 import { type NewNotification, type NotificationType, wording } from '../domain/notification.js';
+import { notifyAfterCommit, touch } from '../live/after-commit.js';
 
 /**
  * One consumer for the names it shows and the notifications it makes: the stream's order then
@@ -65,11 +66,11 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
       return upsertWorkspaceName(tx, event.data.id, event.data.name, at);
     case 'workspace.deleted':
       // Deleting a workspace removes all its data (spec 3): its notifications and its name here.
-      await deleteOfWorkspace(tx, event.data.id);
+      touch(tx, await deleteOfWorkspace(tx, event.data.id));
       return deleteWorkspaceName(tx, event.data.id);
     case 'document.deleted':
       // What a notification points at is gone: so is the notification (ARCHITECTURE 4).
-      await deleteOfDocuments(tx, event.data.ids);
+      touch(tx, await deleteOfDocuments(tx, event.data.ids));
       return deleteDocumentTitles(tx, event.data.ids);
     case 'document.created':
     case 'document.updated':
@@ -121,7 +122,7 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
       const d = event.data;
       const invitee = d.inviteeUserId ?? (await userIdByEmail(tx, d.email));
       if (!invitee) return; // nobody has signed in with that email yet
-      if (d.resent) await refreshInvitation(tx, d.invitationId, d.expiresAt);
+      if (d.resent) touch(tx, await refreshInvitation(tx, d.invitationId, d.expiresAt));
       return produce(event, tx, deps, {
         type: 'WORKSPACE_INVITATION',
         userIds: [invitee],
@@ -132,7 +133,7 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
     }
     case 'invitation.accepted': {
       const d = event.data;
-      await actionInvitation(tx, d.invitationId);
+      touch(tx, await actionInvitation(tx, d.invitationId));
       if (!d.invitedBy) return;
       return produce(event, tx, deps, {
         type: 'INVITATION_ACCEPTED',
@@ -142,9 +143,9 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
       });
     }
     case 'invitation.declined':
-      return actionInvitation(tx, event.data.invitationId);
+      return touch(tx, await actionInvitation(tx, event.data.invitationId));
     case 'invitation.cancelled':
-      return removeInvitation(tx, event.data.invitationId);
+      return touch(tx, await removeInvitation(tx, event.data.invitationId));
     case 'member.role_changed':
       return produce(event, tx, deps, {
         type: 'MEMBER_ROLE_CHANGED',
@@ -195,19 +196,27 @@ async function produce(event: ProducerEvent, tx: DatabaseTransactionConnection, 
   // WORKSPACE_INVITATION is one per invitation (a resend refreshes it); the rest one per event.
   const sourceKey =
     r.type === 'WORKSPACE_INVITATION' && r.fields.invitationId ? `invitation:${r.fields.invitationId}` : event.id;
-  for (const userId of recipients) {
-    await insertNotification(
+  // In one order (by id) in every transaction: each insert locks the user's stream counter until
+  // the commit, and two transactions taking the same counters in opposite orders would deadlock.
+  for (const userId of recipients.sort()) {
+    const made = await insertNotification(
       tx,
       { ...r.fields, userId, type: r.type, ...text, actorId, workspaceId, sourceKey: `${r.type}:${sourceKey}` },
       names,
     );
+    if (made) touch(tx, [userId]);
   }
 }
 
-export function startNotificationProducer(bus: EventBus, pool: DatabasePool, deps: ProducerDeps) {
+export function startNotificationProducer(
+  bus: EventBus,
+  pool: DatabasePool,
+  deps: ProducerDeps & { notify: (userIds: Iterable<string>) => void },
+) {
   return startConsumer({
     bus,
-    pool,
+    // Streams are told of what a transaction made or changed once it has committed.
+    pool: notifyAfterCommit(pool, deps.notify),
     name: 'notification-producer',
     types: TYPES,
     handle: (event, tx) => applyProducerEvent(event, tx, deps),

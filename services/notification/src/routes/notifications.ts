@@ -23,8 +23,16 @@ const tags = ['Notifications'];
 const BASE = '/api/v1/notifications';
 
 /** Spec 4.9: the signed-in user's own notifications. */
-export function registerNotificationRoutes(server: FastifyInstance, { pool }: { pool: DatabasePool }): void {
+export function registerNotificationRoutes(
+  server: FastifyInstance,
+  { pool, notify }: { pool: DatabasePool; notify: (userIds: Iterable<string>) => void },
+): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  /** After a change has committed: the user's open streams (on any replica) send the new count. */
+  const changed = <T>(userId: string, result: T): T => {
+    notify([userId]);
+    return result;
+  };
 
   app.get(
     BASE,
@@ -85,7 +93,11 @@ export function registerNotificationRoutes(server: FastifyInstance, { pool }: { 
     {
       schema: { tags, summary: 'Marks every unread notification read', response: { 200: markedCount, ...errors } },
     },
-    async (request) => success(await readAll(pool, requireActor(request).userId)),
+    async (request) => {
+      const { userId } = requireActor(request);
+      const result = await readAll(pool, userId);
+      return success(result.markedCount > 0 ? changed(userId, result) : result);
+    },
   );
 
   app.post(
@@ -98,7 +110,10 @@ export function registerNotificationRoutes(server: FastifyInstance, { pool }: { 
         response: { 200: oneNotification, ...errors },
       },
     },
-    async (request) => success(await read(pool, requireActor(request).userId, request.params.id)),
+    async (request) => {
+      const { userId } = requireActor(request);
+      return success(changed(userId, await read(pool, userId, request.params.id)));
+    },
   );
 
   app.post(
@@ -111,7 +126,10 @@ export function registerNotificationRoutes(server: FastifyInstance, { pool }: { 
         response: { 200: oneNotification, ...errors },
       },
     },
-    async (request) => success(await actioned(pool, requireActor(request).userId, request.params.id)),
+    async (request) => {
+      const { userId } = requireActor(request);
+      return success(changed(userId, await actioned(pool, userId, request.params.id)));
+    },
   );
 
   app.post(
@@ -125,7 +143,8 @@ export function registerNotificationRoutes(server: FastifyInstance, { pool }: { 
       },
     },
     async (request, reply) => {
-      await dismissOne(pool, requireActor(request).userId, request.params.id);
+      const { userId } = requireActor(request);
+      changed(userId, await dismissOne(pool, userId, request.params.id));
       return reply.status(204).send();
     },
   );
@@ -141,7 +160,8 @@ export function registerNotificationRoutes(server: FastifyInstance, { pool }: { 
       },
     },
     async (request, reply) => {
-      await deleteOne(pool, requireActor(request).userId, request.params.id);
+      const { userId } = requireActor(request);
+      changed(userId, await deleteOne(pool, userId, request.params.id));
       return reply.status(204).send();
     },
   );

@@ -1,0 +1,47 @@
+import type {} from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { requireActor } from '@wiki/auth';
+import { errorEnvelope, object, openObject, Type } from '@wiki/http';
+import type { FastifyInstance } from 'fastify';
+import type { NotificationStreams } from '../live/streams.js';
+
+/** An SSE id this service gave out: a notification number (at most 18 digits, under 2^63). */
+const eventId = Type.String({ pattern: '^[0-9]{1,18}$' });
+
+/**
+ * `GET /notifications/stream` (ARCHITECTURE 5.6): Server-Sent Events `notification` (each new
+ * notification, `id:` its number) and `unread-count` (whenever the count changes), a heartbeat
+ * comment, and resumption from `Last-Event-ID` (or `lastEventId` in the query, for clients that
+ * cannot set headers).
+ */
+export function registerStreamRoute(server: FastifyInstance, streams: NotificationStreams): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/api/v1/notifications/stream',
+    {
+      schema: {
+        tags: ['Notifications'],
+        summary: 'The caller’s notifications and unread count as they change (text/event-stream)',
+        description:
+          'Events `notification` (data: NotificationResponse) and `unread-count` (data: `{ unreadCount }`), ' +
+          'each with an `id:`; a heartbeat comment every 25 s. Reconnecting with `Last-Event-ID` (or ' +
+          '`lastEventId`) sends the notifications made since, then the current count.',
+        querystring: object({ lastEventId: eventId }),
+        headers: openObject({ 'last-event-id': eventId }),
+        response: {
+          200: Type.String({ description: 'text/event-stream' }),
+          400: errorEnvelope,
+          401: errorEnvelope,
+        },
+      },
+    },
+    (request, reply) => {
+      const { userId } = requireActor(request);
+      // The header wins: a browser's EventSource sends it on every reconnect, while a query
+      // parameter stays whatever the page first put in the URL.
+      const given = request.headers['last-event-id'] ?? request.query.lastEventId;
+      reply.hijack();
+      streams.serve(userId, reply.raw, given === undefined ? null : Number(given), request.id);
+    },
+  );
+}
