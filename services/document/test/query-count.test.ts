@@ -4,10 +4,10 @@ import { type MembershipAccess, membershipMigrations, mintIdentityToken, usersPr
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { createEnvelope, eventsMigrations } from '@wiki/events';
-import { cleanupConfig, countingStatements, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, countingStatements, ISO_RE, isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { DocumentDetail } from '../src/db/documents.js';
+import { DocumentDetail, ListItem } from '../src/db/documents.js';
 import { createPreparedStatements, type PreparedStatements } from '../src/db/prepared-statements.js';
 
 /**
@@ -36,6 +36,7 @@ const insertBatches: number[] = [];
 function countingPrepared(prepared: PreparedStatements, counter: { add(): void }): PreparedStatements {
   return {
     findDetail: (id) => (counter.add(), prepared.findDetail(id)),
+    listChildren: (workspaceId, parentId) => (counter.add(), prepared.listChildren(workspaceId, parentId)),
     insertDocuments: (documents) => (
       counter.add(), insertBatches.push(documents.length), prepared.insertDocuments(documents)
     ),
@@ -183,6 +184,15 @@ describe('queries per request', () => {
     expect(empty.json().data).toEqual([]);
     expect(counter.count()).toBe(2);
     expect((await list(randomUUID())).statusCode).toBe(404);
+
+    // Lists come from prepared statements, whose rows are not parsed: the list shape exactly as it comes.
+    const [roots, children] = [
+      await prepared.listChildren(workspaceId, null),
+      await prepared.listChildren(workspaceId, root),
+    ];
+    expect(children).toHaveLength(99);
+    for (const item of [...roots, ...children]) expect(ListItem.row.strict().parse(item)).toEqual(item);
+    expect(children[0].updatedAt).toMatch(ISO_RE);
   });
 
   describe('creating documents at the same time', () => {

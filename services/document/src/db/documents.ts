@@ -69,7 +69,8 @@ export const ListItem = shape({
   parentId: [z.string().nullable(), sql.fragment`d.parent_id`],
   workspaceId: [z.string(), sql.fragment`d.workspace_id`],
   icon: [z.string().nullable(), sql.fragment`d.icon`],
-  updatedAt: [z.string(), sql.fragment`d.updated_at`],
+  // Formatted by Postgres: lists are read by a prepared statement (db/prepared-statements.ts).
+  updatedAt: [z.string(), iso(sql.fragment`d.updated_at`)],
   childCount: [z.number(), visibleChildCount],
 });
 export type ListItem = z.infer<typeof ListItem.row>;
@@ -160,20 +161,6 @@ export function setPublished(db: CommonQueryMethods, id: string, published: bool
   return db.one(sql.type(DocumentState.row)`
     UPDATE documents d SET is_published = ${published}, published_at = CASE WHEN ${published} THEN now() END, updated_at = now()
     WHERE d.id = ${id} RETURNING ${DocumentState.columns}`);
-}
-
-/** Visible documents directly under `parentId` (or the roots of the workspace when null), in order. */
-export function listChildren(
-  db: CommonQueryMethods,
-  workspaceId: string,
-  parentId: string | null,
-): Promise<readonly ListItem[]> {
-  const where = parentId === null ? sql.fragment`d.parent_id IS NULL` : sql.fragment`d.parent_id = ${parentId}`;
-  return db.any(sql.type(ListItem.row)`
-    SELECT ${ListItem.columns}
-    FROM documents d
-    WHERE d.workspace_id = ${workspaceId} AND ${where} AND NOT d.is_archived
-    ORDER BY d.position, d.created_at, d.id`);
 }
 
 /**

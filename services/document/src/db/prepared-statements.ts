@@ -1,9 +1,9 @@
 import { type EventEnvelope, insertEnvelopesSql } from '@wiki/events';
 import pg from 'pg';
-import { DocumentDetail, type NewDocument } from './documents.js';
+import { DocumentDetail, ListItem, type NewDocument } from './documents.js';
 
 /**
- * The hottest read (GET /documents/:id) and write (POST /documents) on a plain node-postgres pool
+ * The hottest reads (GET /documents/:id, the lists of roots and children) and write (POST /documents) on a plain node-postgres pool
  * with named prepared statements: Postgres parses and plans each once per connection instead of on
  * every request, which slonik (no named statements) cannot do. Both answer the DocumentDetail shape
  * (db/documents.ts): its rows are not run through zod, as its timestamps are formatted as ISO 8601
@@ -12,6 +12,8 @@ import { DocumentDetail, type NewDocument } from './documents.js';
  */
 export interface PreparedStatements {
   findDetail(id: string): Promise<DocumentDetail | null>;
+  /** Visible documents directly under `parentId` (the workspace's roots when null), in sibling order. */
+  listChildren(workspaceId: string, parentId: string | null): Promise<ListItem[]>;
   /** See INSERT_DOCUMENTS. Answers the inserted documents by id; a document missing there was not inserted. */
   insertDocuments(documents: readonly NewDocumentWithEvent[]): Promise<Map<string, DocumentDetail>>;
   end(): Promise<void>;
@@ -29,6 +31,21 @@ const FIND_DETAIL = {
   // The name is per connection; change it whenever the text changes.
   name: 'document_detail_v5',
   text: `SELECT ${detail.columns} FROM documents d ${detail.joins} WHERE d.id = $1`,
+};
+
+const listItem = ListItem.text;
+// Two statements rather than `parent_id IS NOT DISTINCT FROM $2`, which no index serves.
+const LIST_ROOTS = {
+  name: 'list_roots_v1',
+  text: `SELECT ${listItem.columns} FROM documents d ${listItem.joins}
+    WHERE d.workspace_id = $1 AND d.parent_id IS NULL AND NOT d.is_archived
+    ORDER BY d.position, d.created_at, d.id`,
+};
+const LIST_CHILDREN = {
+  name: 'list_children_v1',
+  text: `SELECT ${listItem.columns} FROM documents d ${listItem.joins}
+    WHERE d.workspace_id = $1 AND d.parent_id = $2 AND NOT d.is_archived
+    ORDER BY d.position, d.created_at, d.id`,
 };
 
 /**
@@ -96,6 +113,13 @@ export function createPreparedStatements(
     async findDetail(id) {
       const result = await pool.query<DocumentDetail>({ ...FIND_DETAIL, values: [id] });
       return result.rows[0] ?? null;
+    },
+    async listChildren(workspaceId, parentId) {
+      const result =
+        parentId === null
+          ? await pool.query<ListItem>({ ...LIST_ROOTS, values: [workspaceId] })
+          : await pool.query<ListItem>({ ...LIST_CHILDREN, values: [workspaceId, parentId] });
+      return result.rows;
     },
     async insertDocuments(documents) {
       const rows = documents.map(({ doc, envelope }) => ({

@@ -7,7 +7,6 @@ import {
   type DocumentDetail,
   findWorkspaceOf,
   type ListItem,
-  listChildren,
   treeText,
 } from '../db/documents.js';
 import { treeJson } from '../domain/tree.js';
@@ -39,7 +38,7 @@ export async function listDocuments(
   parentId: string | null,
 ): Promise<readonly ListItem[]> {
   await ctx.membership.requireRole(workspaceId, reader.userId, 'VIEWER', 'Workspace', reader.requestId);
-  const items = await listChildren(ctx.pool, workspaceId, parentId);
+  const items = await ctx.prepared.listChildren(workspaceId, parentId);
   if (items.length === 0 && parentId !== null && (await findWorkspaceOf(ctx.pool, parentId)) !== workspaceId)
     throw notFound('Document');
   return items;
@@ -47,7 +46,7 @@ export async function listDocuments(
 
 export async function childrenOf(ctx: DocumentContext, reader: Reader, id: string): Promise<readonly ListItem[]> {
   const workspaceId = await requireDocumentRole(ctx, id, reader.userId, 'VIEWER', reader.requestId);
-  return listChildren(ctx.pool, workspaceId, id);
+  return ctx.prepared.listChildren(workspaceId, id);
 }
 
 /** From the root down to the document itself. */
