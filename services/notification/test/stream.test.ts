@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { mintIdentityToken } from '@wiki/auth';
-import { createDatabasePool, type DatabasePool } from '@wiki/db';
+import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
 import { connectEventBus, type EventBus } from '@wiki/events';
 import {
   connectTestBus,
@@ -15,6 +15,8 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { sweepExpired } from '../src/events/expiry-sweeper.js';
+import { liveSubject } from '../src/live/streams.js';
 import { allOf, awaitNotification, type Notification, startNotificationStack } from './helpers.js';
 import { type SseEvent, SseStream } from './sse.js';
 
@@ -157,6 +159,54 @@ describe('GET /notifications/stream through the gateway', () => {
           .filter((e) => e.event === 'unread-count')
           .map(countOf),
       ).toEqual([1]);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('sends the count when an invitation is cancelled, a document deleted, or a notification expires', async () => {
+    const pat = await signInNew(stack, 'Pat Events');
+    const stream = await open(pat);
+    try {
+      await stream.count(0);
+      const invitationId = randomUUID();
+      const invitation = { invitationId, email: pat.email, inviteeUserId: pat.id, invitedBy: ada.id };
+      await publishEvent(bus, { type: 'invitation.created', actorId: ada.id, data: invitation });
+      await stream.count(1);
+      let mark = stream.events.length;
+      await publishEvent(bus, { type: 'invitation.cancelled', actorId: ada.id, data: invitation });
+      await stream.count(0, mark);
+
+      // A mention about a document that is then deleted (the comment event as the comment service sends it).
+      const workspace = await workspaceWith(stack, ada, [[pat, 'COMMENTER']]);
+      const documentId = randomUUID();
+      await publishEvent(bus, {
+        type: 'comment.added',
+        actorId: ada.id,
+        data: { workspaceId: workspace.id, documentId, authorId: ada.id, threadCreatedBy: ada.id, mentions: [pat.id] },
+      });
+      mark = stream.events.length;
+      await stream.count(1, mark);
+      mark = stream.events.length;
+      await publishEvent(bus, { type: 'document.deleted', data: { id: documentId, ids: [documentId] } });
+      await stream.count(0, mark);
+
+      // Expiry: the count fell when the notification expired; the sweep that deletes it tells the stream.
+      await notifyOnce(pat);
+      await stream.count(1, mark);
+      const pool = await createDatabasePool(stack.config.databaseUrls.notification);
+      try {
+        await pool.query(sql.unsafe`
+          UPDATE notifications SET expires_at = now() - interval '1 second' WHERE user_id = ${pat.id}`);
+        mark = stream.events.length;
+        const deleted = await sweepExpired(pool, (userIds) => {
+          for (const id of userIds) bus.nc.publish(liveSubject(bus.prefix, id));
+        });
+        expect(deleted).toBeGreaterThanOrEqual(1);
+        await stream.count(0, mark);
+      } finally {
+        await pool.end();
+      }
     } finally {
       stream.close();
     }
