@@ -5,9 +5,9 @@
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
-//                    [--only=hello,read,read-service,tree,create,notification,search]
+//                    [--only=hello,read,read-service,tree,create,notification,search,attachment]
 //
-// `--only=search` runs the search rows alone (their own hello-world included).
+// `--only=search` runs the search rows alone (their own hello-world included); so does `--only=attachment`.
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
@@ -21,6 +21,12 @@ import { mintDevToken, mintIdentityToken } from '@wiki/auth';
 import { loadConfig } from '@wiki/config';
 import { cleanupConfig } from '@wiki/testing';
 import { serviceEnv, serviceNodeFlags } from '../scripts/lib/service-process.mjs';
+import {
+  ATTACHMENT_FILE_BYTES,
+  type AttachmentBenchReport,
+  benchAttachments,
+  writeAttachmentReport,
+} from './lib/attachment.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { fillNotifications } from './lib/notifications.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
@@ -53,8 +59,8 @@ const settings = {
   /** Documents created per second, and for how long, while the write → searchable lag is measured. */
   lagRate: num('lag-rate', 25),
   lagDurationS: num('lag-duration', 20),
-  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search. */
-  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search'),
+  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment. */
+  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment'),
 };
 /** The creation target is judged at this many connections (see docs/PERFORMANCE.md). */
 const TARGET_CREATE_CONNECTIONS = 64;
@@ -82,20 +88,15 @@ const build = spawnSync(
     'services/workspace',
     'services/document',
     'services/search',
+    'services/attachment',
   ],
   { cwd: root, stdio: 'inherit' },
 );
 if (build.status !== 0) throw new Error('the build failed');
 
 const name = `bench_${randomBytes(4).toString('hex')}`;
-const [gatewayPort, workspacePort, documentPort, searchPort, notificationPort, helloPort] = await Promise.all([
-  freePort(),
-  freePort(),
-  freePort(),
-  freePort(),
-  freePort(),
-  freePort(),
-]);
+const [gatewayPort, workspacePort, documentPort, searchPort, notificationPort, helloPort, attachmentPort] =
+  await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
 // The parts run as `npm start` and the images run them (scripts/lib/service-process.mjs).
 const env: Record<string, string> = {
   ...serviceEnv,
@@ -109,7 +110,7 @@ const env: Record<string, string> = {
   RATE_LIMIT_ENABLED: 'false',
   INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
   INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification']
+  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification', 'attachment']
     .filter((s) => s === 'workspace' || s === 'document' || wanted.has(s))
     .join(','),
   PORT: String(gatewayPort),
@@ -117,6 +118,7 @@ const env: Record<string, string> = {
   DOCUMENT_PORT: String(documentPort),
   SEARCH_PORT: String(searchPort),
   NOTIFICATION_PORT: String(notificationPort),
+  ATTACHMENT_PORT: String(attachmentPort),
   HOST: '127.0.0.1',
 };
 const config = loadConfig({ ...process.env, ...env });
@@ -159,6 +161,17 @@ try {
         notificationPort,
         '/health/ready',
         [...serviceNodeFlags, ...profile('notification')],
+      ),
+    );
+  if (wanted.has('attachment'))
+    parts.push(
+      await startPart(
+        'attachment',
+        join(root, 'services/attachment/dist/main.js'),
+        env,
+        attachmentPort,
+        '/health/ready',
+        [...serviceNodeFlags, ...profile('attachment')],
       ),
     );
   parts.push(
@@ -298,6 +311,43 @@ try {
         auth,
       );
     }
+  }
+
+  if (wanted.has('attachment')) {
+    const attachmentPart = parts.find((p) => p.name === 'attachment')!;
+    const rssBefore = attachmentPart.rssMiB();
+    const rows = await benchAttachments({
+      gatewayUrl: gateway.url,
+      serviceUrl: attachmentPart.url,
+      helloUrl: hello.url,
+      token,
+      identity,
+      durationS: settings.durationS,
+      cpuMeters,
+      serviceRssMiB: () => attachmentPart.rssMiB(),
+      log,
+    });
+    const report: AttachmentBenchReport = {
+      date: new Date().toISOString(),
+      machine: {
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Math.round(totalmem() / 2 ** 30),
+        platform: platform(),
+      },
+      settings: { durationS: settings.durationS, only: settings.only, loadAverageAtStart: loadBefore },
+      fileBytes: ATTACHMENT_FILE_BYTES,
+      scenarios: rows,
+      rssMiB: { before: rssBefore, after: attachmentPart.rssMiB() },
+    };
+    const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
+    writeAttachmentReport(
+      report,
+      join(root, 'bench/results', `${stamp}-attachment.json`),
+      join(root, 'docs/PERFORMANCE.md'),
+    );
+    log(`wrote bench/results/${stamp}-attachment.json and the attachment section of docs/PERFORMANCE.md`);
   }
 
   if (wanted.has('search')) {

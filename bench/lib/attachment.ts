@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { type CpuMeter, type LoadResult, load } from './load.js';
+import type { BenchReport } from './report.js';
+
+/** The file every upload and download row moves. */
+export const ATTACHMENT_FILE_BYTES = 4 * 1024 * 1024;
+const MiB = 1024 * 1024;
+
+export interface AttachmentRow extends LoadResult {
+  /** requests/s × the file's size: the payload moved, headers and form framing left out. */
+  mibPerSec: number;
+}
+
+export interface AttachmentBenchReport {
+  date: string;
+  machine: BenchReport['machine'];
+  settings: Record<string, unknown>;
+  fileBytes: number;
+  /** hello-world rows (req/s), then uploads and downloads (req/s and MiB/s). */
+  scenarios: AttachmentRow[];
+  /** The attachment service's RSS before and right after the rows (MiB). */
+  rssMiB: { before: number; after: number };
+}
+
+export interface AttachmentBenchParts {
+  gatewayUrl: string;
+  serviceUrl: string;
+  helloUrl: string;
+  /** Bearer token of the bench user (through the gateway) and an identity token for the service alone. */
+  token: string;
+  identity: string;
+  durationS: number;
+  cpuMeters: CpuMeter[];
+  serviceRssMiB: () => number;
+  log: (message: string) => void;
+}
+
+/** A multipart body of one file of `size` random (incompressible) bytes and the two ids. */
+function uploadForm(workspaceId: string, documentId: string, size: number) {
+  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${workspaceId}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="documentId"\r\n\r\n${documentId}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\n` +
+    'Content-Type: application/octet-stream\r\n\r\n';
+  return {
+    body: Buffer.concat([Buffer.from(head), randomBytes(size), Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
+}
+
+/**
+ * Upload and download rows of a 4 MiB file through the gateway (and to the service alone, to see
+ * what the proxy costs), at 1 and 4 connections, beside the hello-world of the same run. Every
+ * upload stores a new attachment (its spool file, the object, the record and its event), so the
+ * rows measure the whole path, disk included.
+ */
+export async function benchAttachments(parts: AttachmentBenchParts): Promise<AttachmentRow[]> {
+  const { gatewayUrl, serviceUrl, token, identity, log } = parts;
+  const auth = { authorization: `Bearer ${token}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const ws = await fetch(`${gatewayUrl}/api/v1/workspaces`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ name: 'Bench attachments' }),
+  });
+  const workspaceId = ((await ws.json()) as { data: { id: string } }).data.id;
+  const doc = await fetch(`${gatewayUrl}/api/v1/documents`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ workspaceId, title: 'Files' }),
+  });
+  const documentId = ((await doc.json()) as { data: { id: string } }).data.id;
+  const form = uploadForm(workspaceId, documentId, ATTACHMENT_FILE_BYTES);
+  const first = await fetch(`${gatewayUrl}/api/v1/attachments/upload`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': form.contentType },
+    body: form.body,
+  });
+  if (first.status !== 201) throw new Error(`attachment upload answered ${first.status}: ${await first.text()}`);
+  const fileUrl = ((await first.json()) as { data: { url: string } }).data.url;
+
+  const rows: AttachmentRow[] = [];
+  const run = async (
+    scenario: string,
+    url: string,
+    connections: number,
+    headers: Record<string, string>,
+    moved: number,
+    upload = false,
+  ) => {
+    log(`${scenario}: ${connections} connections, ${parts.durationS} s`);
+    const result = await load(scenario, url, {
+      connections,
+      durationS: parts.durationS,
+      headers,
+      cpuMeters: parts.cpuMeters,
+      ...(upload
+        ? {
+            autocannon: {
+              method: 'POST' as const,
+              // autocannon sends a Buffer as it is; the local type declaration (bench/autocannon.d.ts) names strings only.
+              body: form.body as unknown as string,
+              headers: { ...headers, 'content-type': form.contentType },
+            },
+          }
+        : {}),
+    });
+    const row = { ...result, mibPerSec: Math.round(((result.requestsPerSec * moved) / MiB) * 10) / 10 };
+    log(
+      `${scenario}: ${row.requestsPerSec} req/s${moved ? ` = ${row.mibPerSec} MiB/s` : ''}, p50 ${row.latencyP50Ms} ms, p99 ${row.latencyP99Ms} ms, errors ${row.errors + row.non2xx}`,
+    );
+    rows.push(row);
+  };
+  const service = { 'x-wiki-identity': identity };
+  for (const connections of [1, 4]) {
+    await run('hello-world', `${parts.helloUrl}/`, connections, {}, 0);
+    await run(
+      'upload 4 MiB',
+      `${gatewayUrl}/api/v1/attachments/upload`,
+      connections,
+      auth,
+      ATTACHMENT_FILE_BYTES,
+      true,
+    );
+    await run('download 4 MiB', `${gatewayUrl}${fileUrl}`, connections, auth, ATTACHMENT_FILE_BYTES);
+    await run(
+      'upload 4 MiB (service only)',
+      `${serviceUrl}/api/v1/attachments/upload`,
+      connections,
+      service,
+      ATTACHMENT_FILE_BYTES,
+      true,
+    );
+    await run('download 4 MiB (service only)', `${serviceUrl}${fileUrl}`, connections, service, ATTACHMENT_FILE_BYTES);
+  }
+  return rows;
+}
+
+const START = '<!-- bench:attachment:start -->';
+const END = '<!-- bench:attachment:end -->';
+
+function section(report: AttachmentBenchReport): string {
+  const hello = (connections: number) =>
+    report.scenarios.find((s) => s.scenario === 'hello-world' && s.connections === connections);
+  const rows = report.scenarios.map((s) => {
+    const base = hello(s.connections);
+    const ratio = base && s !== base ? `${((s.requestsPerSec / base.requestsPerSec) * 100).toFixed(2)} %` : '–';
+    const cpu = s.cpuMsPerRequest
+      ? ['gateway', 'attachment'].map((p) => (s.cpuMsPerRequest?.[p] ?? 0).toFixed(1)).join(' / ')
+      : '–';
+    return `| ${s.scenario} | ${s.connections} | ${s.requestsPerSec} | ${s.mibPerSec || '–'} | ${ratio} | ${s.latencyP50Ms} | ${s.latencyP99Ms} | ${cpu} | ${s.errors + s.non2xx} |`;
+  });
+  const m = report.machine;
+  return [
+    START,
+    `## Attachments (latest run: ${report.date})`,
+    '',
+    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. Settings: ${Object.entries(
+      report.settings,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}. Postgres, NATS, the parts and autocannon share these cores.`,
+    '',
+    `One file of ${report.fileBytes / MiB} MiB of random bytes, \`STORAGE_DRIVER=local\` (the data folder on the machine's disk).`,
+    'An upload row posts the multipart form again and again (each one a new attachment: spooled, sniffed,',
+    'stored, recorded with its event); a download row reads the same file whole. MiB/s counts the file only.',
+    '"service only" rows skip the gateway (an identity token straight to the attachment service).',
+    '',
+    '| scenario | connections | req/s | MiB/s | req/s vs hello-world (same connections) | p50 ms | p99 ms | CPU ms per request (gateway / attachment) | errors |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Attachment service RSS: ${report.rssMiB.before} MiB before the rows, ${report.rssMiB.after} MiB right after them.`,
+    'Run only these rows with `npm run bench -- --only=attachment`.',
+    END,
+  ].join('\n');
+}
+
+/** Writes the JSON result and replaces the attachment section of docs/PERFORMANCE.md. */
+export function writeAttachmentReport(report: AttachmentBenchReport, resultsFile: string, markdownFile: string): void {
+  mkdirSync(dirname(resultsFile), { recursive: true });
+  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  let doc = existsSync(markdownFile) ? readFileSync(markdownFile, 'utf8') : '';
+  const text = section(report);
+  const start = doc.indexOf(START);
+  const end = doc.indexOf(END);
+  doc =
+    start !== -1 && end > start
+      ? `${doc.slice(0, start)}${text}${doc.slice(end + END.length)}`
+      : `${doc.trimEnd()}\n\n${text}\n`;
+  writeFileSync(markdownFile, doc);
+}
