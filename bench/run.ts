@@ -5,9 +5,11 @@
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
-//                    [--only=hello,read,read-service,tree,create,notification,search,attachment]
+//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export]
+//                    [--export-requests=30] [--export-seconds=15] [--export-clients=8]
 //
 // `--only=search` runs the search rows alone (their own hello-world included); so does `--only=attachment`.
+// `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
@@ -27,6 +29,7 @@ import {
   benchAttachments,
   writeAttachmentReport,
 } from './lib/attachment.js';
+import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { fillNotifications } from './lib/notifications.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
@@ -59,8 +62,12 @@ const settings = {
   /** Documents created per second, and for how long, while the write → searchable lag is measured. */
   lagRate: num('lag-rate', 25),
   lagDurationS: num('lag-duration', 20),
-  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment. */
-  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment'),
+  /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
+  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment,export'),
+  /** Export rows: requests per format one at a time, and the throughput runs' length and clients. */
+  exportRequests: num('export-requests', 30),
+  exportSeconds: num('export-seconds', 15),
+  exportClients: num('export-clients', 8),
 };
 /** The creation target is judged at this many connections (see docs/PERFORMANCE.md). */
 const TARGET_CREATE_CONNECTIONS = 64;
@@ -89,6 +96,7 @@ const build = spawnSync(
     'services/document',
     'services/search',
     'services/attachment',
+    'services/export',
   ],
   { cwd: root, stdio: 'inherit' },
 );
@@ -97,6 +105,8 @@ if (build.status !== 0) throw new Error('the build failed');
 const name = `bench_${randomBytes(4).toString('hex')}`;
 const [gatewayPort, workspacePort, documentPort, searchPort, notificationPort, helloPort, attachmentPort] =
   await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+/** The export API, then each export worker process (a worker listens for its health probes only). */
+const [exportPort, ...exportWorkerPorts] = await Promise.all([freePort(), freePort(), freePort()]);
 // The parts run as `npm start` and the images run them (scripts/lib/service-process.mjs).
 const env: Record<string, string> = {
   ...serviceEnv,
@@ -110,7 +120,7 @@ const env: Record<string, string> = {
   RATE_LIMIT_ENABLED: 'false',
   INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
   INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification', 'attachment']
+  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification', 'attachment', 'export']
     .filter((s) => s === 'workspace' || s === 'document' || wanted.has(s))
     .join(','),
   PORT: String(gatewayPort),
@@ -119,6 +129,7 @@ const env: Record<string, string> = {
   SEARCH_PORT: String(searchPort),
   NOTIFICATION_PORT: String(notificationPort),
   ATTACHMENT_PORT: String(attachmentPort),
+  EXPORT_PORT: String(exportPort),
   HOST: '127.0.0.1',
 };
 const config = loadConfig({ ...process.env, ...env });
@@ -174,6 +185,33 @@ try {
         [...serviceNodeFlags, ...profile('attachment')],
       ),
     );
+  // The export API and its workers apart (EXPORT_ROLE), so that the rows can add a second worker.
+  const startExportWorker = async (n: number) => {
+    const port = exportWorkerPorts[n - 1] as number;
+    parts.push(
+      await startPart(
+        `export-worker-${n}`,
+        join(root, 'services/export/dist/main.js'),
+        { ...env, EXPORT_ROLE: 'worker', EXPORT_PORT: String(port) },
+        port,
+        '/health/ready',
+        [...serviceNodeFlags, ...profile('export-worker')],
+      ),
+    );
+  };
+  if (wanted.has('export')) {
+    parts.push(
+      await startPart(
+        'export',
+        join(root, 'services/export/dist/main.js'),
+        { ...env, EXPORT_ROLE: 'api' },
+        exportPort,
+        '/health/ready',
+        [...serviceNodeFlags, ...profile('export')],
+      ),
+    );
+    await startExportWorker(1);
+  }
   parts.push(
     await startPart('gateway', join(root, 'gateway/dist/main.js'), env, gatewayPort, '/health/ready', [
       ...serviceNodeFlags,
@@ -348,6 +386,41 @@ try {
       join(root, 'docs/PERFORMANCE.md'),
     );
     log(`wrote bench/results/${stamp}-attachment.json and the attachment section of docs/PERFORMANCE.md`);
+  }
+
+  if (wanted.has('export')) {
+    const rows = await benchExport({
+      gatewayUrl: gateway.url,
+      token,
+      workspaceId,
+      addWorker: () => startExportWorker(2),
+      requests: settings.exportRequests,
+      throughputSeconds: settings.exportSeconds,
+      clients: settings.exportClients,
+      log,
+    });
+    const report: ExportBenchReport = {
+      date: new Date().toISOString(),
+      machine: {
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Math.round(totalmem() / 2 ** 30),
+        platform: platform(),
+      },
+      settings: {
+        only: settings.only,
+        exportRequests: settings.exportRequests,
+        exportSeconds: settings.exportSeconds,
+        exportClients: settings.exportClients,
+        loadAverageAtStart: loadBefore,
+      },
+      ...rows,
+    };
+    const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
+    writeExportReport(report, join(root, 'bench/results', `${stamp}-export.json`), join(root, 'docs/PERFORMANCE.md'));
+    log(`wrote bench/results/${stamp}-export.json and the export section of docs/PERFORMANCE.md`);
+    for (const t of report.targets) log(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${t.measured}`);
   }
 
   if (wanted.has('search')) {
