@@ -195,6 +195,8 @@ async function busyPorts(parts) {
 
 function startPart(part) {
   const env = { ...serviceEnv, ...process.env };
+  // Services that call the gateway (the collab server) find it where this start put it.
+  if (part.kind !== 'gateway' && !env.GATEWAY_URL) env.GATEWAY_URL = config.gatewayUrl;
   if (part.kind !== 'gateway') delete env.PORT;
   // On one machine only the gateway faces the network; the services listen on loopback
   // (where the gateway reaches them) unless HOST says otherwise.
@@ -235,11 +237,9 @@ function startPart(part) {
   });
 }
 
-/** The started services the gateway can check over HTTP (the collab server speaks WebSocket). */
+/** The started services (all answer /health/ready over HTTP, the collab server beside its WebSocket). */
 function expectedByGateway() {
-  return parts
-    .filter((p) => p.kind === 'service' && SERVICE_NAMES.includes(p.name) && p.name !== 'collab')
-    .map((p) => p.name);
+  return parts.filter((p) => p.kind === 'service' && SERVICE_NAMES.includes(p.name)).map((p) => p.name);
 }
 
 async function waitUntilReady(part, timeoutMs) {

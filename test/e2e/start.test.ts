@@ -1,5 +1,8 @@
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import type { Config } from '@wiki/config';
 import { cleanupConfig, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
+import WebSocket from 'ws';
+import * as Y from 'yjs';
 import { type Launch, launchPlatform } from './launch.js';
 
 /**
@@ -44,6 +47,7 @@ describe('npm start', () => {
         notification: 'UP',
         attachment: 'UP',
         export: 'UP',
+        collab: 'UP',
       },
       redis: 'UP',
     });
@@ -101,6 +105,24 @@ describe('npm start', () => {
     expect(exported.status).toBe(200);
     expect(exported.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''Hello.md");
     expect(await exported.text()).toBe('# Hello\n\n');
+
+    // The collaboration server opens the document over the gateway's /collab WebSocket.
+    const ydoc = new Y.Doc();
+    const socket = new HocuspocusProviderWebsocket({
+      url: `${gateway.replace(/^http/, 'ws')}/collab`,
+      WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+      autoConnect: false,
+    });
+    const provider = new HocuspocusProvider({ websocketProvider: socket, name: docId, document: ydoc, token });
+    provider.attach();
+    socket.connect().catch(() => undefined);
+    try {
+      await expect.poll(() => provider.isSynced, { timeout: 10_000, interval: 50 }).toBe(true);
+      expect(provider.authorizedScope).toBe('read-write');
+    } finally {
+      provider.destroy();
+      socket.destroy();
+    }
 
     const anonymous = await fetch(`${gateway}/api/v1/workspaces`);
     expect(anonymous.status).toBe(401);

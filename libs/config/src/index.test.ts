@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './index.js';
+import { ConfigError, loadConfig, SERVICE_NAMES } from './index.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'cfg-'));
 const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir(), ...env });
@@ -66,9 +66,11 @@ describe('loadConfig', () => {
       'search',
       'notification',
       'attachment',
+      'export',
+      'collab',
     ]);
     expect(load({ GATEWAY_SERVICES: ' workspace , mcp,workspace' }).gatewayServices).toEqual(['workspace', 'mcp']);
-    expect(load({ GATEWAY_SERVICES: 'all' }).gatewayServices).not.toContain('collab');
+    expect(load({ GATEWAY_SERVICES: 'all' }).gatewayServices).toEqual([...SERVICE_NAMES]);
     expect(load({}).trustProxy).toBe(false);
     expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(load({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');

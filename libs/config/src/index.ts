@@ -40,6 +40,7 @@ export const IMPLEMENTED_SERVICES: ServiceName[] = [
   'notification',
   'attachment',
   'export',
+  'collab',
 ];
 
 export type AuthProvider = 'dev' | 'oidc' | 'firebase';
@@ -214,7 +215,8 @@ export function databaseUrl(serverUrl: string, database: string): string {
 function serviceList(env: Env, varName: string, fallback: ServiceName[]): ServiceName[] {
   const raw = str(env, varName)?.trim();
   if (raw === undefined || raw === '') return [...fallback];
-  if (raw === 'all') return SERVICE_NAMES.filter((s) => s !== 'collab');
+  // The collaboration server answers /health/ready over HTTP beside its WebSocket: it counts too.
+  if (raw === 'all') return [...SERVICE_NAMES];
   const names = [
     ...new Set(
       raw
