@@ -7,6 +7,7 @@
 //                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
 //                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export]
 //                    [--export-requests=30] [--export-seconds=15] [--export-clients=8]
+//                    [--streams=1000] [--mention-rate=20] [--mention-duration=20]
 //
 // `--only=search` runs the search rows alone (their own hello-world included); so does `--only=attachment`.
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
@@ -15,7 +16,7 @@
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, platform, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +32,7 @@ import {
 } from './lib/attachment.js';
 import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
-import { fillNotifications } from './lib/notifications.js';
+import { fillNotifications, streamBench } from './lib/notifications.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, roundSuffix, writeReport } from './lib/report.js';
 import { fillSearchIndex, measureLag } from './lib/search.js';
@@ -62,6 +63,10 @@ const settings = {
   /** Documents created per second, and for how long, while the write → searchable lag is measured. */
   lagRate: num('lag-rate', 25),
   lagDurationS: num('lag-duration', 20),
+  /** Notification streams held by one replica, and the comment load of the mention → stream latency. */
+  streams: num('streams', 1000),
+  mentionRate: num('mention-rate', 20),
+  mentionDurationS: num('mention-duration', 20),
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
   only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment,export'),
   /** Export rows: requests per format one at a time, and the throughput runs' length and clients. */
@@ -97,6 +102,8 @@ const build = spawnSync(
     'services/search',
     'services/attachment',
     'services/export',
+    'services/comment',
+    'services/notification',
   ],
   { cwd: root, stdio: 'inherit' },
 );
@@ -107,6 +114,8 @@ const [gatewayPort, workspacePort, documentPort, searchPort, notificationPort, h
   await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
 /** The export API, then each export worker process (a worker listens for its health probes only). */
 const [exportPort, ...exportWorkerPorts] = await Promise.all([freePort(), freePort(), freePort()]);
+/** The comment service makes the mentions of the notification part. */
+const commentPort = await freePort();
 // The parts run as `npm start` and the images run them (scripts/lib/service-process.mjs).
 const env: Record<string, string> = {
   ...serviceEnv,
@@ -120,14 +129,15 @@ const env: Record<string, string> = {
   RATE_LIMIT_ENABLED: 'false',
   INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
   INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification', 'attachment', 'export']
-    .filter((s) => s === 'workspace' || s === 'document' || wanted.has(s))
+  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification', 'attachment', 'export', 'comment']
+    .filter((s) => s === 'workspace' || s === 'document' || wanted.has(s === 'comment' ? 'notification' : s))
     .join(','),
   PORT: String(gatewayPort),
   WORKSPACE_PORT: String(workspacePort),
   DOCUMENT_PORT: String(documentPort),
   SEARCH_PORT: String(searchPort),
   NOTIFICATION_PORT: String(notificationPort),
+  COMMENT_PORT: String(commentPort),
   ATTACHMENT_PORT: String(attachmentPort),
   EXPORT_PORT: String(exportPort),
   HOST: '127.0.0.1',
@@ -161,6 +171,13 @@ try {
       await startPart('search', join(root, 'services/search/dist/main.js'), env, searchPort, '/health/ready', [
         ...serviceNodeFlags,
         ...profile('search'),
+      ]),
+    );
+  if (wanted.has('notification'))
+    parts.push(
+      await startPart('comment', join(root, 'services/comment/dist/main.js'), env, commentPort, '/health/ready', [
+        ...serviceNodeFlags,
+        ...profile('comment'),
       ]),
     );
   if (wanted.has('notification'))
@@ -339,6 +356,22 @@ try {
   }
 
   if (wanted.has('notification')) {
+    const notificationPart = parts.find((p) => p.name === 'notification')!;
+    const streamReport = await streamBench({
+      gatewayUrl: gateway.url,
+      serviceUrl: notificationPart.url,
+      dataDir: config.dataDir,
+      ownerToken: token,
+      workspaceId,
+      streams: settings.streams,
+      mentionRate: settings.mentionRate,
+      mentionDurationS: settings.mentionDurationS,
+      rss: () => ({ notification: notificationPart.rssMiB(), gateway: gateway.rssMiB() }),
+      log,
+    });
+    const streamFile = `${streamReport.date.replace(/:/g, '-').replace(/\..+$/, '')}-notification.json`;
+    writeFileSync(join(root, 'bench/results', streamFile), `${JSON.stringify(streamReport, null, 2)}\n`);
+    log(`wrote bench/results/${streamFile}`);
     await fillNotifications(config.databaseUrls.notification, me.data.id, 500);
     for (const connections of [settings.connections, 50]) {
       await run('notification count', `${gateway.url}/api/v1/notifications/count`, connections, auth);
