@@ -59,10 +59,15 @@ export class NotificationStreams {
         this.refresh(userId);
       },
     });
+    // What was said while this replica was cut off from NATS is lost: look again for every stream.
+    const stopListening = bus.onReconnect(() => {
+      for (const userId of this.byUser.keys()) this.refresh(userId);
+    });
     this.heartbeat = setInterval(() => this.beat(), this.heartbeatMs);
     this.heartbeat.unref();
     return {
       stop: async () => {
+        stopListening();
         if (this.heartbeat) clearInterval(this.heartbeat);
         this.heartbeat = null;
         this.bus = null;
