@@ -5,11 +5,13 @@
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
-//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export]
+//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab]
 //                    [--export-requests=30] [--export-seconds=15] [--export-clients=8]
 //                    [--streams=1000] [--mention-rate=20] [--mention-duration=20]
 //
 // `--only=search` runs the search rows alone (their own hello-world included); so does `--only=attachment`.
+// `--only=collab` runs the collaboration rows (documents × editors typing through /collab: fan-out and memory;
+// --collab-documents=100 --collab-editors=5 --collab-rate=2 --collab-duration=20).
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
@@ -30,6 +32,7 @@ import {
   benchAttachments,
   writeAttachmentReport,
 } from './lib/attachment.js';
+import { benchCollab, type CollabBenchReport, writeCollabReport } from './lib/collab.js';
 import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { fillNotifications, streamBench } from './lib/notifications.js';
@@ -68,7 +71,12 @@ const settings = {
   mentionRate: num('mention-rate', 20),
   mentionDurationS: num('mention-duration', 20),
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
-  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment,export'),
+  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment,export,collab'),
+  /** Collaboration rows: open documents, editors on each, keystrokes per editor per second, seconds of typing. */
+  collabDocuments: num('collab-documents', 100),
+  collabEditors: num('collab-editors', 5),
+  collabRate: num('collab-rate', 2),
+  collabDurationS: num('collab-duration', 20),
   /** Export rows: requests per format one at a time, and the throughput runs' length and clients. */
   exportRequests: num('export-requests', 30),
   exportSeconds: num('export-seconds', 15),
@@ -104,6 +112,7 @@ const build = spawnSync(
     'services/export',
     'services/comment',
     'services/notification',
+    'services/collab',
   ],
   { cwd: root, stdio: 'inherit' },
 );
@@ -116,6 +125,7 @@ const [gatewayPort, workspacePort, documentPort, searchPort, notificationPort, h
 const [exportPort, ...exportWorkerPorts] = await Promise.all([freePort(), freePort(), freePort()]);
 /** The comment service makes the mentions of the notification part. */
 const commentPort = await freePort();
+const collabPort = await freePort();
 // The parts run as `npm start` and the images run them (scripts/lib/service-process.mjs).
 const env: Record<string, string> = {
   ...serviceEnv,
@@ -129,7 +139,7 @@ const env: Record<string, string> = {
   RATE_LIMIT_ENABLED: 'false',
   INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
   INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification', 'attachment', 'export', 'comment']
+  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification', 'attachment', 'export', 'comment', 'collab']
     .filter((s) => s === 'workspace' || s === 'document' || wanted.has(s === 'comment' ? 'notification' : s))
     .join(','),
   PORT: String(gatewayPort),
@@ -140,6 +150,9 @@ const env: Record<string, string> = {
   COMMENT_PORT: String(commentPort),
   ATTACHMENT_PORT: String(attachmentPort),
   EXPORT_PORT: String(exportPort),
+  COLLAB_PORT: String(collabPort),
+  // The collaboration server calls the gateway back (token checks, the internal document API).
+  GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
   HOST: '127.0.0.1',
 };
 const config = loadConfig({ ...process.env, ...env });
@@ -201,6 +214,13 @@ try {
         '/health/ready',
         [...serviceNodeFlags, ...profile('attachment')],
       ),
+    );
+  if (wanted.has('collab'))
+    parts.push(
+      await startPart('collab', join(root, 'services/collab/dist/main.js'), env, collabPort, '/health/ready', [
+        ...serviceNodeFlags,
+        ...profile('collab'),
+      ]),
     );
   // The export API and its workers apart (EXPORT_ROLE), so that the rows can add a second worker.
   const startExportWorker = async (n: number) => {
@@ -419,6 +439,41 @@ try {
       join(root, 'docs/PERFORMANCE.md'),
     );
     log(`wrote bench/results/${stamp}-attachment.json and the attachment section of docs/PERFORMANCE.md`);
+  }
+
+  if (wanted.has('collab')) {
+    const collabPart = parts.find((p) => p.name === 'collab')!;
+    const result = await benchCollab({
+      gatewayUrl: gateway.url,
+      token,
+      workspaceId,
+      collabRssMiB: () => collabPart.rssMiB(),
+      cpuMeters,
+      settings: {
+        documents: settings.collabDocuments,
+        editorsPerDocument: settings.collabEditors,
+        typingRate: settings.collabRate,
+        durationS: settings.collabDurationS,
+      },
+      log,
+    });
+    const report: CollabBenchReport = {
+      ...result,
+      date: new Date().toISOString(),
+      machine: {
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Math.round(totalmem() / 2 ** 30),
+        platform: platform(),
+      },
+      settings: { ...result.settings, loadAverageAtStart: loadBefore },
+    };
+    const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
+    writeCollabReport(report, join(root, 'bench/results', `${stamp}-collab.json`), join(root, 'docs/PERFORMANCE.md'));
+    log(
+      `collab: fan-out p50/p99 ${report.fanOutMs.p50}/${report.fanOutMs.p99} ms, ${report.mibPerOpenDocument} MiB per open document; wrote bench/results/${stamp}-collab.json`,
+    );
   }
 
   if (wanted.has('export')) {
