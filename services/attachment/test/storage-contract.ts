@@ -1,4 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { InvalidKeyError, type ObjectStorage, SizeMismatchError } from '../src/storage/index.js';
@@ -61,6 +64,26 @@ export function storageContract(name: string, open: () => Promise<{ storage: Obj
       const info = await storage.stat(key);
       expect(info?.size).toBe(body.length);
       expect(info?.lastModified).toBeInstanceOf(Date);
+    });
+
+    it('stores a file from disk; the caller may remove the file afterwards', async () => {
+      const key = `${prefix()}${randomUUID()}/spooled.bin`;
+      const body = randomBytes(100_000);
+      const dir = mkdtempSync(join(tmpdir(), 'attachment-spool-'));
+      try {
+        const path = join(dir, 'upload');
+        writeFileSync(path, body);
+        await storage.putFile(key, path, body.length, 'application/octet-stream');
+        rmSync(path, { force: true });
+        expect((await bytesOf((await storage.get(key)) as Readable)).equals(body)).toBe(true);
+        // A file whose size is not the one announced is refused.
+        writeFileSync(path, body);
+        const other = `${prefix()}${randomUUID()}/short.bin`;
+        await expect(storage.putFile(other, path, body.length + 1, 'application/octet-stream')).rejects.toThrow();
+        expect(await storage.stat(other)).toBeNull();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('gives back a byte range, both ends included', async () => {

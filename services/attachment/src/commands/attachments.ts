@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Actor } from '@wiki/auth';
 import { newEvent, publishInTx } from '@wiki/events';
@@ -99,7 +98,7 @@ export async function upload(
     const mimeType = sniffMime(spooled.head.subarray(0, SNIFF_BYTES), spooled.size);
     const { width, height } = dimensions(mimeType, spooled.head);
     const storageKey = storageKeyOf(ids.workspaceId, ids.documentId, id, fileName);
-    await ctx.storage.put(storageKey, createReadStream(spooled.path), spooled.size, mimeType);
+    await ctx.storage.putFile(storageKey, spooled.path, spooled.size, mimeType);
 
     let row: AttachmentRow | null;
     try {

@@ -64,6 +64,20 @@ export class LocalStorage implements ObjectStorage {
     }
   }
 
+  async putFile(key: string, source: string, size: number, contentType: string): Promise<void> {
+    const path = this.pathOf(key);
+    const info = await stat(source);
+    if (info.size !== size) throw new SizeMismatchError(size, info.size);
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      // A spool file on the same file system becomes the object without its bytes being copied.
+      await rename(source, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      await this.put(key, createReadStream(source), size, contentType);
+    }
+  }
+
   async get(key: string, range?: ByteRange): Promise<Readable | null> {
     const path = this.pathOf(key);
     const stream = createReadStream(path, range ? { start: range.start, end: range.end } : {});

@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Client } from 'minio';
@@ -74,6 +76,12 @@ export class S3Storage implements ObjectStorage {
       await this.delete(key).catch(() => undefined);
       throw new SizeMismatchError(size, seen);
     }
+  }
+
+  async putFile(key: string, path: string, size: number, contentType: string): Promise<void> {
+    const actual = (await stat(path)).size;
+    if (actual !== size) throw new SizeMismatchError(size, actual);
+    await this.put(key, createReadStream(path), size, contentType);
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable | null> {

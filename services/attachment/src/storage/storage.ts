@@ -29,6 +29,12 @@ export interface ObjectStorage {
   /** Throws when the store cannot be reached (readiness). */
   check(): Promise<void>;
   put(key: string, body: Readable, size: number, contentType: string): Promise<void>;
+  /**
+   * Stores the file at `path` (of `size` bytes) under `key`. The driver may move the file instead
+   * of copying it (the local one does, within one file system): the caller removes `path`
+   * afterwards if it is still there.
+   */
+  putFile(key: string, path: string, size: number, contentType: string): Promise<void>;
   /** The object's bytes (or `range` of them), or null when there is no such object. */
   get(key: string, range?: ByteRange): Promise<Readable | null>;
   stat(key: string): Promise<StoredObject | null>;
