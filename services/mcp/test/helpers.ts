@@ -3,10 +3,20 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startService as startGateway } from '@wiki/gateway';
 import { expectStatus, type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { startService as startDocument } from '../../document/src/service.js';
 import { startService as startSearch } from '../../search/src/service.js';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
 import { startService as startMcp } from '../src/service.js';
+
+/**
+ * The clients' connections, destroyed before the stack stops: an open stream or an idle keep-alive
+ * connection of the test's own would otherwise hold the gateway's graceful close.
+ */
+const clientAgent = new Agent({ keepAliveTimeout: 1_000 });
+export const clientFetch = ((input: string | URL | Request, init?: RequestInit) =>
+  undiciFetch(input as string, { ...(init as object), dispatcher: clientAgent })) as unknown as typeof fetch;
+export const closeClientConnections = () => clientAgent.destroy();
 
 export type TransportKind = 'sse' | 'http';
 export const TRANSPORTS: TransportKind[] = ['http', 'sse'];
@@ -52,7 +62,7 @@ export async function connect(
   stack: Stack,
   key: string,
   kind: TransportKind,
-  fetchImpl: typeof fetch = fetch,
+  fetchImpl: typeof fetch = clientFetch,
 ): Promise<Connected> {
   const requestInit = { headers: { 'X-Mcp-Api-Key': key } };
   const transport =
@@ -60,7 +70,13 @@ export async function connect(
       ? new SSEClientTransport(new URL(`${stack.gatewayUrl}/api/v1/mcp/sse`), { requestInit, fetch: fetchImpl })
       : new StreamableHTTPClientTransport(new URL(`${stack.gatewayUrl}/api/v1/mcp`), { requestInit, fetch: fetchImpl });
   const client = new Client({ name: 'wiki-test', version: '1.0.0' });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    // A refused stream must not stay open behind the failure (it would hold the gateway's shutdown).
+    await transport.close().catch(() => undefined);
+    throw error;
+  }
   return {
     client,
     async call(name, args = {}) {

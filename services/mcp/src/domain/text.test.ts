@@ -52,5 +52,7 @@ describe('pageOf', () => {
 });
 
 it('snippetText removes the marks and the escaping', () => {
-  expect(snippetText('a <mark>b&amp;c</mark> &lt;tag&gt; &quot;q&quot; &#39;s&#39;')).toBe('a b&c <tag> "q" \'s\'');
+  expect(snippetText('a <mark>b&amp;c</mark> &lt;tag&gt; &quot;q&quot; &#39;s&#39; &#38; &#x26; &bogus;')).toBe(
+    'a b&c <tag> "q" \'s\' & & &bogus;',
+  );
 });

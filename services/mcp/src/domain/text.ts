@@ -76,9 +76,17 @@ export function pageOf<T>(all: readonly T[], offset = 0, limit = LIST_MAX): List
   };
 }
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function entity(match: string, name: string): string {
+  if (name.startsWith('#')) {
+    const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+    return Number.isInteger(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
+  }
+  return ENTITIES[name] ?? match;
+}
 
 /** The search service's snippet (HTML-escaped, terms in <mark>) as plain text for an assistant. */
 export function snippetText(snippet: string): string {
-  return snippet.replace(/<\/?mark>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, (m) => ENTITIES[m] ?? m);
+  return snippet.replace(/<\/?mark>/g, '').replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-z]+);/g, entity);
 }

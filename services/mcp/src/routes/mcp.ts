@@ -3,7 +3,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { IDENTITY_HEADER, requireKind, requireUser } from '@wiki/auth';
 import { AppError, errorEnvelope, notFound, object, Type, uuid } from '@wiki/http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../clients/as-user.js';
 import { authInfoOf, createMcpServer, type ToolDeps } from '../tools/server.js';
 import type { SseSessions } from '../transport/sse-sessions.js';
@@ -28,31 +28,41 @@ const jsonRpcBody = Type.Unsafe<unknown>({ type: ['object', 'array'], descriptio
 export function registerMcpRoutes(app: FastifyInstance, deps: ToolDeps & { sessions: SseSessions }): void {
   const { sessions } = deps;
 
-  // Streamable HTTP, stateless: every POST gets a fresh server and transport, so any replica
+  // Streamable HTTP, stateless: every request gets a fresh server and transport, so any replica
   // answers any request and nothing outlives it.
-  app.route({
-    method: ['POST', 'DELETE'],
-    url: MCP_PATH,
-    onRequest: onlyMcpKeys,
-    schema: {
-      tags,
-      security,
-      summary: 'MCP Streamable HTTP transport (stateless; JSON responses)',
-      body: jsonRpcBody,
-      response: { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 415: errorEnvelope },
+  const streamable = async (request: FastifyRequest, reply: FastifyReply) => {
+    const caller = callerOf(request);
+    const server = createMcpServer(deps);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    reply.hijack();
+    // Closing the server closes its transport too.
+    reply.raw.on('close', () => void server.close());
+    await server.connect(transport);
+    Object.assign(request.raw, { auth: authInfoOf(caller) });
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  };
+  app.post(
+    MCP_PATH,
+    {
+      onRequest: onlyMcpKeys,
+      schema: {
+        tags,
+        security,
+        summary: 'MCP Streamable HTTP transport (stateless; JSON responses)',
+        body: jsonRpcBody,
+        response: { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 415: errorEnvelope },
+      },
     },
-    handler: async (request, reply) => {
-      const caller = callerOf(request);
-      const server = createMcpServer(deps);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      reply.hijack();
-      // Closing the server closes its transport too.
-      reply.raw.on('close', () => void server.close());
-      await server.connect(transport);
-      Object.assign(request.raw, { auth: authInfoOf(caller) });
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+    streamable,
+  );
+  app.delete(
+    MCP_PATH,
+    {
+      onRequest: onlyMcpKeys,
+      schema: { tags, security, summary: 'Ends a session: a stateless server has none, so this always succeeds' },
     },
-  });
+    streamable,
+  );
 
   // A stateless server has nothing to push: it offers no GET stream, which the protocol answers with 405.
   app.get(
@@ -120,6 +130,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: ToolDeps & { sessi
           404: errorEnvelope,
           413: errorEnvelope,
           415: errorEnvelope,
+          503: errorEnvelope,
         },
       },
     },
@@ -139,6 +150,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: ToolDeps & { sessi
           );
         case 'invalid':
           throw new AppError('VALIDATION_ERROR', 'The body is not a JSON-RPC message');
+        case 'no-answer':
+          throw new AppError('SERVICE_UNAVAILABLE', 'The replica holding this MCP session did not answer; try again');
       }
     },
   );

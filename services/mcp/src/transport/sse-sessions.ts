@@ -13,7 +13,7 @@ import { authInfoOf } from '../tools/server.js';
  * session owner's before the message enters the session.
  */
 
-export type Delivery = 'accepted' | 'not-found' | 'invalid' | 'too-large';
+export type Delivery = 'accepted' | 'not-found' | 'invalid' | 'too-large' | 'no-answer';
 
 /** Comment lines keep idle streams open through proxies and load balancers. */
 export const HEARTBEAT_MS = 25_000;
@@ -83,7 +83,9 @@ export class SseSessions {
     if (!session) return;
     this.sessions.delete(sessionId);
     clearInterval(session.heartbeat);
-    session.subscription?.unsubscribe();
+    // Drain, not unsubscribe: a message already on its way is still answered ("not-found") rather
+    // than dropped, which would leave its sender waiting for the timeout.
+    void session.subscription?.drain().catch(() => undefined);
   }
 
   /** Ends every stream (shutdown): clients reconnect to another replica. */
@@ -108,7 +110,11 @@ export class SseSessions {
       return reply.json<{ delivery: Delivery }>().delivery;
     } catch (error) {
       if (error instanceof RequestError && error.isNoResponders()) return 'not-found';
-      throw error;
+      this.options.logger.warn(
+        { sessionId, cause: (error as Error).message },
+        'the replica holding an MCP session did not answer',
+      );
+      return 'no-answer';
     }
   }
 
