@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { loadavg } from 'node:os';
 import { mintDevToken } from '@wiki/auth';
 import { createDatabasePool, sql } from '@wiki/db';
 
@@ -242,9 +243,13 @@ export async function holdStreams(opts: {
 
 export interface StreamBenchReport {
   date: string;
+  /** 1-minute load averages before each measurement: the machine is shared (2 cores). */
+  loadAverage: { beforeStreams: number; beforeMentions: number };
   held: HeldStreams;
   mention: MentionLatency;
 }
+
+const load1 = () => Math.round(loadavg()[0] * 100) / 100;
 
 /**
  * Issue 13 point 7: `streams` streams held by the notification replica (over 100 users), then the
@@ -274,7 +279,8 @@ export async function streamBench(opts: {
   };
   const users = [];
   for (let i = 0; i < 100; i++) users.push(await signIn(i));
-  opts.log(`holding ${opts.streams} streams of ${users.length} users through the gateway`);
+  const beforeStreams = load1();
+  opts.log(`holding ${opts.streams} streams of ${users.length} users through the gateway (load ${beforeStreams})`);
   const held = await holdStreams({
     gatewayUrl,
     serviceUrl: opts.serviceUrl,
@@ -294,7 +300,10 @@ export async function streamBench(opts: {
   );
   await post(`${gatewayUrl}/api/v1/invitations/${invite.inviteLink.split('/invite/')[1]}/accept`, mentioned.token, {});
   await new Promise((r) => setTimeout(r, 2000)); // the membership reaches the comment and notification projections
-  opts.log(`mention → stream: ${opts.mentionRate} comments/s with a mention for ${opts.mentionDurationS} s`);
+  const beforeMentions = load1();
+  opts.log(
+    `mention → stream: ${opts.mentionRate} comments/s with a mention for ${opts.mentionDurationS} s (load ${beforeMentions})`,
+  );
   const mention = await measureMentionToStream({
     gatewayUrl,
     authorToken: opts.ownerToken,
@@ -306,5 +315,5 @@ export async function streamBench(opts: {
   opts.log(
     `mention → stream: p50 ${mention.p50Ms} ms, p99 ${mention.p99Ms} ms, max ${mention.maxMs} ms (${mention.sent} sent, ${mention.failed} failed, ${mention.missing} missing)`,
   );
-  return { date: new Date().toISOString(), held, mention };
+  return { date: new Date().toISOString(), loadAverage: { beforeStreams, beforeMentions }, held, mention };
 }
