@@ -1,3 +1,4 @@
+import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDocument } from '../src/domain/model.js';
 import { renderHtml } from '../src/render/html.js';
@@ -32,6 +33,29 @@ describe('PdfRenderer', () => {
     expect(await pdfText(Buffer.from(pdf))).toContain('after the crash');
     const after = await renderer.browserProcessId();
     expect(after).not.toBe(before);
+  });
+
+  it('renders again after its pages crashed (a crashed page is not handed out again)', async () => {
+    await Promise.all([renderer.render(html('one')), renderer.render(html('two'))]);
+    const outside = await puppeteer.connect({ browserWSEndpoint: await renderer.browserEndpoint() });
+    try {
+      const pages = await outside.pages();
+      expect(pages.length).toBeGreaterThan(0);
+      await Promise.all(
+        pages.map(async (page) => {
+          const crashed = new Promise((resolve) => page.once('error', resolve));
+          const session = await page.createCDPSession();
+          // Page.crash never answers (the page is gone): wait for the crash instead.
+          void session.send('Page.crash').catch(() => undefined);
+          await crashed;
+        }),
+      );
+    } finally {
+      outside.disconnect();
+    }
+    expect(await pdfText(Buffer.from(await renderer.render(html('after the page crash'))))).toContain(
+      'after the page crash',
+    );
   });
 
   it('keeps one browser across renders (pages are reused, not browsers)', async () => {

@@ -3,6 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
 
+/** A render that overran its time: its page was thrown away. */
+export class RenderTimeoutError extends Error {
+  override name = 'RenderTimeoutError';
+  constructor(ms: number) {
+    super(`the render took longer than ${ms} ms`);
+  }
+}
+
 export interface PdfRendererOptions {
   /** Debian's Chromium by default (CHROMIUM_PATH). */
   executablePath: string;
@@ -74,6 +82,12 @@ export class PdfRenderer {
   private async newPage(): Promise<Page> {
     const browser = await this.launch();
     const page = await browser.newPage();
+    // A page that crashes while idle must not be handed out again.
+    page.once('error', () => {
+      const at = this.idle.indexOf(page);
+      if (at !== -1) this.idle.splice(at, 1);
+      void page.close().catch(() => undefined);
+    });
     await page.setJavaScriptEnabled(false);
     await page.setRequestInterception(true);
     // Only the inlined images (data: URLs) load; everything else (http, file, ws, ...) is refused
@@ -111,10 +125,14 @@ export class PdfRenderer {
     try {
       return await this.renderOnce(html, options);
     } catch (error) {
-      if (browser.connected || this.closed) throw error;
-      this.options.logger?.warn({ err: error }, 'Chromium died during a render; launching it again');
-      if (this.browser && (await this.browser) === browser) this.browser = undefined;
-      this.idle.length = 0;
+      // A stuck render is not tried again here (the job's retry decides); a crash is, once: the
+      // page (reused, perhaps crashed while idle) is gone, and a dead browser is replaced.
+      if (error instanceof RenderTimeoutError || this.closed) throw error;
+      if (!browser.connected) {
+        this.options.logger?.warn({ err: error }, 'Chromium died during a render; launching it again');
+        if (this.browser && (await this.browser) === browser) this.browser = undefined;
+        this.idle.length = 0;
+      }
       return this.renderOnce(html, options);
     }
   }
@@ -129,7 +147,7 @@ export class PdfRenderer {
     crashed.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const stuck = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the render took longer than ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(() => reject(new RenderTimeoutError(timeoutMs)), timeoutMs);
     });
     try {
       const work = (async () => {
@@ -156,6 +174,11 @@ export class PdfRenderer {
         void page.close().catch(() => undefined);
       }
     }
+  }
+
+  /** For tests: the browser's DevTools endpoint, to crash one of its pages from outside. */
+  async browserEndpoint(): Promise<string> {
+    return (await this.launch()).wsEndpoint();
   }
 
   /** For tests and operators: the browser process, to see it recover when it dies. */
