@@ -65,7 +65,7 @@ export function tenPageDocument(): unknown[] {
       });
     }
     blocks.push({ type: 'heading', props: { level: 3 }, content: [t(`Checklist ${s}`)] });
-    for (let i = 0; i < 4; i += 1) {
+    for (let i = 0; i < 3; i += 1) {
       blocks.push({ type: 'bulletListItem', content: [t(sentence(s + i, 8))] });
       blocks.push({ type: 'checkListItem', props: { checked: i % 2 === 0 }, content: [t(sentence(i, 6))] });
     }
