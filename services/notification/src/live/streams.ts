@@ -180,12 +180,18 @@ class StreamClient {
     do {
       this.again = false;
       if (this.cursor === null) this.cursor = await lastSeqOf(this.pool, this.userId);
+      // The first page and the count side by side: one wait per change instead of two. A change
+      // committed between the two reads has its own message coming, which makes a next look.
+      let [rows, count] = await Promise.all([
+        notificationsAfter(this.pool, this.userId, this.cursor, CATCH_UP_PAGE),
+        countUnread(this.pool, this.userId),
+      ]);
       for (;;) {
-        const rows = await notificationsAfter(this.pool, this.userId, this.cursor, CATCH_UP_PAGE);
         for (const row of rows) this.sendNotification(row);
         if (rows.length < CATCH_UP_PAGE || this.closed) break;
+        rows = await notificationsAfter(this.pool, this.userId, this.cursor, CATCH_UP_PAGE);
+        count = await countUnread(this.pool, this.userId);
       }
-      const count = await countUnread(this.pool, this.userId);
       if (count !== this.lastCount && !this.closed) {
         this.lastCount = count;
         this.write(`id: ${this.cursor}\nevent: unread-count\ndata: ${JSON.stringify({ unreadCount: count })}\n\n`);
