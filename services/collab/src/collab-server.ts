@@ -45,6 +45,8 @@ interface Room {
   lastJson: string;
   /** Whether this room ever held content: only then may an edit's empty document replace it. */
   sawContent: boolean;
+  /** The text of lastJson: a document.updated carrying exactly it is this room's own save. */
+  lastPlainText: string;
   /** The local id of the user whose edit came last (lastEditedBy). */
   lastEditorId?: string;
   /** REST writes are taken in one at a time. */
@@ -180,6 +182,7 @@ export class CollabServer {
       savedHash: hashOf(Y.encodeStateAsUpdate(document)),
       lastJson: JSON.stringify(blocks),
       sawContent: !isEmptyContent(blocks),
+      lastPlainText: plainTextOf(blocks),
       refreshing: Promise.resolve(),
     });
   }
@@ -263,14 +266,16 @@ export class CollabServer {
       }
       const json = JSON.stringify(blocks);
       const contentChanged = json !== room.lastJson;
+      const plainText = plainTextOf(blocks);
       try {
         await this.api.save(documentId, {
           state,
           contentRevision: room.revision,
-          ...(contentChanged ? { jsonContent: json, plainText: plainTextOf(blocks), idpUid: room.lastEditorId } : {}),
+          ...(contentChanged ? { jsonContent: json, plainText, idpUid: room.lastEditorId } : {}),
         });
         room.savedHash = hash;
         room.lastJson = json;
+        room.lastPlainText = plainText;
         if (!empty) room.sawContent = true;
         return;
       } catch (error) {
@@ -319,6 +324,7 @@ export class CollabServer {
       }, REFRESH);
       const blocks = await blocksOf(document);
       room.lastJson = JSON.stringify(blocks);
+      room.lastPlainText = plainTextOf(blocks);
       if (!isEmptyContent(blocks)) room.sawContent = true;
       return true;
     });
@@ -334,6 +340,17 @@ export class CollabServer {
       count += 1;
     }
     return count;
+  }
+
+  /**
+   * A content write announced by document.updated: taken into the room unless its text is exactly
+   * what this room last stored (its own save; every replica but the saver still looks). A write
+   * that changed formatting alone is caught by the next save's 409 instead.
+   */
+  contentWritten(documentId: string, plainText: string | undefined): Promise<boolean> {
+    const room = this.rooms.get(documentId);
+    if (!room || (plainText !== undefined && plainText === room.lastPlainText)) return Promise.resolve(false);
+    return this.refresh(documentId);
   }
 
   /** Drops the connections (the client is told why: a Hocuspocus close message with the reason). */

@@ -27,7 +27,10 @@ export function subscribeToEvents(
     'document.updated': (data) => {
       const changed = Array.isArray(data.changed) ? data.changed : [];
       if (typeof data.id === 'string' && changed.includes('content') && server.rooms.has(data.id)) {
-        server.refresh(data.id).catch((error: unknown) => {
+        // A cut text says nothing about the whole: look.
+        const text =
+          typeof data.plainText === 'string' && data.plainTextTruncated !== true ? data.plainText : undefined;
+        server.contentWritten(data.id, text).catch((error: unknown) => {
           log.warn({ err: error, documentId: data.id }, 'collab: a content write could not be taken into the room');
         });
       }

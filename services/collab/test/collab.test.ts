@@ -2,6 +2,7 @@ import {
   addMember,
   type CreatedDocument,
   createDocument,
+  createWorkspace,
   eventually,
   paragraph,
   type SignedInUser,
@@ -143,6 +144,40 @@ describe('collaboration through the gateway (Hocuspocus provider clients)', () =
       expect(content).toContain('typed after REST');
     });
     expect((await restDocument(t, owner.token, doc.id)).content).not.toContain('live one');
+  });
+
+  it('a REST write to a closed room wins over its stored state; an edit that empties the page is stored', async () => {
+    const doc = await newDoc('Closed room', 'first words');
+    const e = await synced(await open(doc.id, editor));
+    typeParagraph(e.doc, 'typed live');
+    await eventually(async () => expect((await restDocument(t, owner.token, doc.id)).content).toContain('typed live'));
+    e.destroy();
+    const put = await t.request('PUT', `/api/v1/documents/${doc.id}`, {
+      token: owner.token,
+      body: { content: [paragraph('written while nobody edited')] },
+    });
+    expect(put.status).toBe(200);
+    const again = await synced(await open(doc.id, editor));
+    expect(again.text()).toBe('written while nobody edited');
+
+    // Deleting every block is an edit: the empty page is stored.
+    again.doc.transact(() => {
+      const fragment = again.doc.getXmlFragment('document-store');
+      fragment.delete(0, fragment.length);
+    });
+    await eventually(async () => {
+      const content = (await restDocument(t, owner.token, doc.id)).content;
+      expect(content).not.toContain('written while nobody edited');
+    });
+  });
+
+  it('revocation: deleting the workspace closes its rooms', async () => {
+    const other = await createWorkspace(t, owner, { name: 'Short-lived' });
+    const doc = await createDocument(t, owner, { workspaceId: other.id, title: 'Gone soon', content: [] });
+    const e = await synced(await open(doc.id, owner));
+    const deleted = await t.request('DELETE', `/api/v1/workspaces/${other.id}`, { token: owner.token });
+    expect([200, 204]).toContain(deleted.status);
+    await eventually(() => expect(e.stateless.map((s) => JSON.parse(s).reason)).toContain('workspace-deleted'));
   });
 
   it('search finds text typed in the editor', async () => {
