@@ -5,13 +5,15 @@
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
-//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab]
+//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp]
 //                    [--export-requests=30] [--export-seconds=15] [--export-clients=8]
 //                    [--streams=1000] [--mention-rate=20] [--mention-duration=20]
 //
 // `--only=search` runs the search rows alone (their own hello-world included); so does `--only=attachment`.
 // `--only=collab` runs the collaboration rows (documents × editors typing through /collab: fan-out and memory;
 // --collab-documents=100 --collab-editors=5 --collab-rate=2 --collab-duration=20).
+// `--only=mcp` runs the MCP rows (tools/list and a wikiGetDocument call over Streamable HTTP at 10 and 50
+// connections beside hello-world; an SDK client's connect + list + call time over both transports).
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
@@ -35,6 +37,7 @@ import {
 import { benchCollab, type CollabBenchReport, writeCollabReport } from './lib/collab.js';
 import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
+import { benchMcp } from './lib/mcp.js';
 import { fillNotifications, streamBench } from './lib/notifications.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, roundSuffix, writeReport } from './lib/report.js';
@@ -71,7 +74,7 @@ const settings = {
   mentionRate: num('mention-rate', 20),
   mentionDurationS: num('mention-duration', 20),
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
-  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment,export,collab'),
+  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp'),
   /** Collaboration rows: open documents, editors on each, keystrokes per editor per second, seconds of typing. */
   collabDocuments: num('collab-documents', 100),
   collabEditors: num('collab-editors', 5),
@@ -113,6 +116,7 @@ const build = spawnSync(
     'services/comment',
     'services/notification',
     'services/collab',
+    'services/mcp',
   ],
   { cwd: root, stdio: 'inherit' },
 );
@@ -126,6 +130,7 @@ const [exportPort, ...exportWorkerPorts] = await Promise.all([freePort(), freePo
 /** The comment service makes the mentions of the notification part. */
 const commentPort = await freePort();
 const collabPort = await freePort();
+const mcpPort = await freePort();
 // The parts run as `npm start` and the images run them (scripts/lib/service-process.mjs).
 const env: Record<string, string> = {
   ...serviceEnv,
@@ -139,7 +144,17 @@ const env: Record<string, string> = {
   RATE_LIMIT_ENABLED: 'false',
   INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
   INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  GATEWAY_SERVICES: ['workspace', 'document', 'search', 'notification', 'attachment', 'export', 'comment', 'collab']
+  GATEWAY_SERVICES: [
+    'workspace',
+    'document',
+    'search',
+    'notification',
+    'attachment',
+    'export',
+    'comment',
+    'collab',
+    'mcp',
+  ]
     .filter((s) => s === 'workspace' || s === 'document' || wanted.has(s === 'comment' ? 'notification' : s))
     .join(','),
   PORT: String(gatewayPort),
@@ -151,6 +166,7 @@ const env: Record<string, string> = {
   ATTACHMENT_PORT: String(attachmentPort),
   EXPORT_PORT: String(exportPort),
   COLLAB_PORT: String(collabPort),
+  MCP_PORT: String(mcpPort),
   // The collaboration server calls the gateway back (token checks, the internal document API).
   GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
   HOST: '127.0.0.1',
@@ -214,6 +230,13 @@ try {
         '/health/ready',
         [...serviceNodeFlags, ...profile('attachment')],
       ),
+    );
+  if (wanted.has('mcp'))
+    parts.push(
+      await startPart('mcp', join(root, 'services/mcp/dist/main.js'), env, mcpPort, '/health/ready', [
+        ...serviceNodeFlags,
+        ...profile('mcp'),
+      ]),
     );
   if (wanted.has('collab'))
     parts.push(
@@ -402,6 +425,46 @@ try {
         auth,
       );
     }
+  }
+
+  if (wanted.has('mcp')) {
+    const keyRes = await fetch(`${gateway.url}/api/v1/users/me/mcp-keys`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench' }),
+    });
+    const key = ((await keyRes.json()) as { data: { key: string } }).data.key;
+    const docRes = await fetch(`${gateway.url}/api/v1/documents`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        workspaceId,
+        title: 'MCP bench page',
+        content: Array.from({ length: 20 }, (_, i) => ({
+          type: 'paragraph',
+          content: [{ type: 'text', text: `Paragraph ${i + 1}: ${'words of a wiki page '.repeat(10)}`, styles: {} }],
+        })),
+      }),
+    });
+    const mcpDocumentId = ((await docRes.json()) as { data: { id: string } }).data.id;
+    const mcp = await benchMcp({
+      gatewayUrl: gateway.url,
+      helloUrl: hello.url,
+      key,
+      documentId: mcpDocumentId,
+      durationS: settings.durationS,
+      cpuMeters,
+      log,
+    });
+    scenarios.push(
+      ...mcp.rows.map((r) => (r.scenario === 'hello-world' ? { ...r, scenario: 'hello-world (mcp rows)' } : r)),
+    );
+    const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..+$/, '');
+    writeFileSync(
+      join(root, 'bench/results', `${stamp}-mcp.json`),
+      `${JSON.stringify({ date: new Date().toISOString(), rows: mcp.rows, clientStart: mcp.start, rssMiB: rssOfParts() }, null, 2)}\n`,
+    );
+    log(`wrote bench/results/${stamp}-mcp.json`);
   }
 
   if (wanted.has('attachment')) {

@@ -48,6 +48,7 @@ describe('npm start', () => {
         attachment: 'UP',
         export: 'UP',
         collab: 'UP',
+        mcp: 'UP',
       },
       redis: 'UP',
     });
@@ -84,6 +85,34 @@ describe('npm start', () => {
     // The notification service answers through the gateway.
     const count = await fetch(`${gateway}/api/v1/notifications/count`, { headers: auth });
     expect(await count.json()).toEqual({ success: true, data: { unreadCount: 0 } });
+
+    // The MCP service answers a tool call through the gateway with a key of the user's.
+    const keyRes = await fetch(`${gateway}/api/v1/users/me/mcp-keys`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'e2e' }),
+    });
+    expect(keyRes.status).toBe(201);
+    const mcpKey = ((await keyRes.json()) as { data: { key: string } }).data.key;
+    const toolCall = await fetch(`${gateway}/api/v1/mcp`, {
+      method: 'POST',
+      headers: {
+        'x-mcp-api-key': mcpKey,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'wikiListDocuments', arguments: { workspaceId } },
+      }),
+    });
+    expect(toolCall.status).toBe(200);
+    const answer = (await toolCall.json()) as { result: { content: Array<{ text: string }> } };
+    expect(JSON.parse(answer.result.content[0].text).documents).toEqual([
+      expect.objectContaining({ id: docId, title: 'Hello' }),
+    ]);
 
     // The attachment service takes an upload through the gateway and serves it back.
     const form = new FormData();

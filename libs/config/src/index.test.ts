@@ -68,6 +68,7 @@ describe('loadConfig', () => {
       'attachment',
       'export',
       'collab',
+      'mcp',
     ]);
     expect(load({ GATEWAY_SERVICES: ' workspace , mcp,workspace' }).gatewayServices).toEqual(['workspace', 'mcp']);
     expect(load({ GATEWAY_SERVICES: 'all' }).gatewayServices).toEqual([...SERVICE_NAMES]);

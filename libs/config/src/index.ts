@@ -41,6 +41,7 @@ export const IMPLEMENTED_SERVICES: ServiceName[] = [
   'attachment',
   'export',
   'collab',
+  'mcp',
 ];
 
 export type AuthProvider = 'dev' | 'oidc' | 'firebase';
