@@ -134,6 +134,14 @@ export class CollabServer {
         if (room && user && transactionOrigin && transactionOrigin !== REFRESH) room.lastEditorId = user.id;
       },
       onStoreDocument: ({ documentName, document }) => this.store(documentName, document),
+      // Changes that came only from other replicas are stored by the replica whose client made
+      // them; should that one die before its debounce ran out, the room's last replica stores
+      // them when it closes the room. A store that fails does not keep the room in memory.
+      beforeUnloadDocument: async ({ documentName, document }) => {
+        await this.store(documentName, document).catch((error: unknown) => {
+          this.log.error({ err: error, documentId: documentName }, 'collab: a closing room could not be stored');
+        });
+      },
       afterUnloadDocument: async ({ documentName }) => {
         this.replication?.leave(documentName);
         this.rooms.delete(documentName);

@@ -94,6 +94,40 @@ describe('collaboration replicas and restarts', () => {
     }
   });
 
+  it('a replica that dies before storing loses nothing its peer holds, and awareness crosses replicas', async () => {
+    // Replica A stores only after a minute: it will die first.
+    const slow = await startCollab({ ...t.config, collab: { debounceMs: 60_000, maxDebounceMs: 60_000 } });
+    await slow.app.listen({ port: 0, host: '127.0.0.1' });
+    replicas.push(slow);
+    const aUrl = `ws://127.0.0.1:${(slow.app.server.address() as AddressInfo).port}/collab`;
+    const b = await startReplica();
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Fragile', content: [paragraph('base')] });
+    const onA = await open(aUrl, doc.id, owner);
+    const onB = await open(b.url, doc.id, editor);
+    typeParagraph(onA.doc, 'only in memory on A');
+    onA.provider.setAwarenessField('user', { name: 'Not Olivia', color: '#00ff00' });
+    await eventually(() => expect(onB.text()).toContain('only in memory on A'));
+    await eventually(() => {
+      const fromA = onB.provider.awareness!.getStates().get(onA.doc.clientID);
+      expect(fromA?.user).toEqual({ id: owner.id, name: 'Olivia Owner', color: '#00ff00' });
+    });
+
+    // A dies without storing (its stores are cut off, then it stops).
+    (slow.server as unknown as { store: () => Promise<void> }).store = async () => undefined;
+    onA.destroy();
+    await slow.stop();
+    replicas.splice(replicas.indexOf(slow), 1);
+    expect((await restDocument(t, owner.token, doc.id)).content).not.toContain('only in memory on A');
+
+    // B held A's update; closing the room there stores it.
+    onB.destroy();
+    await eventually(async () =>
+      expect((await restDocument(t, owner.token, doc.id)).content).toContain('only in memory on A'),
+    );
+    await b.replica.stop();
+    replicas.splice(replicas.indexOf(b.replica), 1);
+  });
+
   it('a room survives a restart of the collaboration server; opening and leaving without edits writes nothing', async () => {
     const first = await startReplica();
     t.config.urls.collab = first.replica.app.listeningOrigin;
