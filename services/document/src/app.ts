@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from './context.js';
 import { batchedDocumentInserts } from './db/document-inserts.js';
 import { createPreparedStatements, type PreparedStatements } from './db/prepared-statements.js';
+import { rememberedWorkspaceOf } from './db/workspace-of.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
@@ -48,10 +49,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', () => owned.end());
     prepared = owned;
   }
+  const wakeRelay = deps.wakeRelay ?? (() => {});
   const ctx: DocumentContext = {
     pool,
     prepared,
-    insertDocument: batchedDocumentInserts(prepared, deps.wakeRelay ?? (() => {})),
+    workspaceOf: rememberedWorkspaceOf(pool),
+    wakeRelay,
+    insertDocument: batchedDocumentInserts(prepared, wakeRelay),
     membership:
       deps.membership ?? createMembershipAccess({ pool, client: peers, service: 'document', logger: app.log }),
     users: createUsersProjection({ pool, client: peers, logger: app.log }),

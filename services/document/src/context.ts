@@ -9,6 +9,10 @@ export interface DocumentContext {
   pool: DatabasePool;
   /** The hottest read and write, as prepared statements on their own pool (db/prepared-statements.ts). */
   prepared: PreparedStatements;
+  /** The workspace of a document, remembered (db/workspace-of.ts). */
+  workspaceOf(documentId: string): Promise<string | null>;
+  /** Wakes the outbox relay after a prepared statement (not the kit's pool) committed events. */
+  wakeRelay(): void;
   /** Creations, written in batches (db/document-inserts.ts). */
   insertDocument: InsertDocument;
   membership: MembershipAccess;

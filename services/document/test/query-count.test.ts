@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { type MembershipAccess, membershipMigrations, mintIdentityToken, usersProjectionMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
-import { createEnvelope, eventsMigrations } from '@wiki/events';
-import { cleanupConfig, countingStatements, ISO_RE, isolatedConfig } from '@wiki/testing';
+import { createEnvelope, eventsMigrations, parseEventData } from '@wiki/events';
+import { cleanupConfig, countingStatements, ISO_RE, isolatedConfig, readOutbox } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { DocumentDetail, ListItem } from '../src/db/documents.js';
@@ -36,6 +36,7 @@ const insertBatches: number[] = [];
 function countingPrepared(prepared: PreparedStatements, counter: { add(): void }): PreparedStatements {
   return {
     findDetail: (id) => (counter.add(), prepared.findDetail(id)),
+    updateFields: (...args) => (counter.add(), prepared.updateFields(...args)),
     listChildren: (workspaceId, parentId) => (counter.add(), prepared.listChildren(workspaceId, parentId)),
     insertDocuments: (documents) => (
       counter.add(), insertBatches.push(documents.length), prepared.insertDocuments(documents)
@@ -193,6 +194,69 @@ describe('queries per request', () => {
     expect(children).toHaveLength(99);
     for (const item of [...roots, ...children]) expect(ListItem.row.strict().parse(item)).toEqual(item);
     expect(children[0].updatedAt).toMatch(ISO_RE);
+  });
+
+  it('edits a document in one statement that also writes its event and answers it as the GET reads it', async () => {
+    const id = await pool.oneFirst(
+      sql.unsafe`SELECT id FROM documents WHERE workspace_id = ${workspaceId} AND parent_id IS NULL LIMIT 1`,
+    );
+    const put = (payload: object) =>
+      app.inject({ method: 'PUT', url: `/api/v1/documents/${id}`, headers: { 'x-wiki-identity': token }, payload });
+    expect((await put({ title: 'warm' })).statusCode).toBe(200); // the document's workspace is now remembered
+    counter.reset();
+    const res = await put({
+      title: 'Edited',
+      icon: '📘',
+      content: [{ type: 'paragraph', content: 'four words of text' }],
+    });
+    expect(res.statusCode).toBe(200);
+    expect(counter.count()).toBe(1);
+    const read = await app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${id}`,
+      headers: { 'x-wiki-identity': token },
+    });
+    expect(res.json().data).toEqual(read.json().data);
+    expect(res.json().data).toMatchObject({ title: 'Edited', icon: '📘', wordCount: 4, childCount: 99 });
+
+    // The event the statement built is the contract's, with the row's state and the answer's time.
+    const [event] = (await readOutbox(pool, 'document.updated')).filter((e) => e.data.id === id).slice(-1);
+    expect(parseEventData('document.updated', event.data)).toEqual({
+      id,
+      workspaceId,
+      parentId: null,
+      title: 'Edited',
+      icon: '📘',
+      isArchived: false,
+      isPublished: false,
+      isTemplate: false,
+      updatedAt: res.json().data.updatedAt,
+      plainText: 'four words of text',
+      plainTextTruncated: false,
+      changed: ['title', 'content', 'icon'],
+    });
+    expect(event).toMatchObject({ type: 'document.updated', actorId: userId, workspaceId });
+
+    // An archived document changes nothing and writes no event.
+    await pool.query(sql.unsafe`UPDATE documents SET is_archived = true, archive_root_id = id WHERE id = ${id}`);
+    const events = (await readOutbox(pool, 'document.updated')).length;
+    const refused = await put({ title: 'Not while archived' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.code).toBe('CONFLICT');
+    expect(await pool.oneFirst(sql.unsafe`SELECT title FROM documents WHERE id = ${id}`)).toBe('Edited');
+    expect((await readOutbox(pool, 'document.updated')).length).toBe(events);
+    await pool.query(sql.unsafe`UPDATE documents SET is_archived = false, archive_root_id = NULL WHERE id = ${id}`);
+    expect(await put({ title: 'x' }).then((r) => r.statusCode)).toBe(200);
+    expect(
+      (
+        await app.inject({
+          method: 'PUT',
+          url: `/api/v1/documents/${randomUUID()}`,
+          headers: { 'x-wiki-identity': token },
+          payload: { title: 'y' },
+        })
+      ).statusCode,
+    ).toBe(404);
   });
 
   describe('creating documents at the same time', () => {

@@ -1,7 +1,7 @@
 import type { Role } from '@wiki/auth';
 import { conflict, notFound } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
-import { type DocumentState, findWorkspaceOf } from '../db/documents.js';
+import type { DocumentState } from '../db/documents.js';
 
 /**
  * The workspace of a document the user may act on with at least `minimum`: 404 when the document
@@ -16,7 +16,7 @@ export async function requireDocumentRole(
   minimum: Role,
   requestId?: string,
 ): Promise<string> {
-  const workspaceId = await findWorkspaceOf(ctx.pool, documentId);
+  const workspaceId = await ctx.workspaceOf(documentId);
   if (!workspaceId) throw notFound('Document');
   await ctx.membership.requireRole(workspaceId, userId, minimum, 'Document', requestId);
   return workspaceId;
@@ -29,5 +29,8 @@ export async function requireDocumentRole(
  * commits meanwhile is seen. Deleting and unpublishing stay allowed.
  */
 export function requireNotArchived(doc: DocumentState, doing: string): void {
-  if (doc.isArchived) throw conflict(`This document is archived; restore it before ${doing} it`);
+  if (doc.isArchived) throw archivedConflict(doing);
 }
+
+/** The 409 for a change to an archived document. */
+export const archivedConflict = (doing: string) => conflict(`This document is archived; restore it before ${doing} it`);

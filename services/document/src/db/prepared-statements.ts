@@ -1,4 +1,4 @@
-import { type EventEnvelope, insertEnvelopesSql } from '@wiki/events';
+import { EVENT_TEXT_MAX_BYTES, type EventEnvelope, insertEnvelopesSql } from '@wiki/events';
 import pg from 'pg';
 import { DocumentDetail, ListItem, type NewDocument } from './documents.js';
 
@@ -14,10 +14,25 @@ export interface PreparedStatements {
   findDetail(id: string): Promise<DocumentDetail | null>;
   /** Visible documents directly under `parentId` (the workspace's roots when null), in sibling order. */
   listChildren(workspaceId: string, parentId: string | null): Promise<ListItem[]>;
+  /** See UPDATE_FIELDS: the document as a GET reads it after the change, or why nothing changed. */
+  updateFields(id: string, actorId: string, fields: FieldsUpdate, template: EventEnvelope): Promise<FieldsUpdated>;
   /** See INSERT_DOCUMENTS. Answers the inserted documents by id; a document missing there was not inserted. */
   insertDocuments(documents: readonly NewDocumentWithEvent[]): Promise<Map<string, DocumentDetail>>;
   end(): Promise<void>;
 }
+
+/** The fields a PUT changes without archiving or restoring; an absent field stays as it is. */
+export interface FieldsUpdate {
+  title?: string;
+  content?: { json: string; plainText: string; excerpt: string; wordCount: number };
+  icon?: string | null;
+  coverImageUrl?: string | null;
+}
+
+export type FieldsUpdated =
+  | { outcome: 'updated'; document: DocumentDetail }
+  | { outcome: 'archived' } // read-only until restored: nothing changed
+  | { outcome: 'missing' };
 
 /** A document to insert and its document.created envelope (data.updatedAt is stamped on insert). */
 export interface NewDocumentWithEvent {
@@ -46,6 +61,55 @@ const LIST_CHILDREN = {
   text: `SELECT ${listItem.columns} FROM documents d ${listItem.joins}
     WHERE d.workspace_id = $1 AND d.parent_id = $2 AND NOT d.is_archived
     ORDER BY d.position, d.created_at, d.id`,
+};
+
+/**
+ * PUT /documents/{id} without isArchived, in ONE statement (its own transaction): the row is locked,
+ * changed unless archived, and answered as the GET reads it, and its document.updated event is
+ * written with it. The event's data is built here from the changed row (the template holds the
+ * envelope's id, time, actor and `data.changed`). Its plain text is cut to the events' cap: whole
+ * when its JSON fits (the usual case), else cut to a sixth of the cap in characters (a character
+ * costs at most 6 bytes of JSON) and flagged, as the contract lets a consumer fetch the whole text.
+ * A content change also bumps content_revision, which the collaboration server watches.
+ */
+const UPDATE_FIELDS = {
+  name: 'update_fields_v1',
+  text: `
+  WITH cur AS MATERIALIZED (
+    SELECT id, is_archived FROM documents WHERE id = $1 FOR UPDATE
+  ),
+  doc AS (
+    UPDATE documents d SET
+      title = CASE WHEN $3::bool THEN $4::text ELSE d.title END,
+      content = CASE WHEN $5::bool THEN $6::text ELSE d.content END,
+      plain_text = CASE WHEN $5::bool THEN $7::text ELSE d.plain_text END,
+      excerpt = CASE WHEN $5::bool THEN $8::text ELSE d.excerpt END,
+      word_count = CASE WHEN $5::bool THEN $9::int ELSE d.word_count END,
+      content_revision = CASE WHEN $5::bool THEN d.content_revision + 1 ELSE d.content_revision END,
+      icon = CASE WHEN $10::bool THEN $11::text ELSE d.icon END,
+      cover_image_url = CASE WHEN $12::bool THEN $13::text ELSE d.cover_image_url END,
+      last_edited_by = $2::uuid,
+      updated_at = now()
+    FROM cur WHERE d.id = cur.id AND NOT cur.is_archived
+    RETURNING d.*
+  ),
+  detail AS MATERIALIZED (
+    SELECT ${detail.columns} FROM doc d ${detail.joins}
+  ),
+  event AS (${insertEnvelopesSql(`
+    SELECT jsonb_set($14::jsonb, '{data}', jsonb_build_object(
+      'id', d.id, 'workspaceId', d.workspace_id, 'parentId', d.parent_id, 'title', d.title, 'icon', d.icon,
+      'isArchived', d.is_archived, 'isPublished', d.is_published, 'isTemplate', d.is_template,
+      'updatedAt', detail."updatedAt",
+      'plainText', CASE WHEN t.whole THEN d.plain_text ELSE left(d.plain_text, $15::int / 6) END,
+      'plainTextTruncated', NOT t.whole,
+      'changed', $14::jsonb->'data'->'changed'))
+    FROM doc d JOIN detail ON detail.id = d.id
+    CROSS JOIN LATERAL (
+      SELECT length(d.plain_text) * 6 <= $15::int OR octet_length(to_json(d.plain_text)::text) - 2 <= $15::int AS whole
+    ) t`)}
+  )
+  SELECT cur.is_archived AS "wasArchived", detail.* FROM cur LEFT JOIN detail ON true`,
 };
 
 /**
@@ -120,6 +184,35 @@ export function createPreparedStatements(
           ? await pool.query<ListItem>({ ...LIST_ROOTS, values: [workspaceId] })
           : await pool.query<ListItem>({ ...LIST_CHILDREN, values: [workspaceId, parentId] });
       return result.rows;
+    },
+    async updateFields(id, actorId, fields, template) {
+      const has = (key: keyof FieldsUpdate) => fields[key] !== undefined;
+      const content = fields.content;
+      const result = await pool.query<DocumentDetail & { wasArchived: boolean }>({
+        ...UPDATE_FIELDS,
+        values: [
+          id,
+          actorId,
+          has('title'),
+          fields.title ?? null,
+          has('content'),
+          content?.json ?? null,
+          content?.plainText ?? null,
+          content?.excerpt ?? null,
+          content?.wordCount ?? null,
+          has('icon'),
+          fields.icon ?? null,
+          has('coverImageUrl'),
+          fields.coverImageUrl ?? null,
+          JSON.stringify(template),
+          EVENT_TEXT_MAX_BYTES,
+        ],
+      });
+      const row = result.rows[0];
+      if (!row) return { outcome: 'missing' };
+      if (row.wasArchived) return { outcome: 'archived' };
+      const { wasArchived: _, ...document } = row;
+      return { outcome: 'updated', document };
     },
     async insertDocuments(documents) {
       const rows = documents.map(({ doc, envelope }) => ({

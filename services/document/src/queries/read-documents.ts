@@ -1,14 +1,7 @@
 import { notFound } from '@wiki/http';
 import { requireDocumentRole } from '../commands/access.js';
 import type { Actor, DocumentContext } from '../context.js';
-import {
-  ancestorsOf,
-  type Breadcrumb,
-  type DocumentDetail,
-  findWorkspaceOf,
-  type ListItem,
-  treeText,
-} from '../db/documents.js';
+import { ancestorsOf, type Breadcrumb, type DocumentDetail, type ListItem, treeText } from '../db/documents.js';
 import { treeJson } from '../domain/tree.js';
 
 /**
@@ -39,7 +32,7 @@ export async function listDocuments(
 ): Promise<readonly ListItem[]> {
   await ctx.membership.requireRole(workspaceId, reader.userId, 'VIEWER', 'Workspace', reader.requestId);
   const items = await ctx.prepared.listChildren(workspaceId, parentId);
-  if (items.length === 0 && parentId !== null && (await findWorkspaceOf(ctx.pool, parentId)) !== workspaceId)
+  if (items.length === 0 && parentId !== null && (await ctx.workspaceOf(parentId)) !== workspaceId)
     throw notFound('Document');
   return items;
 }

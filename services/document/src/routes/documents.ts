@@ -160,8 +160,8 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
     async (request) => {
       const actor = requireActor(request);
       const { id } = request.params;
-      await updateDocument(ctx, actor, id, request.body ?? {});
-      return success(await presentDocument(await getDocument(ctx, actor, id), ctx.users, actor.requestId));
+      const updated = await updateDocument(ctx, actor, id, request.body ?? {});
+      return success(await presentDocument(updated ?? (await getDocument(ctx, actor, id)), ctx.users, actor.requestId));
     },
   );
 
