@@ -66,7 +66,7 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   registerHealthRoutes(app, config, deps.redis, deps.expectedServices ?? config.gatewayServices);
   await registerDocs(app, new MergedOpenApi(config, HTTP_SERVICES, app.log));
   registerCollabIdentity(app, { verifier, localUsers });
-  registerCollabUpgrade(app, config);
+  registerCollabUpgrade(app, config, verifier);
   await registerProxy(app, config, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
   return app;
 }

@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '@wiki/config';
-import { envelope, nullableString, object, success, Type } from '@wiki/http';
+import { AppError, envelope, nullableString, object, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { LocalUsers } from './auth/local-users.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
@@ -36,7 +36,7 @@ function headerBlock(status: number, message: string, rawHeaders: string[]): str
  * local-user lookup as a REST request (`POST /api/v1/internal/collab/identity`, below), before
  * it opens a document. Sockets open at shutdown are closed with the gateway.
  */
-export function registerCollabUpgrade(app: FastifyInstance, config: Config): void {
+export function registerCollabUpgrade(app: FastifyInstance, config: Config, verifier: TokenVerifier): void {
   // Upgraded sockets keep the HTTP server from closing: they are ended before it closes.
   const open = new Set<Duplex>();
   app.addHook('preClose', async () => {
@@ -46,6 +46,10 @@ export function registerCollabUpgrade(app: FastifyInstance, config: Config): voi
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     open.add(socket);
     socket.on('close', () => open.delete(socket));
+    void upgrade(request, socket, head);
+  });
+
+  async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const [path, query] = (request.url ?? '').split('?', 2) as [string, string | undefined];
     if (!COLLAB_PATHS.has(path) || (request.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
       return refuse(socket, 404, 'Not Found');
@@ -54,6 +58,20 @@ export function registerCollabUpgrade(app: FastifyInstance, config: Config): voi
     if (origin !== undefined && !originAllowed(origin, request.headers.host, config.corsOrigins)) {
       return refuse(socket, 403, 'Forbidden');
     }
+    // A client that sends its token with the upgrade (a header, or ?token= where a browser cannot
+    // set one) has it checked here, like a REST request; the provider's in-protocol token is
+    // checked when it arrives (POST /internal/collab/identity below).
+    const presented = BEARER.exec(request.headers.authorization ?? '')?.[1] ?? tokenParameter(query);
+    if (presented !== undefined) {
+      try {
+        await verifier.verify(presented, app.log);
+      } catch (error) {
+        return error instanceof AppError && error.code === 'UNAUTHORIZED'
+          ? refuse(socket, 401, 'Unauthorized')
+          : refuse(socket, 503, 'Service Unavailable');
+      }
+    }
+    if (socket.destroyed) return;
 
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) {
@@ -103,7 +121,14 @@ export function registerCollabUpgrade(app: FastifyInstance, config: Config): voi
       socket.pipe(upstreamSocket);
     });
     upstream.end();
-  });
+  }
+}
+
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+function tokenParameter(query: string | undefined): string | undefined {
+  if (query === undefined) return undefined;
+  return new URLSearchParams(query).get('token') || undefined;
 }
 
 export interface CollabIdentityParts {

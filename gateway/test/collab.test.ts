@@ -72,10 +72,11 @@ describe('gateway: the /collab WebSocket upgrade, CORS and the collab identity r
   });
 
   it('pipes the upgrade to the collaboration server, without forged identity headers, both ways', async () => {
+    const token = await idp.mint({ sub: 'idp|piper', email: 'piper@example.com', name: 'Piper' });
     const res = await upgrade(base, '/collab?x=1', {
       'x-wiki-identity': 'forged',
       'x-request-id': 'req-collab-1',
-      authorization: 'Bearer not-forwarded',
+      authorization: `Bearer ${token}`,
     });
     expect(res.status).toBe(101);
     expect(res.headers['x-fake']).toBe('collab');
@@ -103,6 +104,22 @@ describe('gateway: the /collab WebSocket upgrade, CORS and the collab identity r
     expect(own.status).toBe(101);
     own.socket!.destroy();
     expect((await upgrade(base, '/api/v1/documents')).status).toBe(404);
+  });
+
+  it('checks a token sent with the upgrade (header or ?token=) like a REST request', async () => {
+    const token = await idp.mint({ sub: 'idp|grace', email: 'grace@example.com', name: 'Grace' });
+    const before = collab.seen.length;
+    expect((await upgrade(base, '/collab', { authorization: `Bearer ${token}x` })).status).toBe(401);
+    expect((await upgrade(base, `/collab?token=${token}x`)).status).toBe(401);
+    expect(collab.seen.length).toBe(before);
+    for (const res of [
+      await upgrade(base, '/collab', { authorization: `Bearer ${token}` }),
+      await upgrade(base, `/collab?token=${encodeURIComponent(token)}`),
+    ]) {
+      expect(res.status).toBe(101);
+      res.socket!.destroy();
+    }
+    expect(collab.seen.at(-1)!.headers.authorization).toBeUndefined();
   });
 
   it('answers 503 when the collaboration server cannot be reached', async () => {
