@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { queuePrefixOf } from '../src/app.js';
 import { QUEUE_NAME, redisOptions } from '../src/queue/jobs.js';
 import { type RunningWorker, startExportWorker } from '../src/queue/worker.js';
+import { startService as startExport } from '../src/service.js';
 import { DEFAULT_EXPORT_SETTINGS, type ExportSettings } from '../src/settings.js';
 import { download, FAST, json, pdfText, startExportStack } from './helpers.js';
 
@@ -148,6 +150,22 @@ describe('the queue between the API and its workers', () => {
       expect(await pdfText(res.body)).toContain('still here');
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('roles', () => {
+  it('serves no export route in the worker role (it only renders)', async () => {
+    const worker = await startExport(stack.config, { settings: { ...FAST, role: 'worker' } });
+    try {
+      const res = await worker.app.inject({
+        method: 'GET',
+        url: `/api/v1/documents/${randomUUID()}/export?format=pdf`,
+      });
+      expect(res.statusCode).toBe(404);
+      expect((await worker.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+    } finally {
+      await worker.stop();
     }
   });
 });

@@ -1,0 +1,55 @@
+import { ConfigError } from '@wiki/config';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_EXPORT_SETTINGS, hasApi, hasWorker, loadExportSettings } from './settings.js';
+
+describe('loadExportSettings', () => {
+  it('defaults to both roles, a 60 s timeout, three attempts', () => {
+    expect(loadExportSettings({})).toEqual({ ...DEFAULT_EXPORT_SETTINGS, queuePrefix: undefined });
+    expect(DEFAULT_EXPORT_SETTINGS).toMatchObject({ role: 'both', timeoutMs: 60_000, attempts: 3 });
+  });
+
+  it('reads every variable', () => {
+    expect(
+      loadExportSettings({
+        EXPORT_ROLE: 'worker',
+        EXPORT_TIMEOUT_MS: '5000',
+        EXPORT_CONCURRENCY: '4',
+        EXPORT_ATTEMPTS: '5',
+        EXPORT_BACKOFF_MS: '0',
+        EXPORT_LOCK_MS: '2000',
+        EXPORT_STALLED_INTERVAL_MS: '1000',
+        EXPORT_RENDER_TIMEOUT_MS: '3000',
+        EXPORT_QUEUE_PREFIX: 'site-a:bull',
+      }),
+    ).toEqual({
+      role: 'worker',
+      timeoutMs: 5000,
+      concurrency: 4,
+      attempts: 5,
+      backoffMs: 0,
+      lockMs: 2000,
+      stalledIntervalMs: 1000,
+      renderTimeoutMs: 3000,
+      queuePrefix: 'site-a:bull',
+    });
+  });
+
+  it('stops on a bad value, naming the variable', () => {
+    for (const [name, value] of [
+      ['EXPORT_ROLE', 'render'],
+      ['EXPORT_TIMEOUT_MS', 'soon'],
+      ['EXPORT_CONCURRENCY', '0'],
+      ['EXPORT_ATTEMPTS', '1.5'],
+      ['EXPORT_QUEUE_PREFIX', 'has space'],
+    ] as const) {
+      expect(() => loadExportSettings({ [name]: value })).toThrow(ConfigError);
+      expect(() => loadExportSettings({ [name]: value })).toThrow(name);
+    }
+  });
+
+  it('splits the roles', () => {
+    expect([hasApi('api'), hasWorker('api')]).toEqual([true, false]);
+    expect([hasApi('worker'), hasWorker('worker')]).toEqual([false, true]);
+    expect([hasApi('both'), hasWorker('both')]).toEqual([true, true]);
+  });
+});
