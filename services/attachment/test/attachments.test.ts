@@ -393,6 +393,68 @@ describe('file serving', () => {
   });
 });
 
+describe('more of the rules', () => {
+  it('an archived workspace takes its files offline for everyone, its members and published documents included', async () => {
+    const t = await team();
+    const a = await uploaded(stack, t.editor, t.ws.id, t.doc.id, pngFile());
+    await stack.request('POST', `/api/v1/documents/${t.doc.id}/publish`, { token: t.owner.token });
+    expect((await getAs(stack, null, a.url)).status).toBe(200);
+    const archived = await stack.request('PUT', `/api/v1/workspaces/${t.ws.id}`, {
+      token: t.owner.token,
+      body: { isArchived: true },
+    });
+    expect(archived.status).toBe(200);
+    // The membership projection hears of it through the workspace's event.
+    await eventually(async () => expect((await getAs(stack, null, a.url)).status).toBe(404));
+    expect((await getAs(stack, t.viewer, a.url)).status).toBe(404);
+  });
+
+  it('answers HEAD with the headers of the file and no body', async () => {
+    const t = await team();
+    const file = pngFile();
+    const a = await uploaded(stack, t.editor, t.ws.id, t.doc.id, file);
+    const res = await fetch(`${stack.gatewayUrl}${a.url}`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${t.viewer.token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(file.body.length));
+    expect(res.headers.get('content-security-policy')).toBe('sandbox');
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it('takes one file per upload: a second file part is refused and nothing is stored', async () => {
+    const t = await team();
+    const { multipart } = await import('./helpers.js');
+    const one = multipart({ workspaceId: t.ws.id, documentId: t.doc.id }, pngFile('one.png'));
+    // The same form with a second file part before the closing boundary.
+    const boundary = one.contentType.split('boundary=')[1];
+    const second = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="two.txt"\r\n\r\nsecond\r\n--${boundary}--\r\n`,
+    );
+    const body = Buffer.concat([one.body.subarray(0, one.body.length - `--${boundary}--\r\n`.length), second]);
+    const res = await fetch(`${stack.gatewayUrl}/api/v1/attachments/upload`, {
+      method: 'POST',
+      headers: { 'content-type': one.contentType, authorization: `Bearer ${t.editor.token}` },
+      body,
+    });
+    expect(res.status).toBe(413);
+    expect(await rowsOf(t.doc.id)).toBe(0);
+    expect(await spoolOf(stack)).toEqual([]);
+  });
+
+  it('describes its four routes in its OpenAPI document', async () => {
+    const res = await fetch(`${stack.serviceUrls.attachment}/openapi.json`);
+    const paths = Object.keys(((await res.json()) as { paths: Record<string, unknown> }).paths).sort();
+    expect(paths).toEqual([
+      '/api/v1/attachments/document/{documentId}',
+      '/api/v1/attachments/file',
+      '/api/v1/attachments/upload',
+      '/api/v1/attachments/{id}',
+    ]);
+  });
+});
+
 describe('delete', () => {
   it('removes the record and the object for an EDITOR, with an event; 403 below, 404 for others and after', async () => {
     const t = await team();
