@@ -507,6 +507,18 @@ describe('deletions of documents and workspaces', () => {
     expect(late.status).toBe(404);
   });
 
+  it('an upload that checked its document before the deletion was applied stores nothing after it', async () => {
+    const t = await team();
+    const before = await objectsOf(stack);
+    // The deletion's tombstone as the consumer writes it, while the document service still has the document.
+    const { sql } = await import('@wiki/db');
+    await db.query(sql.unsafe`INSERT INTO removed_owners (id, kind) VALUES (${t.doc.id}, 'document')`);
+    const res = await uploadAs(stack, t.editor, { workspaceId: t.ws.id, documentId: t.doc.id }, pngFile());
+    expect(res.status).toBe(404);
+    expect(await rowsOf(t.doc.id)).toBe(0);
+    expect(await objectsOf(stack)).toEqual(before);
+  });
+
   it('a deleted workspace takes all its attachments along', async () => {
     const t = await team();
     const a = await uploaded(stack, t.editor, t.ws.id, t.doc.id, pngFile());
