@@ -90,7 +90,7 @@ export function registerCollabUpgrade(app: FastifyInstance, config: Config, veri
       host: target.hostname,
       port: target.port || 80,
       method: 'GET',
-      path: `/collab${query === undefined ? '' : `?${query}`}`,
+      path: `/collab${forwardedQuery(query)}`,
       headers,
       timeout: UPSTREAM_CONNECT_MS,
     });
@@ -125,6 +125,15 @@ export function registerCollabUpgrade(app: FastifyInstance, config: Config, veri
 }
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
+
+/** The query string passed on, without a token (it was checked here and goes no further). */
+function forwardedQuery(query: string | undefined): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams(query);
+  params.delete('token');
+  const rest = params.toString();
+  return rest === '' ? '' : `?${rest}`;
+}
 
 function tokenParameter(query: string | undefined): string | undefined {
   if (query === undefined) return undefined;

@@ -120,6 +120,7 @@ describe('gateway: the /collab WebSocket upgrade, CORS and the collab identity r
       res.socket!.destroy();
     }
     expect(collab.seen.at(-1)!.headers.authorization).toBeUndefined();
+    expect(collab.seen.at(-1)!.url).toBe('/collab');
   });
 
   it('answers 503 when the collaboration server cannot be reached', async () => {
