@@ -1,6 +1,11 @@
 import type { DatabaseTransactionConnection } from '@wiki/db';
 import { conflict, notFound } from '@wiki/http';
-import { findPreferences, type PreferencePatch, type PreferenceRow, savePreferences } from '../db/preferences.js';
+import {
+  findUserWithPreferences,
+  type PreferencePatch,
+  type PreferenceRow,
+  savePreferences,
+} from '../db/preferences.js';
 import {
   findUserById,
   findUserByIdpUid,
@@ -15,9 +20,9 @@ import type { Context } from './context.js';
 import { createWorkspaceInTx } from './workspaces.js';
 
 export async function getMe(ctx: Context, userId: string): Promise<{ user: UserRow; preference: PreferenceRow }> {
-  const user = await findUserById(ctx.pool, userId);
-  if (!user) throw notFound('User');
-  return { user, preference: await findPreferences(ctx.pool, userId) };
+  const me = await findUserWithPreferences(ctx.pool, userId);
+  if (!me) throw notFound('User');
+  return me;
 }
 
 export async function updatePreferences(

@@ -1,4 +1,5 @@
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import { UserRow, userColumns } from './users.js';
 
 export const PreferenceRow = z.object({
   lastDocumentId: z.string().nullable(),
@@ -23,13 +24,6 @@ export const DEFAULT_PREFERENCES: PreferenceRow = {
 const columns = sql.fragment`
   last_document_id AS "lastDocumentId", last_workspace_id AS "lastWorkspaceId", theme,
   sidebar_collapsed AS "sidebarCollapsed", locale, notifications_enabled AS "notificationsEnabled"`;
-
-export async function findPreferences(db: CommonQueryMethods, userId: string): Promise<PreferenceRow> {
-  const row = await db.maybeOne(
-    sql.type(PreferenceRow)`SELECT ${columns} FROM user_preferences WHERE user_id = ${userId}`,
-  );
-  return row ?? DEFAULT_PREFERENCES;
-}
 
 export type PreferencePatch = Partial<PreferenceRow>;
 
@@ -68,4 +62,51 @@ export async function savePreferences(
     )})
     ON CONFLICT (user_id) DO UPDATE SET ${sql.join(updates, sql.fragment`, `)}
     RETURNING ${columns}`);
+}
+
+const MeRow = UserRow.extend({
+  hasPreferences: z.boolean(),
+  prefLastDocumentId: z.string().nullable(),
+  prefLastWorkspaceId: z.string().nullable(),
+  prefTheme: PreferenceRow.shape.theme.nullable(),
+  prefSidebarCollapsed: z.boolean().nullable(),
+  prefLocale: z.string().nullable(),
+  prefNotificationsEnabled: z.boolean().nullable(),
+});
+
+/** A user and their preferences (the defaults when never saved) in one query; null when no such user. */
+export async function findUserWithPreferences(
+  db: CommonQueryMethods,
+  userId: string,
+): Promise<{ user: UserRow; preference: PreferenceRow } | null> {
+  const row = await db.maybeOne(sql.type(MeRow)`
+    SELECT ${userColumns('u')},
+      p.user_id IS NOT NULL AS "hasPreferences",
+      p.last_document_id AS "prefLastDocumentId", p.last_workspace_id AS "prefLastWorkspaceId", p.theme AS "prefTheme",
+      p.sidebar_collapsed AS "prefSidebarCollapsed", p.locale AS "prefLocale",
+      p.notifications_enabled AS "prefNotificationsEnabled"
+    FROM users u LEFT JOIN user_preferences p ON p.user_id = u.id
+    WHERE u.id = ${userId}`);
+  if (!row) return null;
+  const {
+    hasPreferences,
+    prefLastDocumentId,
+    prefLastWorkspaceId,
+    prefTheme,
+    prefSidebarCollapsed,
+    prefLocale,
+    prefNotificationsEnabled,
+    ...user
+  } = row;
+  const preference: PreferenceRow = hasPreferences
+    ? {
+        lastDocumentId: prefLastDocumentId,
+        lastWorkspaceId: prefLastWorkspaceId,
+        theme: prefTheme ?? DEFAULT_PREFERENCES.theme,
+        sidebarCollapsed: prefSidebarCollapsed ?? DEFAULT_PREFERENCES.sidebarCollapsed,
+        locale: prefLocale ?? DEFAULT_PREFERENCES.locale,
+        notificationsEnabled: prefNotificationsEnabled ?? DEFAULT_PREFERENCES.notificationsEnabled,
+      }
+    : DEFAULT_PREFERENCES;
+  return { user, preference };
 }

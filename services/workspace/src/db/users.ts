@@ -13,6 +13,13 @@ export const UserRow = z.object({
 });
 export type UserRow = z.infer<typeof UserRow>;
 
+/** The UserRow columns of the users table under `alias`. */
+export const userColumns = (alias: string) => {
+  const u = sql.identifier([alias]);
+  return sql.fragment`
+  ${u}.id, ${u}.idp_uid AS "idpUid", ${u}.email, ${u}.email_verified AS "emailVerified", ${u}.name,
+  ${u}.avatar_url AS "avatarUrl", ${u}.status, ${u}.last_login_at AS "lastLoginAt", ${u}.created_at AS "createdAt"`;
+};
 const columns = sql.fragment`
   id, idp_uid AS "idpUid", email, email_verified AS "emailVerified", name, avatar_url AS "avatarUrl", status,
   last_login_at AS "lastLoginAt", created_at AS "createdAt"`;
