@@ -30,7 +30,7 @@ export const spoolDirOf = (config: Config) => join(config.dataDir, 'attachment-s
 const ping = sql.unsafe`SELECT 1`;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
-  const storage = deps.storage ?? createStorage(config);
+  const storage = deps.storage ?? (await createStorage(config));
   await storage.prepare();
   const checks: Record<string, HealthCheck> = {
     ...(deps.checks ?? { database: () => deps.pool.query(ping) }),

@@ -4,7 +4,7 @@ import { createDatabasePool, type DatabasePool } from '@wiki/db';
 import { createDocument, eventually, type Stack, signInNew, workspaceWith } from '@wiki/testing';
 import { spoolDirOf } from '../src/app.js';
 import { sweepOrphans } from '../src/events/orphan-sweeper.js';
-import { S3Storage } from '../src/storage/index.js';
+import { S3Storage } from '../src/storage/s3.js';
 import { getAs, keyOf, objectsOf, png, startAttachmentStack, uploaded } from './helpers.js';
 import { S3RVER_KEY, startTestS3, type TestS3 } from './s3-server.js';
 

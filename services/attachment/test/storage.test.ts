@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalStorage, S3Storage } from '../src/storage/index.js';
+import { LocalStorage } from '../src/storage/index.js';
+import { S3Storage } from '../src/storage/s3.js';
 import { S3RVER_KEY, startTestS3 } from './s3-server.js';
 import { storageContract } from './storage-contract.js';
 
