@@ -134,6 +134,13 @@ describe('the gateway and the routes refuse what they must', () => {
   });
 });
 
+it('describes its routes in its OpenAPI document', async () => {
+  const res = await fetch(`${stack.serviceUrls.mcp}/openapi.json`);
+  expect(res.status).toBe(200);
+  const paths = Object.keys(((await res.json()) as { paths: Record<string, unknown> }).paths);
+  expect(paths).toEqual(expect.arrayContaining(['/api/v1/mcp', '/api/v1/mcp/sse', '/api/v1/mcp/messages']));
+});
+
 describe('two replicas', () => {
   it('an SSE session works when its messages reach the replica that does not hold the stream', async () => {
     const user = await signInNew(stack, 'ada');

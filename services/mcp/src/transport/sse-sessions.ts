@@ -19,6 +19,13 @@ export type Delivery = 'accepted' | 'not-found' | 'invalid' | 'too-large' | 'no-
 export const HEARTBEAT_MS = 25_000;
 /** How long a replica waits for the one holding the stream to take a routed message. */
 const ROUTE_TIMEOUT_MS = 5_000;
+/** How long a new stream waits for NATS to confirm its subscription before it starts anyway. */
+const FLUSH_WAIT_MS = 1_000;
+
+const delay = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
 
 interface Session {
   transport: SSEServerTransport;
@@ -75,7 +82,8 @@ export class SseSessions {
     const heartbeat = setInterval(() => write(': ping\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     this.sessions.set(id, { transport, userId, heartbeat, subscription: this.subscribe(id) });
-    await this.nc?.flush();
+    // Bounded: with NATS away the stream still works on this replica; only routing waits for it.
+    if (this.nc) await Promise.race([this.nc.flush().catch(() => undefined), delay(FLUSH_WAIT_MS)]);
   }
 
   remove(sessionId: string): void {
