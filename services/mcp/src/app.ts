@@ -1,5 +1,7 @@
+import { createServiceClient, identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
+import { createApp, registerHealth } from '@wiki/http';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';
@@ -7,24 +9,41 @@ import { SseSessions } from './transport/sse-sessions.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The SSE streams this replica holds (service.ts attaches them to NATS). */
+    /** The SSE streams this replica holds. */
     mcpSessions: SseSessions;
   }
 }
 
-export type AppDeps = ServiceAppDeps;
+export interface AppDeps {
+  /** Carries SSE messages to the replica holding their stream. */
+  nc: NatsConnection;
+  logLevel?: string;
+}
 
 export const MCP_SERVER_VERSION = '0.1.0';
 /** A tool call may carry a whole document (2 MiB of content, more once JSON-escaped). */
 const BODY_LIMIT = 6 * 1024 * 1024;
 
+/**
+ * The kit's app (libs/service createServiceApp) without its database: Fastify from libs/http, the
+ * identity plugin, health (NATS) and the peers client. The MCP service keeps no state of its own.
+ */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
-  const { app, peers } = await createServiceApp(config, deps, {
+  const app = await createApp({
     service: 'mcp',
+    logLevel: deps.logLevel ?? config.logLevel,
     bodyLimit: BODY_LIMIT,
     openapi: {
       title: 'MCP service',
       description: 'The wiki tools for AI assistants over MCP (spec 4.11, ARCHITECTURE 5.12)',
+    },
+  });
+  await app.register(identity, { secret: config.internalTokenSecret });
+  const { nc } = deps;
+  registerHealth(app, {
+    nats: async () => {
+      if (nc.isClosed()) throw new Error('NATS connection closed');
+      await nc.flush();
     },
   });
   const sessions = new SseSessions({
@@ -32,13 +51,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     internalTokenSecret: config.internalTokenSecret,
     logger: app.log,
   });
+  sessions.attach(nc);
   app.decorate('mcpSessions', sessions);
   // Open streams would hold the shutdown up: end them first; their clients reconnect elsewhere.
   app.addHook('preClose', async () => sessions.closeAll());
   registerMcpRoutes(app, {
     sessions,
     users: createAsUserClient(config, app.log),
-    peers,
+    peers: createServiceClient({ service: 'mcp', config, logger: app.log }),
     logger: app.log,
     version: MCP_SERVER_VERSION,
   });

@@ -1,4 +1,7 @@
-import { runServiceMain } from '@wiki/service';
-import { mcpService } from './service.js';
+import { loadConfigOrExit } from '@wiki/config';
+import { serveUntilSignalled, stopWithLauncher } from '@wiki/http';
+import { startService } from './service.js';
 
-await runServiceMain(mcpService);
+stopWithLauncher();
+const config = loadConfigOrExit();
+await serveUntilSignalled(await startService(config), config.ports.mcp);

@@ -57,20 +57,19 @@ export class SseSessions {
     return this.sessions.size;
   }
 
-  /** Starts routing over `nc` (the service's NATS connection, once the kit has it). */
-  async attach(nc: NatsConnection): Promise<{ stop(): Promise<void> }> {
+  /** Starts routing over `nc` (the service's NATS connection). */
+  attach(nc: NatsConnection): void {
     this.nc = nc;
     for (const [id, session] of this.sessions) session.subscription ??= this.subscribe(id);
-    await nc.flush();
-    return {
-      stop: async () => {
-        for (const session of this.sessions.values()) {
-          session.subscription?.unsubscribe();
-          session.subscription = undefined;
-        }
-        this.nc = undefined;
-      },
-    };
+  }
+
+  /** Stops routing (shutdown, after the streams have ended). */
+  async detach(): Promise<void> {
+    for (const session of this.sessions.values()) {
+      session.subscription?.unsubscribe();
+      session.subscription = undefined;
+    }
+    this.nc = undefined;
   }
 
   /**
