@@ -412,7 +412,7 @@ describe('two replicas of the service on one database', () => {
 });
 
 describe('participantsTruncated', () => {
-  it('reply notifications go to the participants the event lists, not to members it left out', async () => {
+  it('reply and resolve notifications go to the participants the event lists, not to members it left out', async () => {
     const [max, ned, oz] = [
       await signInNew(stack, 'Max Author'),
       await signInNew(stack, 'Ned Listed'),
@@ -436,5 +436,25 @@ describe('participantsTruncated', () => {
     await awaitNotification(stack, ned, 'COMMENT_REPLY', (n) => n.metadata.commentId === event.data.commentId);
     // Oz's would have been made in the same transaction as Ned's.
     expect((await allOf(stack, oz)).filter((n) => n.type === 'COMMENT_REPLY')).toEqual([]);
+
+    const resolved = await publishEvent(bus, {
+      type: 'comment.thread_resolved',
+      actorId: max.id,
+      data: {
+        workspaceId: workspace.id,
+        status: 'resolved',
+        createdBy: max.id,
+        resolvedBy: max.id,
+        participants: [max.id, ned.id],
+        participantsTruncated: true,
+      },
+    });
+    await awaitNotification(
+      stack,
+      ned,
+      'THREAD_RESOLVED',
+      (n) => n.references.commentThreadId === resolved.data.threadId,
+    );
+    expect((await allOf(stack, oz)).filter((n) => n.type === 'THREAD_RESOLVED')).toEqual([]);
   });
 });
