@@ -11,6 +11,8 @@ export interface DocumentContext {
   prepared: PreparedStatements;
   /** The workspace of a document, remembered (db/workspace-of.ts). */
   workspaceOf(documentId: string): Promise<string | null>;
+  /** The tree answer of a workspace, remembered until its documents change (queries/tree-answers.ts). */
+  treeAnswer(workspaceId: string): Promise<Buffer>;
   /** Wakes the outbox relay after a prepared statement (not the kit's pool) committed events. */
   wakeRelay(): void;
   /** Creations, written in batches (db/document-inserts.ts). */

@@ -169,9 +169,14 @@ export function setPublished(db: CommonQueryMethods, id: string, published: bool
  * 10,000 rows (per-row overhead in the driver) or json_agg (per-row JSON building in Postgres).
  * The separators are replaced by spaces inside titles and icons. Read from documents_tree_idx.
  */
-export function treeText(db: CommonQueryMethods, workspaceId: string): Promise<string | null> {
-  return db.oneFirst(sql.type(z.object({ rows: z.string().nullable() }))`
-    SELECT string_agg(d.id || E'\x1f' || coalesce(d.parent_id::text, '') || E'\x1f' || (d.updated_at AT TIME ZONE 'UTC')::text
+export function treeText(
+  db: CommonQueryMethods,
+  workspaceId: string,
+): Promise<{ version: number; rows: string | null }> {
+  // The version in the same statement (one snapshot): the text is exactly the tree of that version.
+  return db.one(sql.type(z.object({ version: z.number(), rows: z.string().nullable() }))`
+    SELECT ${treeVersionOf(workspaceId)} AS version,
+      string_agg(d.id || E'\x1f' || coalesce(d.parent_id::text, '') || E'\x1f' || (d.updated_at AT TIME ZONE 'UTC')::text
         || E'\x1f' || coalesce(translate(d.icon, E'\x1e\x1f', '  '), '') || E'\x1f' || translate(d.title, E'\x1e\x1f', '  '), E'\x1e') AS rows
     FROM (
       -- Positions are unique (one sequence), so this is the sibling order.
@@ -179,6 +184,15 @@ export function treeText(db: CommonQueryMethods, workspaceId: string): Promise<s
       WHERE workspace_id = ${workspaceId} AND NOT is_archived
       ORDER BY position
     ) d`);
+}
+
+/** The workspace's tree version (migrations/0007_tree_versions.sql); 0 before its first document. */
+const treeVersionOf = (workspaceId: string) =>
+  sql.fragment`coalesce((SELECT version FROM workspace_tree_versions WHERE workspace_id = ${workspaceId}), 0)`;
+
+/** The workspace's tree version alone: what a remembered tree is checked against. */
+export function treeVersion(db: CommonQueryMethods, workspaceId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ version: z.number() }))`SELECT ${treeVersionOf(workspaceId)} AS version`);
 }
 
 /** Published, not archived children: what a public reader sees under a document. */

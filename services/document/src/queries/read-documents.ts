@@ -1,8 +1,7 @@
 import { notFound } from '@wiki/http';
 import { requireDocumentRole } from '../commands/access.js';
 import type { Actor, DocumentContext } from '../context.js';
-import { ancestorsOf, type Breadcrumb, type DocumentDetail, type ListItem, treeText } from '../db/documents.js';
-import { treeJson } from '../domain/tree.js';
+import { ancestorsOf, type Breadcrumb, type DocumentDetail, type ListItem } from '../db/documents.js';
 
 /**
  * Reads for members (VIEWER and up). Archived documents are left out of lists, trees and children.
@@ -50,9 +49,10 @@ export async function breadcrumbsOf(ctx: DocumentContext, reader: Reader, id: st
 
 /**
  * The whole visible tree of a workspace as the JSON body of the response (ApiResponse<List<...>>):
- * one query, nested in memory in O(n).
+ * one query, nested in memory in O(n), and remembered until the workspace's documents change
+ * (queries/tree-answers.ts).
  */
 export async function treeBody(ctx: DocumentContext, reader: Reader, workspaceId: string): Promise<Buffer> {
   await ctx.membership.requireRole(workspaceId, reader.userId, 'VIEWER', 'Workspace', reader.requestId);
-  return treeJson(await treeText(ctx.pool, workspaceId), workspaceId, '{"success":true,"data":', '}');
+  return ctx.treeAnswer(workspaceId);
 }

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '@wiki/config';
+import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
+import { prepareDatabase } from '@wiki/service';
+import { cleanupConfig, countingStatements, isolatedConfig } from '@wiki/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rememberedTrees } from '../src/queries/tree-answers.js';
+import { documentService } from '../src/service.js';
+
+/**
+ * Tree answers are remembered until the workspace's documents change, on every replica: two
+ * rememberedTrees over one database stand for two replicas. Writes go straight to the table, as
+ * any path (REST, collab, consumers, a batch insert) would. Real Postgres.
+ */
+let config: Config;
+let pool: DatabasePool;
+const userId = randomUUID();
+
+beforeAll(async () => {
+  config = isolatedConfig({
+    issuer: 'http://127.0.0.1:9/realms/unused',
+    jwksUrl: 'http://127.0.0.1:9/certs',
+    audience: 'unused',
+  });
+  await prepareDatabase(documentService, config);
+  pool = await createDatabasePool(config.databaseUrls.document);
+});
+
+afterAll(async () => {
+  await pool?.end();
+  if (config) await cleanupConfig(config);
+});
+
+const titles = (body: Buffer) => (JSON.parse(body.toString()).data as { title: string }[]).map((n) => n.title);
+
+async function insert(workspaceId: string, ...names: string[]): Promise<string[]> {
+  const ids = await pool.anyFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO documents (workspace_id, title, owner_id, created_by, last_edited_by)
+    SELECT ${workspaceId}, t, ${userId}, ${userId}, ${userId} FROM unnest(${sql.array(names, 'text')}) t RETURNING id`);
+  return [...ids];
+}
+
+describe('remembered tree answers', () => {
+  it('reuses an answer with one small statement until a write to the workspace, on any replica', async () => {
+    const [ws, other] = [randomUUID(), randomUUID()];
+    const counted = countingStatements(pool);
+    const replicaA = rememberedTrees(counted.db);
+    const replicaB = rememberedTrees(pool);
+    expect(titles(await replicaA(ws))).toEqual([]);
+    const [first] = await insert(ws, 'First', 'Second');
+
+    const built = await replicaA(ws);
+    expect(titles(built)).toEqual(['First', 'Second']);
+    counted.reset();
+    expect(await replicaA(ws)).toBe(built); // the same bytes, not rebuilt
+    expect(counted.count()).toBe(1);
+    expect(titles(await replicaB(ws))).toEqual(['First', 'Second']);
+
+    // Another workspace's write changes nothing here.
+    await insert(other, 'Elsewhere');
+    expect(await replicaA(ws)).toBe(built);
+
+    // Every kind of write is seen at once by both replicas.
+    await pool.query(sql.unsafe`UPDATE documents SET title = 'Renamed' WHERE id = ${first}`);
+    expect(titles(await replicaA(ws))).toEqual(['Renamed', 'Second']);
+    expect(titles(await replicaB(ws))).toEqual(['Renamed', 'Second']);
+    await pool.query(sql.unsafe`UPDATE documents SET is_archived = true, archive_root_id = id WHERE id = ${first}`);
+    expect(titles(await replicaB(ws))).toEqual(['Second']);
+    expect(titles(await replicaA(ws))).toEqual(['Second']);
+    await pool.query(sql.unsafe`DELETE FROM documents WHERE workspace_id = ${ws}`);
+    expect(titles(await replicaA(ws))).toEqual([]);
+    expect(titles(await replicaB(ws))).toEqual([]);
+  });
+
+  it('keeps no more bytes than it is given', async () => {
+    const ws = randomUUID();
+    await insert(ws, 'Only');
+    const counted = countingStatements(pool);
+    const tiny = rememberedTrees(counted.db, 10); // smaller than any answer: nothing is kept
+    const first = await tiny(ws);
+    counted.reset();
+    const second = await tiny(ws);
+    expect(second).not.toBe(first);
+    expect(second.equals(first)).toBe(true);
+    expect(counted.count()).toBe(1); // built again: no version check for an answer it does not hold
+  });
+});
