@@ -28,6 +28,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const client = hasApi(settings.role) ? new ExportClient({ redisUrl: config.redisUrl, prefix, settings }) : undefined;
   // The worker role has no queue client; its readiness still needs Redis.
   const probe = client ? undefined : new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  probe?.on('error', () => undefined); // the readiness check reports it
   const redis = () => (client ? client.ping() : (probe as Redis).ping());
   const { app, peers } = await createServiceApp(
     config,

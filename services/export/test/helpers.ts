@@ -20,13 +20,19 @@ const run = promisify(execFile);
 export const FAST: Partial<ExportSettings> = { lockMs: 2_000, stalledIntervalMs: 1_000, backoffMs: 100 };
 
 /** Gateway → export, with the real workspace and document services. Removes the queue's keys on stop. */
-export async function startExportStack(settings: Partial<ExportSettings> = {}): Promise<Stack> {
+export async function startExportStack(
+  settings: Partial<ExportSettings> = {},
+  options: { exportRedisUrl?: string } = {},
+): Promise<Stack> {
   const stack = await startStack({
     gateway: startGateway,
     services: {
       workspace: startWorkspace as StartPart,
       document: startDocument as StartPart,
-      export: ((config: Config) => startExport(config, { settings: { ...FAST, ...settings } })) as StartPart,
+      export: ((config: Config) =>
+        startExport(options.exportRedisUrl ? { ...config, redisUrl: options.exportRedisUrl } : config, {
+          settings: { ...FAST, ...settings },
+        })) as StartPart,
     },
   });
   const stop = stack.stop;

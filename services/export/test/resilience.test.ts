@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
 import { createDocument, paragraph, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
@@ -150,6 +150,41 @@ describe('the queue between the API and its workers', () => {
       expect(await pdfText(res.body)).toContain('still here');
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('Redis going away', () => {
+  it('answers 503 within the timeout instead of hanging', async () => {
+    // Redis behind a TCP relay the test can cut.
+    const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const sockets = new Set<Socket>();
+    const relay = createNetServer((client) => {
+      const upstream = connect(Number(redis.port || 6379), redis.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => undefined);
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const relayUrl = `redis://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+    // Only the export service goes through the relay (the gateway keeps its Redis).
+    const cut = await startExportStack({ role: 'api', timeoutMs: 1_500 }, { exportRedisUrl: relayUrl });
+    try {
+      const user = await signInNew(cut, 'Cut');
+      const doc = await createDocument(cut, user, { title: 'No Redis', content: [paragraph('x')] });
+      relay.close();
+      for (const s of sockets) s.destroy();
+      const res = await download(cut, user.token, doc.id, 'markdown');
+      expect(res.status).toBe(503);
+      expect(json(res)).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    } finally {
+      relay.close();
+      for (const s of sockets) s.destroy();
+      // Its Redis clients give up on close; the queue's keys went nowhere (every write was cut).
+      await cut.stop();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type AppError, notFound, serviceUnavailable } from '@wiki/http';
+import { AppError, notFound, serviceUnavailable } from '@wiki/http';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ExportSettings } from '../settings.js';
@@ -24,8 +24,13 @@ export class ExportClient {
   constructor(private readonly options: ExportClientOptions) {
     const connection = redisOptions(options.redisUrl);
     this.redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 2 });
+    // Connection errors surface as failed commands (503) and in the readiness check; ioredis
+    // would otherwise print each reconnection failure.
+    this.redis.on('error', () => undefined);
     this.queue = new Queue(QUEUE_NAME, { connection, prefix: options.prefix });
     this.events = new QueueEvents(QUEUE_NAME, { connection, prefix: options.prefix });
+    this.queue.on('error', () => undefined);
+    this.events.on('error', () => undefined);
   }
 
   async ready(): Promise<void> {
@@ -39,22 +44,27 @@ export class ExportClient {
   /** The file and the document's title; 404 when the document went away, 503 when no worker finished in time. */
   async run(data: ExportJobData): Promise<{ file: Buffer; title: string }> {
     const { settings } = this.options;
-    const job = await this.queue.add('render', data, {
-      jobId: randomUUID(),
-      attempts: settings.attempts,
-      backoff: { type: 'exponential', delay: settings.backoffMs },
-      // The job's own record (ids and the file's key, never the file) goes after a while; the
-      // file is deleted when read, or expires (worker.ts).
-      removeOnComplete: { age: 300, count: 1000 },
-      removeOnFail: { age: 3600, count: 1000 },
-    });
+    const deadline = Date.now() + settings.timeoutMs;
+    // BullMQ's commands wait for Redis as long as it takes: the request's own deadline bounds them.
+    const job = await beforeDeadline(
+      this.queue.add('render', data, {
+        jobId: randomUUID(),
+        attempts: settings.attempts,
+        backoff: { type: 'exponential', delay: settings.backoffMs },
+        // The job's own record (ids and the file's key, never the file) goes after a while; the
+        // file is deleted when read, or expires (worker.ts).
+        removeOnComplete: { age: 300, count: 1000 },
+        removeOnFail: { age: 3600, count: 1000 },
+      }),
+      deadline,
+    );
     let result: ExportJobResult;
     try {
-      result = await job.waitUntilFinished(this.events, settings.timeoutMs);
+      result = await job.waitUntilFinished(this.events, Math.max(1, deadline - Date.now()));
     } catch (error) {
       throw await this.failure(job, error as Error);
     }
-    const file = await this.redis.getdelBuffer(result.key);
+    const file = await beforeDeadline(this.redis.getdelBuffer(result.key), Date.now() + 10_000);
     if (!file) throw serviceUnavailable('The exported file was lost before it could be sent');
     return { file, title: result.title };
   }
@@ -71,7 +81,37 @@ export class ExportClient {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    // Closing waits for Redis (BullMQ sends QUIT); without Redis it would wait for ever, so after
+    // a while the connections are dropped instead.
+    const closed = Promise.allSettled([this.events.close(), this.queue.close()]).then(() => true);
+    const done = await Promise.race([
+      closed,
+      new Promise<false>((resolve) => setTimeout(resolve, 3_000, false).unref()),
+    ]);
     this.redis.disconnect();
+    if (!done) {
+      void this.events.disconnect().catch(() => undefined);
+      void this.queue.disconnect().catch(() => undefined);
+    }
+  }
+}
+
+/** The promise's value, or a 503 once the deadline passes (Redis unreachable: its client retries without end). */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(serviceUnavailable('The export queue is unavailable; try again later')),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, late]);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw serviceUnavailable('The export queue is unavailable; try again later');
+  } finally {
+    clearTimeout(timer);
   }
 }

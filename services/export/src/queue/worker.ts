@@ -69,6 +69,7 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
     logger,
   });
   const files = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  files.on('error', () => undefined); // failed writes fail the job (retried); the worker logs those
   // The file outlives the API's wait by a margin, then expires if its request is gone.
   const fileTtlMs = settings.timeoutMs + 60_000;
 
