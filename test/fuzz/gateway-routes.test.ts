@@ -2,6 +2,7 @@ import { startService as startGateway } from '@wiki/gateway';
 import { type Stack, type StartPart, startStack } from '@wiki/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startService as startAttachment } from '../../services/attachment/src/service.js';
 import { startService as startComment } from '../../services/comment/src/service.js';
 import { startService as startDocument } from '../../services/document/src/service.js';
 import { startService as startSearch } from '../../services/search/src/service.js';
@@ -34,6 +35,7 @@ beforeAll(async () => {
       document: startDocument as StartPart,
       comment: startComment as StartPart,
       search: startSearch as StartPart,
+      attachment: startAttachment as StartPart,
     },
   });
   world = await buildWorld(stack);
