@@ -15,6 +15,8 @@ import { Replication } from './replication.js';
 export const COLLAB_PATH = '/collab';
 /** A room's whole state may reach 10 MiB (spec 4.10's limit on saved state): the first sync carries it. */
 const MAX_MESSAGE_BYTES = 12 * 1024 * 1024;
+/** How long a stop waits for the rooms to be stored (inside Kubernetes' 30 s grace period). */
+const STOP_STORE_WAIT_MS = 15_000;
 
 export interface RunningCollab {
   app: FastifyInstance;
@@ -87,6 +89,11 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     markShuttingDown(app);
     await server.flush();
     server.hocuspocus.closeConnections();
+    // Closing a room stores what it holds (beforeUnloadDocument): wait for that, within reason.
+    const deadline = Date.now() + STOP_STORE_WAIT_MS;
+    while (server.hocuspocus.getDocumentsCount() > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     for (const client of wss.clients) client.terminate();
     wss.close();
     events.stop();

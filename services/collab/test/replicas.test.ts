@@ -128,6 +128,21 @@ describe('collaboration replicas and restarts', () => {
     replicas.splice(replicas.indexOf(b.replica), 1);
   });
 
+  it('a replica that is stopped stores its rooms first, editors still connected', async () => {
+    const slow = await startCollab({ ...t.config, collab: { debounceMs: 60_000, maxDebounceMs: 60_000 } });
+    await slow.app.listen({ port: 0, host: '127.0.0.1' });
+    replicas.push(slow);
+    const url = `ws://127.0.0.1:${(slow.app.server.address() as AddressInfo).port}/collab`;
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Stopped', content: [paragraph('base')] });
+    const e = await open(url, doc.id, editor);
+    typeParagraph(e.doc, 'typed just before the stop');
+    await eventually(() => expect(slow.server.rooms.get(doc.id)?.lastEditorId).toBe(editor.id));
+    expect((await restDocument(t, owner.token, doc.id)).content).not.toContain('typed just before the stop');
+    await slow.stop();
+    replicas.splice(replicas.indexOf(slow), 1);
+    expect((await restDocument(t, owner.token, doc.id)).content).toContain('typed just before the stop');
+  });
+
   it('a room survives a restart of the collaboration server; opening and leaving without edits writes nothing', async () => {
     const first = await startReplica();
     t.config.urls.collab = first.replica.app.listeningOrigin;
