@@ -13,9 +13,16 @@ function escapeText(text: string): string {
   return text.replace(INLINE_SPECIAL, (c) => `\\${c}`);
 }
 
-/** A line's first characters that would make it a heading, a list, a quote or a rule. */
+/**
+ * A line's first characters that would make it a heading, a list, a quote, a rule or (four
+ * spaces) a code block. Every line of a block's text is checked: after a hard line break a `# `
+ * would still start a heading.
+ */
 function escapeLineStart(line: string): string {
-  return line.replace(/^(\s*)([#>+=-])/, '$1\\$2').replace(/^(\s*)(\d{1,9})([.)])/, '$1$2\\$3');
+  return line
+    .replace(/^[ \t]+/, '')
+    .replace(/^([#>+=-])/, '\\$1')
+    .replace(/^(\d{1,9})([.)])/, '$1\\$2');
 }
 
 function codeSpan(text: string): string {
@@ -36,7 +43,7 @@ function runToMarkdown(run: Run, inTable = false): string {
   if (core === '') return run.text;
   // In a table cell a pipe ends the cell, inside code spans too; a line break would end the row.
   let out = run.code
-    ? codeSpan(inTable ? core.replace(/\|/g, '\\|') : core)
+    ? codeSpan((inTable ? core.replace(/\|/g, '\\|') : core).replace(/\n/g, ' '))
     : escapeText(core).replace(/\n/g, inTable ? '<br>' : '\\\n');
   if (run.underline) out = `<u>${out}</u>`;
   if (run.strike) out = `~~${out}~~`;
@@ -47,7 +54,12 @@ function runToMarkdown(run: Run, inTable = false): string {
 }
 
 export function runsToMarkdown(runs: Run[]): string {
-  return escapeLineStart(runs.map((run) => runToMarkdown(run)).join(''));
+  return runs
+    .map((run) => runToMarkdown(run))
+    .join('')
+    .split('\n')
+    .map(escapeLineStart)
+    .join('\n');
 }
 
 function indent(text: string, prefix: string, first = prefix): string {
