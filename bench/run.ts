@@ -14,6 +14,8 @@
 // --collab-documents=100 --collab-editors=5 --collab-rate=2 --collab-duration=20).
 // `--only=mcp` runs the MCP rows (tools/list and a wikiGetDocument call over Streamable HTTP at 10 and 50
 // connections beside hello-world; an SDK client's connect + list + call time over both transports).
+// `--only=endpoints` runs every hot endpoint at 10 and 50 connections (--endpoint-connections=10,50), each beside a
+// hello-world at the same count, with shares, p50/p99, CPU per request per part and the 50-over-10 scaling (issue 18).
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
@@ -35,6 +37,7 @@ import {
   writeAttachmentReport,
 } from './lib/attachment.js';
 import { benchCollab, type CollabBenchReport, writeCollabReport } from './lib/collab.js';
+import { endpointTable, measureEndpoints } from './lib/endpoints.js';
 import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { benchMcp } from './lib/mcp.js';
@@ -74,7 +77,11 @@ const settings = {
   mentionRate: num('mention-rate', 20),
   mentionDurationS: num('mention-duration', 20),
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
-  only: String(args.only ?? 'hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp'),
+  only: String(
+    args.only ?? 'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp',
+  ),
+  /** Connection counts of the endpoint rows. */
+  endpointConnections: String(args['endpoint-connections'] ?? '10,50'),
   /** Collaboration rows: open documents, editors on each, keystrokes per editor per second, seconds of typing. */
   collabDocuments: num('collab-documents', 100),
   collabEditors: num('collab-editors', 5),
@@ -91,7 +98,9 @@ const TARGET_CREATE_CONNECTIONS = 64;
 const IDLE_AFTER_LOAD_S = 40;
 const wanted = new Set(settings.only.split(','));
 /** The 10,000 documents are seeded only for the document service's rows. */
-const seedsDocuments = ['read', 'read-service', 'tree', 'create'].some((s) => wanted.has(s));
+const seedsDocuments = ['read', 'read-service', 'tree', 'create', 'endpoints'].some((s) => wanted.has(s));
+/** The comment service runs for the mentions of the notification rows and the thread list of the endpoint rows. */
+const wantsComments = wanted.has('notification') || wanted.has('endpoints');
 class PartialRun extends Error {}
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -155,7 +164,7 @@ const env: Record<string, string> = {
     'collab',
     'mcp',
   ]
-    .filter((s) => s === 'workspace' || s === 'document' || wanted.has(s === 'comment' ? 'notification' : s))
+    .filter((s) => s === 'workspace' || s === 'document' || (s === 'comment' ? wantsComments : wanted.has(s)))
     .join(','),
   PORT: String(gatewayPort),
   WORKSPACE_PORT: String(workspacePort),
@@ -202,7 +211,7 @@ try {
         ...profile('search'),
       ]),
     );
-  if (wanted.has('notification'))
+  if (wantsComments)
     parts.push(
       await startPart('comment', join(root, 'services/comment/dist/main.js'), env, commentPort, '/health/ready', [
         ...serviceNodeFlags,
@@ -425,6 +434,31 @@ try {
         auth,
       );
     }
+  }
+
+  if (wanted.has('endpoints')) {
+    const endpoints = await measureEndpoints({
+      gatewayUrl: gateway.url,
+      helloUrl: hello.url,
+      token,
+      dataDir: config.dataDir,
+      treeWorkspace: workspaceId,
+      readDocument: documentId,
+      connections: settings.endpointConnections.split(',').map(Number),
+      durationS: settings.durationS,
+      cpuMeters,
+      withComments: wantsComments,
+      log,
+      settle: async () => {
+        await sleep(2000);
+      },
+    });
+    const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..+$/, '');
+    writeFileSync(
+      join(root, 'bench/results', `${stamp}-endpoints.json`),
+      `${JSON.stringify({ date: new Date().toISOString(), ...endpoints, rssMiB: rssOfParts() }, null, 2)}\n`,
+    );
+    log(`wrote bench/results/${stamp}-endpoints.json\n${endpointTable(endpoints)}`);
   }
 
   if (wanted.has('mcp')) {
