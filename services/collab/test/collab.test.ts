@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import {
   addMember,
   type CreatedDocument,
@@ -10,6 +11,7 @@ import {
   signInNew,
   workspaceWith,
 } from '@wiki/testing';
+import WebSocket from 'ws';
 import {
   collabUrl,
   connectEditor,
@@ -89,6 +91,19 @@ describe('collaboration through the gateway (Hocuspocus provider clients)', () =
     expect(await deniedReason(await open(doc.id, stranger))).toBe('forbidden');
     expect(await deniedReason(await open('00000000-0000-4000-8000-000000000000', owner))).toBe('not-found');
     expect(await deniedReason(await open(doc.id.toUpperCase(), owner))).toBe('not-found');
+  });
+
+  it('a socket that sends garbage is closed, and the server goes on serving', async () => {
+    const doc = await newDoc('Sturdy', 'still here');
+    for (const garbage of [Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff]), Buffer.from('not a hocuspocus message')]) {
+      const raw = new WebSocket(collabUrl(t));
+      await once(raw, 'open');
+      raw.send(garbage);
+      const [code] = (await once(raw, 'close')) as [number];
+      expect([1002, 1007, 1011, 4205]).toContain(code);
+    }
+    const e = await synced(await open(doc.id, editor));
+    expect(e.text()).toBe('still here');
   });
 
   it('viewers and commenters are read-only: their updates reach nobody and are not stored', async () => {
