@@ -141,6 +141,23 @@ it('describes its routes in its OpenAPI document', async () => {
   expect(paths).toEqual(expect.arrayContaining(['/api/v1/mcp', '/api/v1/mcp/sse', '/api/v1/mcp/messages']));
 });
 
+it('answers a tool error when a service it calls is down', async () => {
+  const user = await signInNew(stack, 'ada');
+  const mcp = await connect(stack, (await mcpKeyOf(stack, user)).key, 'http');
+  const searchUrl = stack.config.urls.search;
+  // Nothing listens on port 1: the search service is unreachable for the MCP service.
+  stack.config.urls.search = 'http://127.0.0.1:1';
+  try {
+    const workspaceId = (await mcp.call('wikiListWorkspaces')).json.workspaces[0].id;
+    const r = await mcp.call('wikiSearch', { workspaceId, query: 'anything' });
+    expect(r.isError).toBe(true);
+    expect(r.json).toEqual({ error: 'The search service is unavailable; try again later' });
+  } finally {
+    stack.config.urls.search = searchUrl;
+    await mcp.close();
+  }
+});
+
 describe('two replicas', () => {
   it('an SSE session works when its messages reach the replica that does not hold the stream', async () => {
     const user = await signInNew(stack, 'ada');
