@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkDependencies, isListening } from './lib/dependencies.mjs';
-import { describeStarted, ensureLocalServers } from './lib/local-servers.mjs';
+import { describeStarted, ensureChromium, ensureLocalServers } from './lib/local-servers.mjs';
 import { createLogPrinter } from './lib/log-lines.mjs';
 import { build, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs';
 import { serviceEnv, serviceNodeFlags } from './lib/service-process.mjs';
@@ -62,6 +62,10 @@ if (!parts.some((p) => p.kind === 'service')) fail('npm start: no service has a 
 // variable points elsewhere is only reported. Then every database URL is checked as before.
 const servers = await ensureLocalServers({ log: note });
 for (const line of describeStarted(servers.started)) note(line);
+if (parts.some((p) => p.name === 'export')) {
+  const chromiumProblem = ensureChromium({ log: note });
+  if (chromiumProblem) note(`warning: ${chromiumProblem}`);
+}
 const unreachable = await checkDependencies(
   config,
   parts.filter((p) => p.kind === 'service').map((p) => p.name),

@@ -157,6 +157,34 @@ export async function ensureLocalServers({
   return { started, down };
 }
 
+/** Where Debian's fonts-noto-cjk puts its fonts: without them Chinese, Japanese and Korean print as boxes. */
+const CJK_FONTS_DIR = '/usr/share/fonts/opentype/noto';
+
+/**
+ * The browser the export worker prints PDFs with (CHROMIUM_PATH, else Debian's `chromium`), with
+ * fonts for Chinese, Japanese and Korean: on Debian as root, installed with apt when missing. Never
+ * throws: answers a warning instead (the rest of the system runs; PDF exports fail until it is there).
+ */
+export function ensureChromium({ env = process.env, install = true, log = () => {} } = {}) {
+  const configured = env.CHROMIUM_PATH;
+  if (configured)
+    return existsSync(configured) ? null : `CHROMIUM_PATH=${configured} does not exist: PDF exports will fail`;
+  try {
+    binary(() => (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : onPath('chromium')), 'chromium', {
+      install,
+      log,
+    });
+  } catch (error) {
+    return `Chromium for PDF exports: ${error.message}; PDF exports will fail until it is there (or CHROMIUM_PATH is set)`;
+  }
+  try {
+    binary(() => (existsSync(CJK_FONTS_DIR) ? CJK_FONTS_DIR : undefined), 'fonts-noto-cjk', { install, log });
+  } catch (error) {
+    return `CJK fonts for PDF exports: ${error.message}; Chinese, Japanese and Korean text will not print`;
+  }
+  return null;
+}
+
 async function answerProblem(server, target, url) {
   try {
     await server.check(target, url.startsWith('rediss:'));
