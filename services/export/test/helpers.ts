@@ -103,6 +103,17 @@ export function pdfText(pdf: Buffer): Promise<string> {
   return withFile(pdf, 'file.pdf', async (path) => (await run('pdftotext', ['-enc', 'UTF-8', path, '-'])).stdout);
 }
 
+/** The fonts a PDF uses (pdffonts), by name and type, one entry per font object. */
+export function pdfFonts(pdf: Buffer): Promise<string[]> {
+  return withFile(pdf, 'file.pdf', async (path) =>
+    (await run('pdffonts', [path])).stdout
+      .split('\n')
+      .slice(2)
+      .filter(Boolean)
+      .map((line) => line.replace(/\s+/g, ' ').trim()),
+  );
+}
+
 /** The PDF's outline (bookmarks) as poppler's pdftohtml lists it: `level:title` per entry. */
 export function pdfOutline(pdf: Buffer): Promise<string[]> {
   return withFile(pdf, 'file.pdf', async (path) => {

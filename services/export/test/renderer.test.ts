@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDocument } from '../src/domain/model.js';
 import { renderHtml } from '../src/render/html.js';
 import { PdfRenderer } from '../src/render/pdf.js';
-import { pdfText } from './helpers.js';
+import { pdfFonts, pdfText } from './helpers.js';
 
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const html = (text: string) =>
@@ -62,6 +62,18 @@ describe('PdfRenderer', () => {
     const pid = await renderer.browserProcessId();
     for (let i = 0; i < 3; i += 1) await renderer.render(html(`render ${i}`));
     expect(await renderer.browserProcessId()).toBe(pid);
+  });
+});
+
+describe('CJK text', () => {
+  it('is drawn with a CJK font, not as missing-glyph boxes of a Latin font', async () => {
+    const doc = readDocument('', [{ type: 'paragraph', content: '中文内容 日本語のテキスト 한국어 텍스트' }]);
+    const pdf = Buffer.from(await renderer.render(renderHtml(doc)));
+    expect(await pdfText(pdf)).toContain('中文内容 日本語のテキスト 한국어 텍스트');
+    // Only CJK text on the page: every font the PDF uses drew it. Without a CJK font installed
+    // Chromium draws boxes with a Latin font (DejaVu here).
+    const fonts = (await pdfFonts(pdf)).filter((name) => !/DejaVu/.test(name));
+    expect(fonts.length).toBeGreaterThan(0);
   });
 });
 
