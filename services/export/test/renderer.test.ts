@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDocument } from '../src/domain/model.js';
@@ -62,6 +64,35 @@ describe('PdfRenderer', () => {
     const pid = await renderer.browserProcessId();
     for (let i = 0; i < 3; i += 1) await renderer.render(html(`render ${i}`));
     expect(await renderer.browserProcessId()).toBe(pid);
+  });
+});
+
+describe('the page itself (HTML the renderer is given, markup included)', () => {
+  it('runs no JavaScript and lets no request out but inlined data', async () => {
+    const hits: string[] = [];
+    const trap = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'text/css' }).end('p { color: red; }');
+    });
+    await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(trap.address() as AddressInfo).port}`;
+    try {
+      const page = `<!DOCTYPE html><html><head><link rel="stylesheet" href="${url}/style.css">
+        <style>@import url("${url}/import.css"); body { background: url("${url}/bg.png"); }</style></head>
+        <body><p id="text">static text</p><img src="${url}/image.png"><iframe src="${url}/frame"></iframe>
+        <img src="file:///etc/hostname"><object data="${url}/object"></object>
+        <script>document.getElementById('text').textContent = 'SCRIPT RAN';</script>
+        <script src="${url}/script.js"></script></body></html>`;
+      const text = await pdfText(Buffer.from(await renderer.render(page)));
+      expect(text).toContain('static text');
+      expect(text).not.toContain('SCRIPT RAN');
+      expect(hits).toEqual([]);
+    } finally {
+      // An <iframe> makes Chromium open a TCP connection to its host (no request is sent on it;
+      // the exported HTML never holds one: see DECISIONS); closed here so the server can stop.
+      trap.closeAllConnections();
+      await new Promise((resolve) => trap.close(resolve));
+    }
   });
 });
 
