@@ -197,10 +197,18 @@ export interface HeldStreams {
   users: number;
   /** The notification replica's RSS before the streams opened and while they were all open. */
   rssBeforeMiB: number;
+  /** 5 s after the last stream opened: the heap still holds the garbage of opening them. */
   rssWithStreamsMiB: number;
   kibPerStream: number;
+  /**
+   * 40 s after, streams still open (heartbeats only): V8 hands back the heap it grew once
+   * allocation stops (its memory reducer), so this is what holding them costs.
+   */
+  rssSettledMiB: number;
+  kibPerStreamSettled: number;
   gatewayRssBeforeMiB: number;
   gatewayRssWithStreamsMiB: number;
+  gatewayRssSettledMiB: number;
   /** What the replica itself counted (its readiness details). */
   openOnReplica: number;
   openSeconds: number;
@@ -232,17 +240,23 @@ export async function holdStreams(opts: {
     const openSeconds = round1((performance.now() - began) / 1000);
     await new Promise((r) => setTimeout(r, 5000));
     const during = opts.rss();
+    await new Promise((r) => setTimeout(r, 35_000));
+    const settled = opts.rss();
     const ready = (await (await fetch(`${opts.serviceUrl}/health/ready`)).json()) as {
       details?: { streams?: { open: number } };
     };
+    const perStream = (rss: number) => round1(((rss - before.notification) * 1024) / streams.length);
     return {
       streams: streams.length,
       users: opts.tokens.length,
       rssBeforeMiB: before.notification,
       rssWithStreamsMiB: during.notification,
-      kibPerStream: round1(((during.notification - before.notification) * 1024) / streams.length),
+      kibPerStream: perStream(during.notification),
+      rssSettledMiB: settled.notification,
+      kibPerStreamSettled: perStream(settled.notification),
       gatewayRssBeforeMiB: before.gateway,
       gatewayRssWithStreamsMiB: during.gateway,
+      gatewayRssSettledMiB: settled.gateway,
       openOnReplica: ready.details?.streams?.open ?? -1,
       openSeconds,
     };
@@ -299,7 +313,7 @@ export async function streamBench(opts: {
     rss: opts.rss,
   });
   opts.log(
-    `${held.streams} streams open in ${held.openSeconds} s (the replica counts ${held.openOnReplica}): notification RSS ${held.rssBeforeMiB} → ${held.rssWithStreamsMiB} MiB (${held.kibPerStream} KiB per stream), gateway ${held.gatewayRssBeforeMiB} → ${held.gatewayRssWithStreamsMiB} MiB`,
+    `${held.streams} streams open in ${held.openSeconds} s (the replica counts ${held.openOnReplica}): notification RSS ${held.rssBeforeMiB} → ${held.rssWithStreamsMiB} MiB 5 s after (${held.kibPerStream} KiB per stream), ${held.rssSettledMiB} MiB 40 s after (${held.kibPerStreamSettled} KiB per stream); gateway ${held.gatewayRssBeforeMiB} → ${held.gatewayRssWithStreamsMiB} → ${held.gatewayRssSettledMiB} MiB`,
   );
 
   const mentioned = users[0];
