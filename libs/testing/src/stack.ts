@@ -8,6 +8,7 @@ import { connect } from '@nats-io/transport-node';
 import { type Config, loadConfig, type ServiceName } from '@wiki/config';
 import { dropDatabasesWithPrefix } from '@wiki/db';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { type JwksServer, startJwks } from './jwks.js';
 import { uniqueName } from './names.js';
 
@@ -90,15 +91,38 @@ export function isolatedConfig(
   });
 }
 
+/** Deletes every key matching `pattern` (SCAN, so a large keyspace is not blocked). */
+export async function deleteRedisKeys(url: string, pattern: string): Promise<number> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  let deleted = 0;
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
 async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;
 }
 
-/** Removes what a configuration made outside the process: databases, the stream, the data folder. */
+/**
+ * Removes what a configuration made outside the process: databases, the stream, Redis keys under
+ * its prefix (the export service's queue lives at `<DB_PREFIX>:bull:...`), the data folder.
+ */
 export async function cleanupConfig(config: Config): Promise<void> {
   await dropDatabasesWithPrefix(config.pgUrl, config.dbPrefix).catch(() => undefined);
+  await deleteRedisKeys(config.redisUrl, `${config.dbPrefix}:*`).catch(() => undefined);
   const nc = await connect({ servers: config.natsUrl }).catch(() => undefined);
   if (nc) {
     try {
