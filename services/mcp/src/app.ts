@@ -1,7 +1,7 @@
+import type { NatsConnection } from '@nats-io/transport-node';
 import { createServiceClient, identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createApp, registerHealth } from '@wiki/http';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';
