@@ -19,12 +19,15 @@ const run = promisify(execFile);
 /** Test settings: short locks so a dead worker's job comes back quickly. */
 export const FAST: Partial<ExportSettings> = { lockMs: 2_000, stalledIntervalMs: 1_000, backoffMs: 100 };
 
-/** Gateway → export, with the real workspace and document services. Removes the queue's keys on stop. */
-export async function startExportStack(
+/**
+ * Gateway → export, with the real workspace and document services. The queue's keys sit under the
+ * stack's DB_PREFIX, which the stack's cleanup deletes with its databases.
+ */
+export function startExportStack(
   settings: Partial<ExportSettings> = {},
   options: { exportRedisUrl?: string } = {},
 ): Promise<Stack> {
-  const stack = await startStack({
+  return startStack({
     gateway: startGateway,
     services: {
       workspace: startWorkspace as StartPart,
@@ -35,28 +38,6 @@ export async function startExportStack(
         })) as StartPart,
     },
   });
-  const stop = stack.stop;
-  stack.stop = async () => {
-    await stop();
-    await dropQueue(stack.config, settings);
-  };
-  return stack;
-}
-
-/** Deletes every Redis key of this configuration's queue (jobs, events, files). */
-export async function dropQueue(config: Config, settings: Partial<ExportSettings> = {}): Promise<void> {
-  const redis = new Redis(config.redisUrl);
-  try {
-    const prefix = queuePrefixOf(config, settings);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /** Redis keys of the queue that hold a finished file (none should outlive their request). */
