@@ -74,7 +74,7 @@ export class ExportClient {
     if (/timed out/.test(error.message)) {
       // Nobody waits for it any more: a job still queued is taken off (one being rendered finishes,
       // and its file expires unread).
-      await job.remove().catch(() => undefined);
+      await beforeDeadline(job.remove(), Date.now() + 2_000).catch(() => undefined);
       return serviceUnavailable('The export did not finish in time; try again later');
     }
     return serviceUnavailable('The export failed; try again later');
