@@ -220,6 +220,19 @@ describe('GET /documents/{id}/export', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('describes the export route with its formats and a binary answer', async () => {
+    const res = await fetch(`${stack.serviceUrls.export}/openapi.json`);
+    const spec = (await res.json()) as { paths: Record<string, any> };
+    expect(Object.keys(spec.paths)).toEqual(['/api/v1/documents/{id}/export']);
+    const get = spec.paths['/api/v1/documents/{id}/export'].get;
+    const format = get.parameters.find((p: { name: string }) => p.name === 'format');
+    expect(format).toMatchObject({ in: 'query', required: true });
+    expect(format.schema.enum).toEqual(['pdf', 'docx', 'markdown']);
+    expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '503']);
+  });
+});
+
 describe('content that points elsewhere (SSRF)', () => {
   let trap: Server;
   let hits: string[];
