@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeStarted, ensureLocalServers } from './lib/local-servers.mjs';
+import { describeStarted, ensureChromium, ensureLocalServers, ensureTestTools } from './lib/local-servers.mjs';
 import { ensureInstalled, fail, note, repoRoot, run } from './lib/prepare.mjs';
 
 const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -39,6 +39,12 @@ if (servers.down.length) {
   note(`Not reachable:\n\n${servers.down.join('\n\n')}`);
   failedPhases.push('PostgreSQL, NATS, Redis (not reachable)');
 } else note('All three answer.');
+
+// The export tests print PDFs with Chromium and read PDFs and Word files back.
+note('\n> Chromium, fonts, pdftotext, unzip');
+const toolProblems = [ensureChromium({ log: note }), ...ensureTestTools({ log: note })].filter(Boolean);
+if (toolProblems.length) note(`Missing (the export tests will fail):\n  ${toolProblems.join('\n  ')}`);
+else note('All there.');
 
 await phase('tsc -b', process.execPath, [tsc, '-b']);
 await phase('tsc -p tsconfig.tests.json', process.execPath, [tsc, '-p', 'tsconfig.tests.json']);

@@ -185,6 +185,26 @@ export function ensureChromium({ env = process.env, install = true, log = () => 
   return null;
 }
 
+/**
+ * Command-line tools the tests read exports with (`pdftotext` and friends, `unzip`): on Debian as
+ * root, installed with apt when missing. Answers one warning per tool still missing.
+ */
+export function ensureTestTools({ install = true, log = () => {} } = {}) {
+  const tools = [
+    ['pdftotext', 'poppler-utils'],
+    ['unzip', 'unzip'],
+  ];
+  const problems = [];
+  for (const [command, pkg] of tools) {
+    try {
+      binary(() => onPath(command), pkg, { install, log });
+    } catch (error) {
+      problems.push(`${command}: ${error.message}`);
+    }
+  }
+  return problems;
+}
+
 async function answerProblem(server, target, url) {
   try {
     await server.check(target, url.startsWith('rediss:'));
