@@ -48,6 +48,23 @@ export interface CallOptions<T> {
 export interface ServiceClient {
   get<T = unknown>(peer: ServiceName, path: string, options?: CallOptions<T>): Promise<T | null>;
   post<T = unknown>(peer: ServiceName, path: string, body: unknown, options?: CallOptions<T>): Promise<T | null>;
+  /**
+   * A route that answers a file rather than an envelope (e.g. an attachment's bytes): its body and
+   * type, null for a 404, failures as for `get`. An answer longer than `maxBytes` is a failure,
+   * found from its Content-Length or, when that lies or is missing, as soon as that many bytes came:
+   * the caller never holds more than it asked for.
+   */
+  getBytes(peer: ServiceName, path: string, options: BytesCallOptions): Promise<BytesAnswer | null>;
+}
+
+export interface BytesCallOptions extends Omit<CallOptions<never>, 'parse'> {
+  maxBytes: number;
+}
+
+export interface BytesAnswer {
+  bytes: Uint8Array;
+  /** The peer's Content-Type, '' when it sent none. */
+  contentType: string;
 }
 
 let sharedAgent: Agent | undefined;
@@ -105,8 +122,44 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return { data: call.parse ? call.parse(answer.data) : (answer.data as T) };
   }
 
+  async function attemptBytes(peer: ServiceName, path: string, call: BytesCallOptions): Promise<Outcome<BytesAnswer>> {
+    const headers: Record<string, string> = { [IDENTITY_HEADER]: await token(), accept: '*/*' };
+    if (call.requestId) headers['x-request-id'] = call.requestId;
+    const res = await request(`${config.urls[peer]}${path}`, {
+      method: 'GET',
+      headers,
+      dispatcher,
+      signal: AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs),
+    });
+    const status = res.statusCode;
+    if (status < 200 || status >= 300) {
+      await res.body.dump();
+      if (status === 404) return { data: null };
+      const refused = status < 500 ? call.refusal?.(status) : undefined;
+      if (refused) return { refused };
+      throw new Error(`answered ${status}`);
+    }
+    const tooLong = () => {
+      // Destroying the body closes its connection rather than reading the rest to reuse it; the
+      // abort it then emits is this call's failure, already thrown, not the process's.
+      res.body.on('error', () => undefined);
+      res.body.destroy();
+      return new Error(`answered more than ${call.maxBytes} bytes`);
+    };
+    if (Number(res.headers['content-length']) > call.maxBytes) throw tooLong();
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of res.body) {
+      length += (chunk as Buffer).byteLength;
+      if (length > call.maxBytes) throw tooLong();
+      chunks.push(chunk as Buffer);
+    }
+    const type = res.headers['content-type'];
+    return { data: { bytes: Buffer.concat(chunks, length), contentType: typeof type === 'string' ? type : '' } };
+  }
+
   async function send<T>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'BYTES',
     peer: ServiceName,
     path: string,
     body: unknown,
@@ -114,10 +167,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   ): Promise<T | null> {
     let outcome: Outcome<T>;
     try {
-      outcome = await attempt(method, peer, path, body, call);
+      outcome =
+        method === 'BYTES'
+          ? ((await attemptBytes(peer, path, call as BytesCallOptions)) as Outcome<T>)
+          : await attempt(method, peer, path, body, call);
     } catch (error) {
       logger.error(
-        { peer, method, path, requestId: call.requestId, cause: describe(error) },
+        { peer, method: method === 'BYTES' ? 'GET' : method, path, requestId: call.requestId, cause: describe(error) },
         `call to the ${peer} service failed`,
       );
       throw new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
@@ -129,6 +185,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   return {
     get: (peer, path, call) => send('GET', peer, path, undefined, call),
     post: (peer, path, body, call) => send('POST', peer, path, body, call),
+    getBytes: (peer, path, call) => send<BytesAnswer>('BYTES', peer, path, undefined, call),
   };
 }
 

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { createServiceClient, identity, requireKind, type ServiceClient } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createApp, notFound, success, unauthorized } from '@wiki/http';
@@ -55,6 +56,21 @@ async function startPeer() {
     reply.type('application/json').send('{"success": tru'),
   );
   app.get('/internal/no-data', { preHandler: onlyServices }, async () => ({ success: true }));
+  // A file of `n` bytes (byte i is i mod 251), with its length announced or, `chunked`, not.
+  app.get<{ Params: { n: string }; Querystring: { chunked?: string } }>(
+    '/internal/file/:n',
+    { preHandler: onlyServices },
+    async (request, reply) => {
+      record(request);
+      const bytes = Buffer.from(Array.from({ length: Number(request.params.n) }, (_, i) => i % 251));
+      reply.type('image/png');
+      if (request.query.chunked === undefined) return reply.header('content-length', bytes.length).send(bytes);
+      const chunks = Array.from({ length: Math.ceil(bytes.length / 1000) }, (_, i) =>
+        bytes.subarray(i * 1000, (i + 1) * 1000),
+      );
+      return reply.send(Readable.from(chunks));
+    },
+  );
   app.server.on('connection', () => connections++);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
@@ -215,6 +231,35 @@ describe('service client', () => {
     // Statuses it leaves alone are still the peer's failure.
     await expect(client.get('workspace', '/internal/teapot', { refusal })).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
+    });
+  });
+
+  it('answers a file route’s bytes and type with a service token, null for a 404, and nothing over the cap', async () => {
+    const answer = await client.getBytes('workspace', '/internal/file/5000', { maxBytes: 5000, requestId: 'req-f' });
+    expect(answer?.contentType).toBe('image/png');
+    expect(Buffer.from(answer?.bytes ?? [])).toEqual(Buffer.from(Array.from({ length: 5000 }, (_, i) => i % 251)));
+    expect(peer.seen).toEqual([{ service: 'caller', requestId: 'req-f', body: undefined }]);
+    const chunked = await client.getBytes('workspace', '/internal/file/5000?chunked', { maxBytes: 5000 });
+    expect(chunked?.bytes.byteLength).toBe(5000);
+    expect(await client.getBytes('workspace', '/internal/things/missing', { maxBytes: 10 })).toBeNull();
+    expect(log.lines).toEqual([]);
+
+    // Over the cap, announced or found while reading: the peer's failure, a 503.
+    await expect(client.getBytes('workspace', '/internal/file/5001', { maxBytes: 5000 })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
+    await expect(client.getBytes('workspace', '/internal/file/5001?chunked', { maxBytes: 5000 })).rejects.toMatchObject(
+      { code: 'SERVICE_UNAVAILABLE' },
+    );
+    expect(log.lines.map((l) => l.obj.cause)).toEqual([
+      'Error: answered more than 5000 bytes',
+      'Error: answered more than 5000 bytes',
+    ]);
+    expect(log.lines[0].obj.method).toBe('GET');
+    // A refusal keeps the meaning the caller gives it.
+    const refusal = (status: number) => (status === 409 ? unauthorized('Refused') : undefined);
+    await expect(client.getBytes('workspace', '/internal/conflict', { maxBytes: 10, refusal })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
     });
   });
 
