@@ -7,6 +7,7 @@ import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import type { AttachmentContext } from './context.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
+import { registerInternalRoutes } from './routes/internal.js';
 import { createStorage, type ObjectStorage } from './storage/index.js';
 
 declare module 'fastify' {
@@ -59,5 +60,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     logger: app.log,
   };
   await registerAttachmentRoutes(app, ctx);
+  registerInternalRoutes(app, ctx);
   return app;
 }

@@ -1,0 +1,38 @@
+import { AppError, notFound } from '@wiki/http';
+import type { AttachmentContext } from '../context.js';
+import { type AttachmentRow, findByKey } from '../db/attachments.js';
+import { isWellFormedKey } from '../domain/file-name.js';
+
+/**
+ * What another service may read to embed (the export worker): raster images only, by their sniffed
+ * type. SVG can carry script and HTML is a page; neither is ever handed out to be embedded.
+ */
+export const EMBEDDABLE_IMAGE_TYPES: ReadonlySet<string> = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+]);
+
+/**
+ * GET /internal/attachments/image: the record of an image the caller may embed in a document of
+ * `workspaceId`. A key of another workspace is the same 404 as no key: a document can point at any
+ * key, and its export must not turn that into a read of someone else's files.
+ */
+export async function embeddableImage(
+  ctx: Pick<AttachmentContext, 'pool'>,
+  key: string,
+  workspaceId: string,
+  maxBytes: number,
+): Promise<AttachmentRow> {
+  if (!isWellFormedKey(key)) throw notFound('File');
+  const row = await findByKey(ctx.pool, key);
+  if (!row || row.workspaceId !== workspaceId.toLowerCase()) throw notFound('File');
+  if (!EMBEDDABLE_IMAGE_TYPES.has(row.mimeType)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The file is not a raster image');
+  }
+  if (row.fileSize > maxBytes) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `The image is larger than ${maxBytes} bytes`);
+  }
+  return row;
+}
