@@ -128,6 +128,6 @@ describe('GET /internal/attachments/image', () => {
       { headers: { 'x-wiki-identity': token } },
     );
     expect(noWorkspace.status).toBe(400);
-    expect((await noWorkspace.json()).error.code).toBe('VALIDATION_ERROR');
+    expect(((await noWorkspace.json()) as { error: { code: string } }).error.code).toBe('VALIDATION_ERROR');
   });
 });

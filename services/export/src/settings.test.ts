@@ -20,6 +20,7 @@ describe('loadExportSettings', () => {
         EXPORT_STALLED_INTERVAL_MS: '1000',
         EXPORT_RENDER_TIMEOUT_MS: '3000',
         EXPORT_QUEUE_PREFIX: 'site-a:bull',
+        EXPORT_IMAGE_MAX_BYTES: '2048',
       }),
     ).toEqual({
       role: 'worker',
@@ -31,6 +32,7 @@ describe('loadExportSettings', () => {
       stalledIntervalMs: 1000,
       renderTimeoutMs: 3000,
       queuePrefix: 'site-a:bull',
+      imageMaxBytes: 2048,
     });
   });
 
@@ -41,6 +43,7 @@ describe('loadExportSettings', () => {
       ['EXPORT_CONCURRENCY', '0'],
       ['EXPORT_ATTEMPTS', '1.5'],
       ['EXPORT_QUEUE_PREFIX', 'has space'],
+      ['EXPORT_IMAGE_MAX_BYTES', '100'],
     ] as const) {
       expect(() => loadExportSettings({ [name]: value })).toThrow(ConfigError);
       expect(() => loadExportSettings({ [name]: value })).toThrow(name);

@@ -1,5 +1,5 @@
 import { ConfigError } from '@wiki/config';
-import type { ImageSource } from './render/images.js';
+import { IMAGE_MAX_BYTES, type ImageSource } from './render/images.js';
 
 export type ExportRole = 'api' | 'worker' | 'both';
 export const EXPORT_ROLES: readonly ExportRole[] = ['api', 'worker', 'both'];
@@ -26,7 +26,9 @@ export interface ExportSettings {
   renderTimeoutMs: number;
   /** BullMQ's key prefix (EXPORT_QUEUE_PREFIX, default `<DB_PREFIX>:bull`): each test run has its own queue. */
   queuePrefix?: string;
-  /** Where embedded images come from; none by default (images become links). Tests give their own. */
+  /** The largest image embedded (EXPORT_IMAGE_MAX_BYTES); a larger one stays a link, unread. */
+  imageMaxBytes: number;
+  /** Where embedded images come from: the attachment service unless given (tests give their own). */
   images?: ImageSource;
 }
 
@@ -39,6 +41,7 @@ export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
   lockMs: 15_000,
   stalledIntervalMs: 5_000,
   renderTimeoutMs: 20_000,
+  imageMaxBytes: IMAGE_MAX_BYTES,
 };
 
 type Env = Record<string, string | undefined>;
@@ -73,6 +76,7 @@ export function loadExportSettings(env: Env = process.env): ExportSettings {
     lockMs: int(env, 'EXPORT_LOCK_MS', d.lockMs, 1_000, 600_000),
     stalledIntervalMs: int(env, 'EXPORT_STALLED_INTERVAL_MS', d.stalledIntervalMs, 500, 600_000),
     renderTimeoutMs: int(env, 'EXPORT_RENDER_TIMEOUT_MS', d.renderTimeoutMs, 100, 600_000),
+    imageMaxBytes: int(env, 'EXPORT_IMAGE_MAX_BYTES', d.imageMaxBytes, 1024, 40 * 1024 * 1024),
     queuePrefix: prefix || undefined,
   };
 }

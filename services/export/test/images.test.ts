@@ -12,7 +12,7 @@ const run = promisify(execFile);
 const STORED = '/api/v1/attachments/file?url=workspaces%2Fw%2Fdocuments%2Fd%2Fred.png';
 
 // Attachment storage as the worker sees it: an image source that holds one PNG and a file that is
-// not an image. (The attachment service offers no internal route for the bytes yet; see the README.)
+// not an image (in a running system the attachment service is the source: attachment-images.test.ts).
 const requested: string[] = [];
 const storage: ImageSource = {
   async load(key) {

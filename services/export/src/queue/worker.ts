@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { readDocument } from '../domain/model.js';
 import { renderDocx } from '../render/docx.js';
 import { renderHtml } from '../render/html.js';
-import { loadImages } from '../render/images.js';
+import { attachmentImageSource, loadImages } from '../render/images.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { PdfRenderer } from '../render/pdf.js';
 import type { ExportSettings } from '../settings.js';
@@ -29,7 +29,7 @@ export interface ExportWorkerOptions {
   settings: ExportSettings;
   prefix: string;
   logger: WorkerLogger;
-  /** The client for the document service; made here when not given. */
+  /** The client for the document and attachment services; made here when not given. */
   peers?: ServiceClient;
 }
 
@@ -41,16 +41,22 @@ export interface RunningWorker {
 
 interface DocumentContent {
   id: string;
+  workspaceId: string;
   title: string;
   content: string;
 }
 
 function parseContent(data: unknown): DocumentContent {
   const d = data as Partial<Record<keyof DocumentContent, unknown>> | null;
-  if (typeof d?.id !== 'string' || typeof d.title !== 'string' || typeof d.content !== 'string') {
+  if (
+    typeof d?.id !== 'string' ||
+    typeof d.workspaceId !== 'string' ||
+    typeof d.title !== 'string' ||
+    typeof d.content !== 'string'
+  ) {
     throw new Error('the document content answer lacks a field');
   }
-  return { id: d.id, title: d.title, content: d.content };
+  return { id: d.id, workspaceId: d.workspaceId, title: d.title, content: d.content };
 }
 
 /**
@@ -62,6 +68,7 @@ function parseContent(data: unknown): DocumentContent {
 export async function startExportWorker(options: ExportWorkerOptions): Promise<RunningWorker> {
   const { config, settings, prefix, logger } = options;
   const peers = options.peers ?? createServiceClient({ service: 'export', config, logger });
+  const images = settings.images ?? attachmentImageSource(peers);
   const renderer = new PdfRenderer({
     executablePath: config.chromiumPath,
     renderTimeoutMs: settings.renderTimeoutMs,
@@ -84,8 +91,12 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
     let file: Uint8Array;
     if (format === 'markdown') file = renderMarkdown(doc);
     else {
-      const images = await loadImages(doc, settings.images);
-      file = format === 'docx' ? await renderDocx(doc, images) : await renderer.render(renderHtml(doc, images));
+      const loaded = await loadImages(doc, images, {
+        workspaceId: found.workspaceId,
+        requestId,
+        imageMaxBytes: settings.imageMaxBytes,
+      });
+      file = format === 'docx' ? await renderDocx(doc, loaded) : await renderer.render(renderHtml(doc, loaded));
     }
     const key = resultKey(prefix, job.id ?? documentId);
     await files.set(key, Buffer.from(file.buffer, file.byteOffset, file.byteLength), 'PX', fileTtlMs);

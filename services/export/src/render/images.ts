@@ -1,5 +1,14 @@
+import type { ServiceClient } from '@wiki/auth';
 import { imageSize } from 'image-size';
 import type { Block, ExportDocument } from '../domain/model.js';
+
+/** Whose document asks for an image, and how many bytes it may still take. */
+export interface ImageRequest {
+  /** The exported document's workspace: only its own attachments are ever read. */
+  workspaceId: string;
+  maxBytes: number;
+  requestId?: string;
+}
 
 /**
  * Reads the bytes of an attachment by its storage key. Nothing else is ever read: the renderers
@@ -7,8 +16,36 @@ import type { Block, ExportDocument } from '../domain/model.js';
  * requested by nobody (it becomes a link, or nothing).
  */
 export interface ImageSource {
-  /** The attachment's bytes, or null when storage does not hold that key. */
-  load(storageKey: string): Promise<Uint8Array | null>;
+  /** The attachment's bytes, or null when it cannot be had (missing, another workspace's, too large). */
+  load(storageKey: string, request: ImageRequest): Promise<Uint8Array | null>;
+}
+
+/** How long one image may take to arrive before the export goes on without it. */
+export const IMAGE_FETCH_TIMEOUT_MS = 10_000;
+
+/**
+ * The attachment service's internal image route, as the worker's image source. Every failure
+ * (the service down or slow, a refusal, a file over the cap) is an image left as a link: an
+ * export is worth more without a picture than not at all. The client logs the failures it sees.
+ */
+export function attachmentImageSource(peers: ServiceClient): ImageSource {
+  return {
+    async load(storageKey, { workspaceId, maxBytes, requestId }) {
+      const query = new URLSearchParams({ url: storageKey, workspaceId, maxBytes: String(maxBytes) });
+      try {
+        const answer = await peers.getBytes('attachment', `/internal/attachments/image?${query}`, {
+          maxBytes,
+          requestId,
+          timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
+          // Not an image, or larger than asked: an answer about this file, not a failing service.
+          refusal: (status) => (status === 413 || status === 415 ? new Error(`refused (${status})`) : undefined),
+        });
+        return answer?.bytes ?? null;
+      } catch {
+        return null;
+      }
+    },
+  };
 }
 
 const ATTACHMENT_PATH = '/api/v1/attachments/file';
@@ -42,7 +79,7 @@ export interface LoadedImage {
   height: number;
 }
 
-/** Bounds one export's memory: a document may point at many large files. */
+/** Bounds one export's memory: a document may point at many large files (EXPORT_IMAGE_MAX_BYTES for one). */
 export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
 export const IMAGES_TOTAL_MAX_BYTES = 40 * 1024 * 1024;
 
@@ -55,8 +92,8 @@ function imagesOf(blocks: Block[], out: string[]): string[] {
 }
 
 /** Checks what a source answered: a real raster image of a type every output embeds, else nothing. */
-export function inspectImage(data: Uint8Array): LoadedImage | null {
-  if (data.byteLength === 0 || data.byteLength > IMAGE_MAX_BYTES) return null;
+export function inspectImage(data: Uint8Array, maxBytes = IMAGE_MAX_BYTES): LoadedImage | null {
+  if (data.byteLength === 0 || data.byteLength > maxBytes) return null;
   try {
     const size = imageSize(data);
     const type = (size.type === 'jpeg' ? 'jpg' : size.type) as ImageType;
@@ -67,19 +104,31 @@ export function inspectImage(data: Uint8Array): LoadedImage | null {
   }
 }
 
+export interface ImageContext {
+  workspaceId: string;
+  requestId?: string;
+  /** The largest one image may be (EXPORT_IMAGE_MAX_BYTES). */
+  imageMaxBytes?: number;
+}
+
 /** The images of a document that its source holds, by URL; the rest are left out (shown as links). */
 export async function loadImages(
   doc: ExportDocument,
   source: ImageSource | undefined,
+  context: ImageContext,
 ): Promise<Map<string, LoadedImage>> {
   const loaded = new Map<string, LoadedImage>();
   if (!source) return loaded;
+  const imageMaxBytes = context.imageMaxBytes ?? IMAGE_MAX_BYTES;
   let total = 0;
   for (const url of imagesOf(doc.blocks, [])) {
     const key = attachmentKeyOf(url);
-    const data = key ? await source.load(key) : null;
-    const image = data ? inspectImage(data) : null;
-    if (!image || total + image.data.byteLength > IMAGES_TOTAL_MAX_BYTES) continue;
+    // What is left of the export's budget caps the next image, so it is refused before it is read.
+    const maxBytes = Math.min(imageMaxBytes, IMAGES_TOTAL_MAX_BYTES - total);
+    if (!key || maxBytes <= 0) continue;
+    const data = await source.load(key, { workspaceId: context.workspaceId, maxBytes, requestId: context.requestId });
+    const image = data ? inspectImage(data, maxBytes) : null;
+    if (!image) continue;
     total += image.data.byteLength;
     loaded.set(url, image);
   }
