@@ -382,6 +382,13 @@ try {
       auth,
     );
     await run('tree (10k), 4 connections', `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`, 4, auth);
+    // As a browser asks for it: the service keeps the answer gzipped too (autocannon does not unzip).
+    await run(
+      'tree (10k, gzip)',
+      `${gateway.url}/api/v1/documents/tree?workspaceId=${workspaceId}`,
+      settings.treeConnections,
+      { ...auth, 'accept-encoding': 'gzip, deflate, br' },
+    );
     await run(
       'tree (10k, service only)',
       `${documentPart.url}/api/v1/documents/tree?workspaceId=${workspaceId}`,

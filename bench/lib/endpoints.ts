@@ -151,7 +151,9 @@ export async function measureEndpoints(opts: EndpointBenchOptions): Promise<Endp
   const parents = await createRoots(g, opts.token, creationWorkspace, 50, 16);
   const bodies = parents.map((id, i) => creationBody(creationWorkspace, `Page ${i + 1}`, id));
 
-  const reads: Array<[string, string]> = [
+  // The tree is asked for as a browser asks (Accept-Encoding: gzip); autocannon does not unzip.
+  const browser = { 'accept-encoding': 'gzip, deflate, br' };
+  const reads: Array<[string, string, Record<string, string>?]> = [
     ['GET /documents/{id}', `/api/v1/documents/${opts.readDocument}`],
     ['GET /users/me', '/api/v1/users/me'],
     ['GET /workspaces', '/api/v1/workspaces'],
@@ -159,7 +161,7 @@ export async function measureEndpoints(opts: EndpointBenchOptions): Promise<Endp
     ['GET /documents?workspaceId= (200 roots)', `/api/v1/documents?workspaceId=${f.rootsWorkspace}`],
     ['GET /documents/{id}/children (100)', `/api/v1/documents/${f.parentOf100}/children`],
     ['GET /documents/{id}/ancestors (depth 8)', `/api/v1/documents/${f.deepest}/ancestors`],
-    ['GET /documents/tree (10k)', `/api/v1/documents/tree?workspaceId=${opts.treeWorkspace}`],
+    ['GET /documents/tree (10k, gzip)', `/api/v1/documents/tree?workspaceId=${opts.treeWorkspace}`, browser],
   ];
   if (f.threadsDocument)
     reads.push([
@@ -170,12 +172,17 @@ export async function measureEndpoints(opts: EndpointBenchOptions): Promise<Endp
   const hello: LoadResult[] = [];
   const rows: EndpointRow[] = [];
   for (const connections of opts.connections) {
-    const run = async (endpoint: string, url: string, more: Parameters<typeof load>[2]['autocannon'] = {}) => {
+    const run = async (
+      endpoint: string,
+      url: string,
+      more: Parameters<typeof load>[2]['autocannon'] = {},
+      headers: Record<string, string> = {},
+    ) => {
       opts.log(`endpoints: ${endpoint}, ${connections} connections, ${opts.durationS} s`);
       const result = await load(endpoint, url, {
         connections,
         durationS: opts.durationS,
-        headers: more.requests ? undefined : auth,
+        headers: more.requests ? undefined : { ...auth, ...headers },
         cpuMeters: opts.cpuMeters,
         autocannon: more,
       });
@@ -190,7 +197,7 @@ export async function measureEndpoints(opts: EndpointBenchOptions): Promise<Endp
         `endpoints: ${endpoint} @${connections}: ${result.requestsPerSec} req/s = ${share} %, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}`,
       );
     };
-    for (const [endpoint, path] of reads) add(endpoint, await run(endpoint, `${g}${path}`));
+    for (const [endpoint, path, headers] of reads) add(endpoint, await run(endpoint, `${g}${path}`, {}, headers));
     add(
       'POST /documents',
       await run('POST /documents', `${g}/api/v1/documents`, spreadCreations(opts.token, bodies, connections)),

@@ -2,6 +2,7 @@ import type { MembershipAccess, UsersProjection } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import type { InsertDocument } from './db/document-inserts.js';
 import type { PreparedStatements } from './db/prepared-statements.js';
+import type { TreeAnswer } from './queries/tree-answers.js';
 
 /** What commands and queries run against; built once per app. */
 export interface DocumentContext {
@@ -12,7 +13,7 @@ export interface DocumentContext {
   /** The workspace of a document, remembered (db/workspace-of.ts). */
   workspaceOf(documentId: string): Promise<string | null>;
   /** The tree answer of a workspace, remembered until its documents change (queries/tree-answers.ts). */
-  treeAnswer(workspaceId: string): Promise<Buffer>;
+  treeAnswer(workspaceId: string, acceptsGzip?: boolean): Promise<TreeAnswer>;
   /** Wakes the outbox relay after a prepared statement (not the kit's pool) committed events. */
   wakeRelay(): void;
   /** Creations, written in batches (db/document-inserts.ts). */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
 import { cleanupConfig, countingStatements, isolatedConfig } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rememberedTrees } from '../src/queries/tree-answers.js';
+import { acceptsGzip, rememberedTrees } from '../src/queries/tree-answers.js';
 import { documentService } from '../src/service.js';
 
 /**
@@ -31,7 +32,9 @@ afterAll(async () => {
   if (config) await cleanupConfig(config);
 });
 
-const titles = (body: Buffer) => (JSON.parse(body.toString()).data as { title: string }[]).map((n) => n.title);
+const titlesOf = (body: Buffer) => (JSON.parse(body.toString()).data as { title: string }[]).map((n) => n.title);
+const titles = ({ body }: { body: Buffer }) =>
+  (JSON.parse(body.toString()).data as { title: string }[]).map((n) => n.title);
 
 async function insert(workspaceId: string, ...names: string[]): Promise<string[]> {
   const ids = await pool.anyFirst(sql.type(z.object({ id: z.string() }))`
@@ -49,16 +52,16 @@ describe('remembered tree answers', () => {
     expect(titles(await replicaA(ws))).toEqual([]);
     const [first] = await insert(ws, 'First', 'Second');
 
-    const built = await replicaA(ws);
-    expect(titles(built)).toEqual(['First', 'Second']);
+    const built = (await replicaA(ws)).body;
+    expect(titles({ body: built })).toEqual(['First', 'Second']);
     counted.reset();
-    expect(await replicaA(ws)).toBe(built); // the same bytes, not rebuilt
+    expect((await replicaA(ws)).body).toBe(built); // the same bytes, not rebuilt
     expect(counted.count()).toBe(1);
     expect(titles(await replicaB(ws))).toEqual(['First', 'Second']);
 
     // Another workspace's write changes nothing here.
     await insert(other, 'Elsewhere');
-    expect(await replicaA(ws)).toBe(built);
+    expect((await replicaA(ws)).body).toBe(built);
 
     // Every kind of write is seen at once by both replicas.
     await pool.query(sql.unsafe`UPDATE documents SET title = 'Renamed' WHERE id = ${first}`);
@@ -77,11 +80,34 @@ describe('remembered tree answers', () => {
     await insert(ws, 'Only');
     const counted = countingStatements(pool);
     const tiny = rememberedTrees(counted.db, 10); // smaller than any answer: nothing is kept
-    const first = await tiny(ws);
+    const first = (await tiny(ws)).body;
     counted.reset();
-    const second = await tiny(ws);
+    const second = (await tiny(ws)).body;
     expect(second).not.toBe(first);
     expect(second.equals(first)).toBe(true);
     expect(counted.count()).toBe(1); // built again: no version check for an answer it does not hold
+  });
+
+  it('keeps a large answer gzipped too, made once per version', async () => {
+    const ws = randomUUID();
+    await insert(ws, ...Array.from({ length: 400 }, (_, i) => `A page of the gzip test ${i}`));
+    const trees = rememberedTrees(pool);
+    const plain = await trees(ws);
+    expect(plain.gzipped).toBe(false);
+    const zipped = await trees(ws, true);
+    expect(zipped.gzipped).toBe(true);
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 4);
+    expect((await trees(ws, true)).body).toBe(zipped.body); // not compressed again
+    await insert(ws, 'One more');
+    const after = await trees(ws, true);
+    expect(titlesOf(gunzipSync(after.body))).toContain('One more');
+  });
+
+  it('reads Accept-Encoding', () => {
+    for (const yes of ['gzip', 'gzip, deflate, br', 'br;q=1, GZIP;q=0.5', '*'])
+      expect(acceptsGzip(yes), yes).toBe(true);
+    for (const no of [undefined, '', 'identity', 'br', 'gzip;q=0', 'deflate, gzip;q=0.0'])
+      expect(acceptsGzip(no), String(no)).toBe(false);
   });
 });

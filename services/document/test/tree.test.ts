@@ -1,5 +1,7 @@
+import { gunzipSync } from 'node:zlib';
 import { sql, z } from '@wiki/db';
 import { createDocument, createWorkspace, type SignedInUser, signInNew, workspaceWith } from '@wiki/testing';
+import { request } from 'undici';
 import { type DocStack, startDocStack } from './helpers.js';
 
 describe('tree: moves, cycles, delete, archive and restore (through the gateway)', () => {
@@ -39,6 +41,38 @@ describe('tree: moves, cycles, delete, archive and restore (through the gateway)
     for (const n of nodes) flatten(n.children, (out.push(n.id), out));
     return out;
   };
+
+  it('sends a large tree gzipped through the gateway to a client that takes gzip, and plain to one that does not', async () => {
+    const big = (await createWorkspace(t, owner)).id;
+    for (let i = 0; i < 300; i += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, (_, k) =>
+          createDocument(t, owner, { workspaceId: big, title: `A page with a longer title ${i + k}` }),
+        ),
+      );
+    const url = `${t.gatewayUrl}/api/v1/documents/tree?workspaceId=${big}`;
+    const raw = (encoding: string) =>
+      request(url, { headers: { authorization: `Bearer ${owner.token}`, 'accept-encoding': encoding } });
+    const zipped = await raw('gzip, deflate, br');
+    expect(zipped.statusCode).toBe(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toContain('accept-encoding');
+    const unzipped = gunzipSync(Buffer.from(await zipped.body.arrayBuffer()));
+    const plain = await raw('identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const plainBytes = Buffer.from(await plain.body.arrayBuffer());
+    expect(unzipped.equals(plainBytes)).toBe(true);
+    expect(JSON.parse(plainBytes.toString()).data).toHaveLength(300);
+    expect((await raw('gzip;q=0')).headers['content-encoding']).toBeUndefined();
+    // A small tree is sent as it is.
+    expect(
+      (
+        await request(`${t.gatewayUrl}/api/v1/documents/tree?workspaceId=${otherWs}`, {
+          headers: { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'gzip' },
+        })
+      ).headers['content-encoding'],
+    ).toBeUndefined();
+  });
 
   describe('move', () => {
     it('moves under a parent (last), to the root with null or no parentId, and returns the document', async () => {

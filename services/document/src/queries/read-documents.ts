@@ -2,6 +2,7 @@ import { notFound } from '@wiki/http';
 import { requireDocumentRole } from '../commands/access.js';
 import type { Actor, DocumentContext } from '../context.js';
 import { ancestorsOf, type Breadcrumb, type DocumentDetail, type ListItem } from '../db/documents.js';
+import type { TreeAnswer } from './tree-answers.js';
 
 /**
  * Reads for members (VIEWER and up). Archived documents are left out of lists, trees and children.
@@ -52,7 +53,12 @@ export async function breadcrumbsOf(ctx: DocumentContext, reader: Reader, id: st
  * one query, nested in memory in O(n), and remembered until the workspace's documents change
  * (queries/tree-answers.ts).
  */
-export async function treeBody(ctx: DocumentContext, reader: Reader, workspaceId: string): Promise<Buffer> {
+export async function treeBody(
+  ctx: DocumentContext,
+  reader: Reader,
+  workspaceId: string,
+  acceptsGzip = false,
+): Promise<TreeAnswer> {
   await ctx.membership.requireRole(workspaceId, reader.userId, 'VIEWER', 'Workspace', reader.requestId);
-  return ctx.treeAnswer(workspaceId);
+  return ctx.treeAnswer(workspaceId, acceptsGzip);
 }

@@ -21,6 +21,7 @@ import { updateDocument } from '../commands/update-document.js';
 import type { DocumentContext } from '../context.js';
 import { presentBreadcrumb, presentDocument, presentListItem } from '../presenters/documents.js';
 import { breadcrumbsOf, childrenOf, getDocument, listDocuments, treeBody } from '../queries/read-documents.js';
+import { acceptsGzip } from '../queries/tree-answers.js';
 import {
   breadcrumbResponse,
   createBody,
@@ -74,7 +75,10 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
     async (request, reply) => {
       const reader = requireActor(request);
       const { workspaceId } = request.query;
-      return reply.type('application/json; charset=utf-8').send(await treeBody(ctx, reader, workspaceId));
+      const answer = await treeBody(ctx, reader, workspaceId, acceptsGzip(request.headers['accept-encoding']));
+      reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+      if (answer.gzipped) reply.header('content-encoding', 'gzip');
+      return reply.send(answer.body);
     },
   );
 
