@@ -2,6 +2,7 @@ import type { Config } from '@wiki/config';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from './commands/context.js';
+import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
 import { registerInternalRoutes } from './routes/internal.js';
 import { registerInvitationRoutes } from './routes/invitations.js';
 import { registerMcpKeyRoutes } from './routes/mcp-keys.js';
@@ -9,7 +10,10 @@ import { registerMemberRoutes } from './routes/members.js';
 import { registerUserRoutes } from './routes/users.js';
 import { registerWorkspaceRoutes } from './routes/workspaces.js';
 
-export type AppDeps = ServiceAppDeps;
+export interface AppDeps extends ServiceAppDeps {
+  /** Defaults to prepared statements on a pool of the service's own (closed with the app). */
+  reads?: PreparedReads;
+}
 
 /** The workspace service's HTTP app (no listen): users, workspaces, members, invitations, MCP keys. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -17,7 +21,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     service: 'workspace',
     openapi: { title: 'Workspace service', description: 'Users, workspaces, members, invitations and MCP keys' },
   });
-  const ctx: Context = { pool: deps.pool, config };
+  let reads = deps.reads;
+  if (!reads) {
+    const owned = createPreparedReads(config.databaseUrls.workspace, app.log);
+    app.addHook('onClose', () => owned.end());
+    reads = owned;
+  }
+  const ctx: Context = { pool: deps.pool, reads, config };
 
   registerWorkspaceRoutes(app, ctx);
   registerMemberRoutes(app, ctx);

@@ -2,6 +2,7 @@ import type { Config } from '@wiki/config';
 import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from '@wiki/db';
 import { notFound } from '@wiki/http';
 import { findMemberByUser, type MemberRow } from '../db/members.js';
+import type { PreparedReads } from '../db/prepared-reads.js';
 import { findWorkspace, type WorkspaceRow } from '../db/workspaces.js';
 
 /**
@@ -10,6 +11,8 @@ import { findWorkspace, type WorkspaceRow } from '../db/workspaces.js';
  */
 export interface Context {
   pool: DatabasePool;
+  /** The hottest reads, as prepared statements on a pool of their own. */
+  reads: PreparedReads;
   config: Config;
 }
 

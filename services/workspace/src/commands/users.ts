@@ -1,11 +1,6 @@
 import type { DatabaseTransactionConnection } from '@wiki/db';
 import { conflict, notFound } from '@wiki/http';
-import {
-  findUserWithPreferences,
-  type PreferencePatch,
-  type PreferenceRow,
-  savePreferences,
-} from '../db/preferences.js';
+import { type PreferencePatch, type PreferenceRow, savePreferences } from '../db/preferences.js';
 import {
   findUserById,
   findUserByIdpUid,
@@ -20,7 +15,7 @@ import type { Context } from './context.js';
 import { createWorkspaceInTx } from './workspaces.js';
 
 export async function getMe(ctx: Context, userId: string): Promise<{ user: UserRow; preference: PreferenceRow }> {
-  const me = await findUserWithPreferences(ctx.pool, userId);
+  const me = await ctx.reads.findMe(userId);
   if (!me) throw notFound('User');
   return me;
 }

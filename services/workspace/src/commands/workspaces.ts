@@ -5,7 +5,6 @@ import {
   deleteWorkspace as deleteWorkspaceRow,
   findWorkspace,
   insertWorkspace,
-  listWorkspacesOfUser,
   setWorkspaceOwner,
   updateWorkspace as updateWorkspaceRow,
   type WorkspacePatch,
@@ -17,7 +16,7 @@ import { emitMember, emitWorkspace } from '../events/producers.js';
 import { type Context, lockWorkspaceAsMember, requireMember } from './context.js';
 
 export function listWorkspaces(ctx: Context, userId: string): Promise<readonly WorkspaceRow[]> {
-  return listWorkspacesOfUser(ctx.pool, userId);
+  return ctx.reads.listWorkspacesOfUser(userId);
 }
 
 export async function getWorkspace(ctx: Context, userId: string, workspaceId: string): Promise<WorkspaceRow> {

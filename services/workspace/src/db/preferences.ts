@@ -64,7 +64,8 @@ export async function savePreferences(
     RETURNING ${columns}`);
 }
 
-const MeRow = UserRow.extend({
+/** The row GET /users/me reads: the user's columns, then their preferences' (all null when never saved). */
+export const MeRow = UserRow.extend({
   hasPreferences: z.boolean(),
   prefLastDocumentId: z.string().nullable(),
   prefLastWorkspaceId: z.string().nullable(),
@@ -73,6 +74,7 @@ const MeRow = UserRow.extend({
   prefLocale: z.string().nullable(),
   prefNotificationsEnabled: z.boolean().nullable(),
 });
+export type MeRow = z.infer<typeof MeRow>;
 
 /** A user and their preferences (the defaults when never saved) in one query; null when no such user. */
 export async function findUserWithPreferences(
@@ -87,7 +89,11 @@ export async function findUserWithPreferences(
       p.notifications_enabled AS "prefNotificationsEnabled"
     FROM users u LEFT JOIN user_preferences p ON p.user_id = u.id
     WHERE u.id = ${userId}`);
-  if (!row) return null;
+  return row ? splitMeRow(row) : null;
+}
+
+/** The user and their preferences of a MeRow, whichever pool read it. */
+export function splitMeRow(row: MeRow): { user: UserRow; preference: PreferenceRow } {
   const {
     hasPreferences,
     prefLastDocumentId,

@@ -1,0 +1,76 @@
+import pg from 'pg';
+import { type MeRow, type PreferenceRow, splitMeRow } from './preferences.js';
+import type { UserRow } from './users.js';
+import type { WorkspaceRow } from './workspaces.js';
+
+/**
+ * The two reads every page load makes (GET /users/me and GET /workspaces) on a plain node-postgres
+ * pool with named prepared statements: Postgres parses and plans each once per connection instead
+ * of on every request, and the rows skip slonik's per-row asynchronous zod check. They answer the
+ * same rows as their slonik twins (db/preferences.ts findUserWithPreferences, db/workspaces.ts
+ * listWorkspacesOfUser), which the tests check: timestamps are formatted by Postgres as the ISO
+ * text the shared pool's parser produces, and every other column's pg default parser already gives
+ * the row's type (uuid and text as strings, boolean, int4 as a number). Everything else stays on the
+ * slonik pool.
+ */
+export interface PreparedReads {
+  /** The user and their preferences (the defaults when never saved); null when no such user. */
+  findMe(userId: string): Promise<{ user: UserRow; preference: PreferenceRow } | null>;
+  /** The workspaces the user is a member of, the default one first, then oldest first. */
+  listWorkspacesOfUser(userId: string): Promise<WorkspaceRow[]>;
+  end(): Promise<void>;
+}
+
+/** ISO 8601 in UTC with milliseconds, cut (not rounded) as JavaScript's Date cuts microseconds. */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const FIND_ME = {
+  // The name is per connection; change it whenever the text changes.
+  name: 'workspace_find_me_v1',
+  text: `
+    SELECT u.id, u.idp_uid AS "idpUid", u.email, u.email_verified AS "emailVerified", u.name,
+      u.avatar_url AS "avatarUrl", u.status, ${iso('u.last_login_at')} AS "lastLoginAt",
+      ${iso('u.created_at')} AS "createdAt",
+      p.user_id IS NOT NULL AS "hasPreferences",
+      p.last_document_id AS "prefLastDocumentId", p.last_workspace_id AS "prefLastWorkspaceId", p.theme AS "prefTheme",
+      p.sidebar_collapsed AS "prefSidebarCollapsed", p.locale AS "prefLocale",
+      p.notifications_enabled AS "prefNotificationsEnabled"
+    FROM users u LEFT JOIN user_preferences p ON p.user_id = u.id
+    WHERE u.id = $1`,
+};
+
+const LIST_WORKSPACES = {
+  name: 'workspace_list_of_user_v1',
+  text: `
+    SELECT w.id, w.name, w.description, w.icon, w.color, w.owner_id AS "ownerId", w.is_default AS "isDefault",
+      w.is_archived AS "isArchived", w.document_count AS "documentCount", ${iso('w.created_at')} AS "createdAt",
+      ${iso('w.updated_at')} AS "updatedAt"
+    FROM workspaces w
+    JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = $1
+    ORDER BY w.is_default DESC, w.created_at, w.id`,
+};
+
+/** Same statement timeout as the shared pool (libs/db). */
+const STATEMENT_TIMEOUT_MS = 30_000;
+
+export function createPreparedReads(
+  connectionString: string,
+  logger: { warn(obj: object, msg: string): void },
+  maxConnections = 10,
+): PreparedReads {
+  const pool = new pg.Pool({ connectionString, max: maxConnections, statement_timeout: STATEMENT_TIMEOUT_MS });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', (err) => logger.warn({ err }, 'idle read connection failed'));
+  return {
+    async findMe(userId) {
+      const result = await pool.query<MeRow>({ ...FIND_ME, values: [userId] });
+      const row = result.rows[0];
+      return row ? splitMeRow(row) : null;
+    },
+    async listWorkspacesOfUser(userId) {
+      const result = await pool.query<WorkspaceRow>({ ...LIST_WORKSPACES, values: [userId] });
+      return result.rows;
+    },
+    end: () => pool.end(),
+  };
+}
