@@ -58,7 +58,13 @@ export interface Config {
   /** Fastify `trustProxy` for the gateway (TRUST_PROXY): false, true, a hop count or addresses. */
   trustProxy: boolean | number | string;
   ports: Record<ServiceName, number>;
+  /** Where a service is reached; with several replicas, the first of `replicaUrls`. */
   urls: Record<ServiceName, string>;
+  /**
+   * Every replica of a service (`<SERVICE>_URL` may list several, comma-separated): the gateway
+   * spreads requests over them; service-to-service calls use `urls`.
+   */
+  replicaUrls: Record<ServiceName, string[]>;
   pgUrl: string;
   dbPrefix: string;
   databaseUrls: Record<ServiceName, string>;
@@ -330,10 +336,19 @@ export function loadConfig(env: Env = process.env): Config {
   const gatewayPort = int(env, 'PORT', 8080, 0, 65535);
   const ports = {} as Record<ServiceName, number>;
   const urls = {} as Record<ServiceName, string>;
+  const replicaUrls = {} as Record<ServiceName, string[]>;
   for (const service of SERVICE_NAMES) {
     const upper = service.toUpperCase();
     ports[service] = int(env, `${upper}_PORT`, DEFAULT_SERVICE_PORTS[service], 0, 65535);
-    urls[service] = url(env, `${upper}_URL`, `http://${host}:${ports[service]}`, ['http:', 'https:']);
+    const fallback = `http://${host}:${ports[service]}`;
+    const listed = (str(env, `${upper}_URL`) ?? fallback)
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+    replicaUrls[service] = (listed.length > 0 ? listed : [fallback]).map((item) =>
+      url({ [`${upper}_URL`]: item }, `${upper}_URL`, fallback, ['http:', 'https:']),
+    );
+    urls[service] = replicaUrls[service][0];
   }
 
   const pgUrl = url(env, 'PG_URL', 'postgres://postgres@127.0.0.1:5432', ['postgres:', 'postgresql:']);
@@ -382,6 +397,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     ports,
     urls,
+    replicaUrls,
     pgUrl,
     dbPrefix,
     databaseUrls,
