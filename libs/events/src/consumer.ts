@@ -53,6 +53,23 @@ export interface RunningConsumer {
   stop(): Promise<void>;
 }
 
+export interface ConsumerCounts {
+  /** Deliveries the server marked as repeated (a nak, an ack deadline missed, a restart). */
+  redeliveries: number;
+  /** Events given up on and published to the consumer's dead-letter subject. */
+  deadLetters: number;
+}
+
+/**
+ * Per durable consumer, since the process started: plain numbers kept here (read by the metrics
+ * scrape, libs/service) so that this library needs no metrics client.
+ */
+const countsByConsumer = new Map<string, ConsumerCounts>();
+
+export function consumerCounts(): ReadonlyMap<string, Readonly<ConsumerCounts>> {
+  return countsByConsumer;
+}
+
 export const DLQ_HEADERS = {
   error: 'Wiki-Dlq-Error',
   consumer: 'Wiki-Dlq-Consumer',
@@ -159,6 +176,12 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
   const batchSize = Math.max(1, opts.batchSize ?? 100);
   const prefetch = Math.max(batchSize, opts.prefetch ?? 200);
   const log = { consumer: name };
+  let counts = countsByConsumer.get(name);
+  if (!counts) {
+    counts = { redeliveries: 0, deadLetters: 0 };
+    countsByConsumer.set(name, counts);
+  }
+  const counted = counts;
 
   const config: Partial<ConsumerConfig> & { durable_name: string } = {
     durable_name: name,
@@ -202,6 +225,7 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
       'event dead-lettered',
     );
     m.term();
+    counted.deadLetters++;
   }
 
   /**
@@ -378,6 +402,7 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
             m.nak();
             continue;
           }
+          if (m.info.redelivered) counted.redeliveries++;
           const full = enqueue(m);
           if (full) await full;
         }

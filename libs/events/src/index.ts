@@ -6,7 +6,9 @@ export {
   STREAM_MAX_AGE_MS,
 } from './bus.js';
 export {
+  type ConsumerCounts,
   type ConsumerOptions,
+  consumerCounts,
   DLQ_HEADERS,
   defaultBackoffMs,
   type RunningConsumer,
@@ -51,6 +53,7 @@ export {
   DEFAULT_CONSUMED_RETENTION_MS,
   DEFAULT_SENT_RETENTION_MS,
   insertEnvelopesSql,
+  outboxBacklog,
   type PruneOptions,
   pruneEvents,
   publishInTx,

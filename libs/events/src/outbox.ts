@@ -57,6 +57,20 @@ export async function countPending(db: CommonQueryMethods): Promise<number> {
   );
 }
 
+/**
+ * The relay's backlog: rows waiting and the age of the oldest (0 when none). One look at the
+ * pending partial index, for the metrics scrape rather than any request.
+ */
+export async function outboxBacklog(db: CommonQueryMethods): Promise<{ pending: number; oldestAgeSeconds: number }> {
+  const row = await db.one(
+    sql.type(z.object({ pending: z.number(), oldest_age_seconds: z.number() }))`
+      SELECT count(*)::int AS pending,
+             coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_age_seconds
+      FROM event_outbox WHERE sent_at IS NULL AND failed_at IS NULL`,
+  );
+  return { pending: row.pending, oldestAgeSeconds: row.oldest_age_seconds };
+}
+
 export interface PruneOptions {
   /** Sent outbox rows older than this go (default 1 day). */
   sentOlderThanMs?: number;

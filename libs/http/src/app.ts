@@ -9,6 +9,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { AppError, type ErrorDetail, errorBody } from './errors.js';
+import { registerMetrics } from './metrics.js';
 import { nulFieldError, nulFieldOfJson, refuseNulInUrls } from './nul-text.js';
 import { useRequestValidation } from './validation.js';
 
@@ -56,7 +57,7 @@ const REDACT = [
 /**
  * The Fastify factory every service and the gateway start from: request ids, pino JSON logs,
  * the error envelope of ARCHITECTURE 5.1, JSON parsing that accepts an empty body, and the
- * OpenAPI description of the routes registered afterwards.
+ * OpenAPI description of the routes registered afterwards, and `/metrics` (metrics.ts).
  */
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -95,6 +96,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerMetrics(app, options.service);
 
   // Bodiless POSTs (publish, leave, accept...) often still say application/json.
   app.removeContentTypeParser('application/json');

@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './health.js';
 export * from './image-url.js';
 export * from './launcher.js';
+export * from './metrics.js';
 export { findNulField, nulFieldError } from './nul-text.js';
 export * from './schemas.js';
 export * from './serve.js';

@@ -1,17 +1,20 @@
 import type { Config } from '@wiki/config';
+import type { DatabasePool } from '@wiki/db';
 import { createDatabasePool, ensureDatabase, type MigrationSet, migrate } from '@wiki/db';
 import {
   configureEventMaxBytes,
   connectEventBus,
+  consumerCounts,
   countSetAside,
   type EventBus,
   eventsMigrations,
   type Logger,
   type OutboxRelay,
+  outboxBacklog,
   startOutboxRelay,
   wakeRelayAfterCommit,
 } from '@wiki/events';
-import { type HealthCheck, HealthDetails, markShuttingDown } from '@wiki/http';
+import { addScrapeCounter, addScrapeGauge, type HealthCheck, HealthDetails, markShuttingDown } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { RuntimeKit, ServiceDefinition, Starter, Stoppable } from './definition.js';
 
@@ -93,6 +96,7 @@ export async function startService(
       logLevel: opts.logLevel,
     });
     const logger: Logger = app.log;
+    addKitMetrics(app, definition.name, pool);
 
     const connected = await connectEventBus({
       natsUrl: config.natsUrl,
@@ -131,6 +135,84 @@ export async function startService(
     await stop();
     throw error;
   }
+}
+
+/**
+ * What the kit owns, on the app's `/metrics`: the pool, the outbox backlog and the consumers'
+ * redeliveries and dead-letters. All read on scrape; the request path pays nothing for them.
+ */
+function addKitMetrics(app: FastifyInstance, service: string, pool: DatabasePool): void {
+  addScrapeGauge(app, {
+    name: 'db_pool_connections',
+    help: 'Database pool connections by state (acquired: running a query; idle: open and free; pending: opening)',
+    label: 'state',
+    read: () => {
+      const state = pool.state();
+      return { acquired: state.acquiredConnections, idle: state.idleConnections, pending: state.pendingConnections };
+    },
+  });
+  addScrapeGauge(app, {
+    name: 'db_pool_waiting_clients',
+    help: 'Queries waiting for a free pool connection (above 0 for long: the pool is too small or queries too slow)',
+    read: () => pool.state().waitingClients,
+  });
+  addScrapeGauge(app, {
+    name: 'db_pool_max_connections',
+    help: 'The pool size the service was started with',
+    read: () => pool.configuration.maximumPoolSize ?? 10,
+  });
+
+  // The two outbox gauges come from one query: a scrape collects its metrics together, so the
+  // second gauge joins the query the first started.
+  let inFlight: ReturnType<typeof outboxBacklog> | null = null;
+  const backlog = () => {
+    if (!inFlight) {
+      inFlight = outboxBacklog(pool);
+      inFlight.then(
+        () => {
+          inFlight = null;
+        },
+        () => {
+          inFlight = null;
+        },
+      );
+    }
+    return inFlight;
+  };
+  addScrapeGauge(app, {
+    name: 'events_outbox_pending',
+    help: 'Outbox rows not yet published to NATS (set-aside rows excluded)',
+    read: async () => (await backlog()).pending,
+  });
+  addScrapeGauge(app, {
+    name: 'events_outbox_oldest_pending_age_seconds',
+    help: 'Age of the oldest outbox row not yet published (0 when none): how far the relay is behind',
+    read: async () => (await backlog()).oldestAgeSeconds,
+  });
+  addScrapeGauge(app, {
+    name: 'events_outbox_set_aside',
+    help: 'Outbox rows NATS refused for good, kept for an operator (docs/ARCHITECTURE-NOTES.md)',
+    read: () => countSetAside(pool),
+  });
+
+  // Consumer names are `<service>-<purpose>`: the service's own, when several share a process (tests).
+  const own = (pick: (c: { redeliveries: number; deadLetters: number }) => number) => () => {
+    const out: Record<string, number> = {};
+    for (const [name, counts] of consumerCounts()) if (name.startsWith(`${service}-`)) out[name] = pick(counts);
+    return out;
+  };
+  addScrapeCounter(app, {
+    name: 'events_consumer_redeliveries_total',
+    help: 'Events delivered again to a consumer (after a failure, a missed ack deadline or a restart)',
+    label: 'consumer',
+    read: own((c) => c.redeliveries),
+  });
+  addScrapeCounter(app, {
+    name: 'events_consumer_dead_letters_total',
+    help: 'Events a consumer gave up on and dead-lettered (act on any: see docs/OPERATIONS.md)',
+    label: 'consumer',
+    read: own((c) => c.deadLetters),
+  });
 }
 
 /** Parts stopped in the reverse of the order they were opened; a failure is logged, the rest still stop. */
