@@ -1,7 +1,7 @@
 import { createMembershipAccess, type MembershipAccess, type ServiceClient } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { sql } from '@wiki/db';
-import { HealthDetails } from '@wiki/http';
+import { addScrapeGauge, HealthDetails } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { NotificationStreams } from './live/streams.js';
@@ -39,6 +39,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const logger = app.log;
   const streams = new NotificationStreams(deps.pool, logger, config.notificationHeartbeatMs);
   openStreams = () => streams.open;
+  addScrapeGauge(app, {
+    name: 'notification_sse_streams_open',
+    help: 'Notification SSE streams this replica holds',
+    read: () => streams.open,
+  });
   app.decorate('notificationStreams', streams);
   // Open streams would hold the server's close up: end them first (clients reconnect elsewhere).
   app.addHook('preClose', async () => streams.closeAll());
