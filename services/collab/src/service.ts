@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Config } from '@wiki/config';
-import { createApp, markShuttingDown, registerHealth } from '@wiki/http';
+import { addScrapeGauge, createApp, markShuttingDown, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { CollabServer, shownUserOf } from './collab-server.js';
@@ -55,6 +55,16 @@ export async function startService(config: Config, opts: { logLevel?: string } =
   });
 
   const server = new CollabServer(new DocumentsApi(config), app.log, config.collab);
+  addScrapeGauge(app, {
+    name: 'collab_documents_open',
+    help: 'Documents (rooms) this replica holds in memory',
+    read: () => server.hocuspocus.getDocumentsCount(),
+  });
+  addScrapeGauge(app, {
+    name: 'collab_connections_open',
+    help: 'Editor WebSocket connections this replica holds',
+    read: () => server.hocuspocus.getConnectionsCount(),
+  });
   const replication = new Replication(nc, config.eventsPrefix, (id, message) => server.fromReplica(id, message));
   server.replication = replication;
   const events = subscribeToEvents(nc, config.eventsPrefix, server, app.log);
