@@ -1,5 +1,5 @@
 import { createServiceClient } from '@wiki/auth';
-import type { Config, ServiceName } from '@wiki/config';
+import { type Config, SERVICE_NAMES, type ServiceName } from '@wiki/config';
 import { createApp } from '@wiki/http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -15,6 +15,7 @@ import { HTTP_SERVICES, registerHealthRoutes } from './health.js';
 import { IdentityTokens } from './identity-forwarding.js';
 import { DEFAULT_PROXY_TIMEOUTS, type ProxyTimeouts, registerProxy } from './proxy.js';
 import { RateLimiter } from './rate-limit.js';
+import { DEFAULT_REPLICA_OPTIONS, type ReplicaOptions, Replicas } from './replicas.js';
 
 export interface GatewayDeps {
   /** Rate-limit counters (shared by every replica) and the readiness check. */
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   proxyTimeouts?: ProxyTimeouts;
   /** Prefix of the rate-limit keys in Redis (default `<EVENTS_PREFIX>:gateway:rate:`). */
   rateLimitPrefix?: string;
+  /** Readiness checks of services with several replicas (default every 2 s). */
+  replicaOptions?: Partial<ReplicaOptions>;
 }
 
 /**
@@ -63,10 +66,14 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     internalApiKey: config.internalApiKey,
   });
 
-  registerHealthRoutes(app, config, deps.redis, deps.expectedServices ?? config.gatewayServices);
+  const replicas = new Replicas(config, { ...DEFAULT_REPLICA_OPTIONS, ...deps.replicaOptions, log: app.log });
+  replicas.start(SERVICE_NAMES);
+  app.addHook('onClose', async () => replicas.stop());
+
+  registerHealthRoutes(app, replicas, deps.redis, deps.expectedServices ?? config.gatewayServices);
   await registerDocs(app, new MergedOpenApi(config, HTTP_SERVICES, app.log));
   registerCollabIdentity(app, { verifier, localUsers });
-  registerCollabUpgrade(app, config, verifier);
-  await registerProxy(app, config, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
+  registerCollabUpgrade(app, config, verifier, replicas);
+  await registerProxy(app, replicas, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
   return app;
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { LocalUsers } from './auth/local-users.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { originAllowed } from './cors.js';
+import { isConnectError, type Replicas } from './replicas.js';
 
 /** Where editors open the collaboration WebSocket (ARCHITECTURE 5.15); `/api/v1/collab` too. */
 export const COLLAB_PATHS = new Set(['/collab', '/api/v1/collab']);
@@ -34,9 +35,15 @@ function headerBlock(status: number, message: string, rawHeaders: string[]): str
  * The Hocuspocus provider sends the user's token inside the WebSocket (its first message), not
  * with the upgrade, so the collaboration server has it verified here, by the same verifier and
  * local-user lookup as a REST request (`POST /api/v1/internal/collab/identity`, below), before
- * it opens a document. Sockets open at shutdown are closed with the gateway.
+ * it opens a document. Sockets open at shutdown are closed with the gateway. The collaboration
+ * server's replica is picked like a REST request's, and a refused connection tries another once.
  */
-export function registerCollabUpgrade(app: FastifyInstance, config: Config, verifier: TokenVerifier): void {
+export function registerCollabUpgrade(
+  app: FastifyInstance,
+  config: Config,
+  verifier: TokenVerifier,
+  replicas: Replicas,
+): void {
   // Upgraded sockets keep the HTTP server from closing: they are ended before it closes.
   const open = new Set<Duplex>();
   app.addHook('preClose', async () => {
@@ -85,21 +92,39 @@ export function registerCollabUpgrade(app: FastifyInstance, config: Config, veri
       ? `${request.headers['x-forwarded-for']}, ${clientIp}`
       : clientIp;
 
-    const target = new URL(config.urls.collab);
-    const upstream = httpRequest({
-      host: target.hostname,
-      port: target.port || 80,
-      method: 'GET',
-      path: `/collab${forwardedQuery(query)}`,
-      headers,
-      timeout: UPSTREAM_CONNECT_MS,
-    });
+    let upstream = connect(replicas.pick('collab') as string, true);
     socket.on('error', () => upstream.destroy());
-    upstream.on('timeout', () => upstream.destroy(new Error('collab upstream timed out')));
-    upstream.on('error', (error) => {
-      app.log.warn({ err: error }, 'collab upgrade: the collaboration server cannot be reached');
-      if (socket.writable) refuse(socket, 503, 'Service Unavailable');
-    });
+
+    function connect(replica: string, retry: boolean) {
+      const target = new URL(replica);
+      const attempt = httpRequest({
+        host: target.hostname,
+        port: target.port || 80,
+        method: 'GET',
+        path: `/collab${forwardedQuery(query)}`,
+        headers,
+        timeout: UPSTREAM_CONNECT_MS,
+      });
+      attempt.on('timeout', () => attempt.destroy(new Error('collab upstream timed out')));
+      attempt.on('error', (error) => {
+        if (isConnectError(error)) {
+          replicas.markDown('collab', replica);
+          const other = retry && !socket.destroyed ? replicas.pick('collab', replica) : undefined;
+          if (other !== undefined) {
+            upstream = connect(other, false);
+            return;
+          }
+        }
+        app.log.warn({ err: error }, 'collab upgrade: the collaboration server cannot be reached');
+        if (socket.writable) refuse(socket, 503, 'Service Unavailable');
+      });
+      wire(attempt, socket, head);
+      attempt.end();
+      return attempt;
+    }
+  }
+
+  function wire(upstream: ReturnType<typeof httpRequest>, socket: Duplex, head: Buffer): void {
     upstream.on('response', (response) => {
       // The collaboration server refused the upgrade: pass its answer on.
       socket.write(headerBlock(response.statusCode ?? 502, response.statusMessage ?? '', response.rawHeaders));
@@ -120,7 +145,6 @@ export function registerCollabUpgrade(app: FastifyInstance, config: Config, veri
       upstreamSocket.pipe(socket);
       socket.pipe(upstreamSocket);
     });
-    upstream.end();
   }
 }
 

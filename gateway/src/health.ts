@@ -1,7 +1,8 @@
-import { type Config, SERVICE_NAMES, type ServiceName } from '@wiki/config';
+import { SERVICE_NAMES, type ServiceName } from '@wiki/config';
 import { registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import { type Replicas, ready } from './replicas.js';
 
 /** Services answering HTTP behind the gateway (the collab server speaks WebSocket). */
 export const HTTP_SERVICES: ServiceName[] = SERVICE_NAMES.filter((s) => s !== 'collab');
@@ -9,14 +10,10 @@ export const HTTP_SERVICES: ServiceName[] = SERVICE_NAMES.filter((s) => s !== 'c
 const CHECK_TIMEOUT_MS = 2_000;
 type Status = 'UP' | 'DOWN';
 
-async function serviceStatus(url: string): Promise<Status> {
-  try {
-    const response = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
-    await response.body?.cancel();
-    return response.ok ? 'UP' : 'DOWN';
-  } catch {
-    return 'DOWN';
-  }
+/** A service is up when one of its replicas is ready: the gateway then has somewhere to send requests. */
+async function serviceStatus(origins: string[]): Promise<Status> {
+  const answers = await Promise.all(origins.map((origin) => ready(origin, CHECK_TIMEOUT_MS)));
+  return answers.some(Boolean) ? 'UP' : 'DOWN';
 }
 
 async function redisStatus(redis: Redis): Promise<Status> {
@@ -39,7 +36,7 @@ async function redisStatus(redis: Redis): Promise<Status> {
  */
 export function registerHealthRoutes(
   app: FastifyInstance,
-  config: Config,
+  replicas: Replicas,
   redis: Redis,
   expected: ServiceName[],
 ): void {
@@ -61,7 +58,7 @@ export function registerHealthRoutes(
   };
   const handler = async (_request: unknown, reply: import('fastify').FastifyReply) => {
     const [services, redisState] = await Promise.all([
-      Promise.all(expected.map(async (name) => [name, await serviceStatus(config.urls[name])] as const)),
+      Promise.all(expected.map(async (name) => [name, await serviceStatus(replicas.origins(name))] as const)),
       redisStatus(redis),
     ]);
     const up = redisState === 'UP' && services.every(([, s]) => s === 'UP');

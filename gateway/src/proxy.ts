@@ -1,11 +1,12 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
-import type { Config, ServiceName } from '@wiki/config';
+import type { ServiceName } from '@wiki/config';
 import { errorBody, notFound } from '@wiki/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { Agent, type Dispatcher } from 'undici';
 import { eventStreamAgent, isEventStream } from './event-streams.js';
 import { connectionOptions, isHopByHop, upstreamHeaders } from './identity-forwarding.js';
+import { isConnectError, type Replicas } from './replicas.js';
 import { API_PREFIX, pathOf, routeFor } from './routing.js';
 
 declare module 'fastify' {
@@ -42,7 +43,7 @@ const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT',
  */
 export async function registerProxy(
   app: FastifyInstance,
-  config: Config,
+  replicas: Replicas,
   timeouts: ProxyTimeouts = DEFAULT_PROXY_TIMEOUTS,
 ): Promise<void> {
   app.decorateRequest('upstream', null);
@@ -80,15 +81,26 @@ export async function registerProxy(
       const service = routeFor(pathOf(request.url));
       if (!service) throw notFound('Route');
       request.upstream = service;
-      forward(isEventStream(request) ? streams : agent, config.urls[service], request, reply);
+      forward(isEventStream(request) ? streams : agent, replicas, service, request, reply);
     };
     scope.route({ method: METHODS, url: API_PREFIX, handler });
     scope.route({ method: METHODS, url: `${API_PREFIX}/*`, handler });
   });
 }
 
-/** Sends the request to `origin` (read per request: URLs may be set after the gateway was built). */
-function forward(agent: Agent, origin: string, request: FastifyRequest, reply: FastifyReply): void {
+/**
+ * Sends the request to one of the service's replicas (picked per request: URLs may be set after
+ * the gateway was built). A request whose connection was refused goes once to another replica
+ * when its body can be sent again (none, or buffered); a streamed body was handed to undici and
+ * is not replayed.
+ */
+function forward(
+  agent: Agent,
+  replicas: Replicas,
+  service: ServiceName,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   reply.hijack();
   const body = isStream(request.body)
     ? uploadOf(request.body, reply.raw)
@@ -98,22 +110,34 @@ function forward(agent: Agent, origin: string, request: FastifyRequest, reply: F
   const headers = upstreamHeaders(request, request.headers);
   if (!body) delete headers['content-length'];
   const relay = new ResponseRelay(request, reply);
-  try {
-    agent.dispatch(
-      // No retries: a POST must not run twice, and a service's own 503 is its answer.
-      {
-        origin,
-        path: request.url,
-        method: request.method as Dispatcher.HttpMethod,
-        headers: headers as Record<string, string>,
-        body,
-      },
-      relay,
-    );
-  } catch (error) {
-    // An invalid origin or header: the service cannot be reached as configured.
-    relay.onResponseError(null, error as Error);
-  }
+  const send = (origin: string, retry: boolean) => {
+    relay.connectFailed = (error) => {
+      if (!isConnectError(error)) return false;
+      replicas.markDown(service, origin);
+      const other = retry ? replicas.pick(service, origin) : undefined;
+      if (other === undefined) return false;
+      send(other, false);
+      return true;
+    };
+    try {
+      agent.dispatch(
+        // No other retries: a POST must not run twice, and a service's own 503 is its answer.
+        {
+          origin,
+          path: request.url,
+          method: request.method as Dispatcher.HttpMethod,
+          headers: headers as Record<string, string>,
+          body,
+        },
+        relay,
+      );
+    } catch (error) {
+      // An invalid origin or header: the service cannot be reached as configured.
+      relay.onResponseError(null, error as Error);
+    }
+  };
+  const origin = replicas.pick(service) as string;
+  send(origin, !isStream(body));
 }
 
 function isStream(value: unknown): value is Readable {
@@ -167,6 +191,8 @@ function uploadOf(body: Readable, response: ServerResponse): Readable {
 /** Writes the service's response to the client as it arrives, with backpressure both ways. */
 class ResponseRelay implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
+  /** Called when no response came: true when the request was sent elsewhere instead. */
+  connectFailed: (error: Error) => boolean = () => false;
 
   constructor(
     private readonly request: FastifyRequest,
@@ -217,6 +243,7 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
       res.destroy(error);
       return;
     }
+    if (this.connectFailed(error)) return;
     unavailable(this.request, this.reply, error);
   }
 }

@@ -1,0 +1,136 @@
+import type { Config, ServiceName } from '@wiki/config';
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * Error codes that mean a connection was never made, so nothing of the request reached the
+ * replica and sending it to another one cannot make it run twice. A reset or a timeout after
+ * connecting is not among them: the replica may have started on the request.
+ */
+const CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** Whether `error` (or its cause, as fetch wraps it) is a failure to connect. */
+export function isConnectError(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  const causeCode = (error as { cause?: { code?: string } } | null)?.cause?.code;
+  return CONNECT_ERRORS.has(code ?? '') || CONNECT_ERRORS.has(causeCode ?? '');
+}
+
+export interface ReplicaOptions {
+  /** How often each replica of a service with several is asked `GET /health/ready`. */
+  checkIntervalMs: number;
+  checkTimeoutMs: number;
+  log?: FastifyBaseLogger;
+}
+
+export const DEFAULT_REPLICA_OPTIONS: ReplicaOptions = { checkIntervalMs: 2_000, checkTimeoutMs: 1_500 };
+
+/**
+ * The replicas of each service (`<SERVICE>_URL` may list several) and which of them answer.
+ * Requests go round robin over the replicas last seen healthy; a replica is taken out when its
+ * readiness check fails or a connection to it is refused, and back in when its check passes again.
+ * With one replica nothing is checked and that replica is always used, as before replicas existed.
+ *
+ * Origins are read from the config on every pick: tests set a service's URL after the gateway
+ * was built.
+ */
+export class Replicas {
+  private readonly cursor = new Map<ServiceName, number>();
+  private readonly down = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly options: ReplicaOptions = DEFAULT_REPLICA_OPTIONS,
+  ) {}
+
+  /** Every origin of `service`: the list when several are configured, else its one URL. */
+  origins(service: ServiceName): string[] {
+    const listed = this.config.replicaUrls?.[service];
+    return listed && listed.length > 1 ? listed : [this.config.urls[service]];
+  }
+
+  /**
+   * The next replica to use, never `exclude` (the one that just refused a connection). When every
+   * other replica is marked down one is still returned (marks may be stale, and a 503 is what a
+   * failed attempt gives anyway); undefined only when `exclude` was the sole replica.
+   */
+  pick(service: ServiceName, exclude?: string): string | undefined {
+    const origins = this.origins(service);
+    if (origins.length === 1) return origins[0] === exclude ? undefined : origins[0];
+    const start = this.cursor.get(service) ?? 0;
+    let fallback: string | undefined;
+    for (let i = 0; i < origins.length; i++) {
+      const index = (start + i) % origins.length;
+      const origin = origins[index];
+      if (origin === exclude) continue;
+      if (this.down.has(origin)) {
+        fallback ??= origin;
+        continue;
+      }
+      this.cursor.set(service, index + 1);
+      return origin;
+    }
+    this.cursor.set(service, start + 1);
+    return fallback;
+  }
+
+  isUp(origin: string): boolean {
+    return !this.down.has(origin);
+  }
+
+  markDown(service: ServiceName, origin: string): void {
+    if (this.origins(service).length < 2 || this.down.has(origin)) return;
+    this.down.add(origin);
+    this.options.log?.warn({ service, replica: origin }, 'replica taken out of rotation');
+  }
+
+  private markUp(service: ServiceName, origin: string): void {
+    if (this.down.delete(origin)) this.options.log?.info({ service, replica: origin }, 'replica back in rotation');
+  }
+
+  /** Starts the periodic readiness checks (only services with several replicas are checked). */
+  start(services: readonly ServiceName[]): void {
+    const run = async () => {
+      const checks: Promise<void>[] = [];
+      for (const service of services) {
+        const origins = this.origins(service);
+        if (origins.length < 2) continue;
+        for (const origin of origins) {
+          checks.push(
+            ready(origin, this.options.checkTimeoutMs).then((ok) =>
+              ok ? this.markUp(service, origin) : this.markDown(service, origin),
+            ),
+          );
+        }
+      }
+      await Promise.all(checks);
+      // The next round is scheduled after this one ended, so slow checks never pile up.
+      if (!this.stopped) this.timer = setTimeout(run, this.options.checkIntervalMs).unref();
+    };
+    void run();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+}
+
+/** Whether `origin` answers its readiness probe with a 2xx in time. */
+export async function ready(origin: string, timeoutMs: number): Promise<boolean> {
+  try {
+    const response = await fetch(`${origin}/health/ready`, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
