@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createServiceClient, identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { createApp, registerHealth } from '@wiki/http';
+import { addScrapeGauge, createApp, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';
@@ -53,6 +53,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   sessions.attach(nc);
   app.decorate('mcpSessions', sessions);
+  addScrapeGauge(app, {
+    name: 'mcp_sse_sessions_open',
+    help: 'MCP SSE sessions this replica holds',
+    read: () => sessions.size,
+  });
   // Open streams would hold the shutdown up: end them first; their clients reconnect elsewhere.
   app.addHook('preClose', async () => sessions.closeAll());
   registerMcpRoutes(app, {
