@@ -1,0 +1,91 @@
+// The deployment manifest check (npm test's "deploy manifests" phase) run on the repository's
+// files and on broken copies of them: each copy must fail with the fault named.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const script = join(root, 'scripts', 'check-manifests.mjs');
+const kubectl = /Kustomize Version: v([4-9]|\d\d)/.test(
+  spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).stdout ?? '',
+);
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wiki-manifests-'));
+  cpSync(join(root, 'k8s'), join(dir, 'k8s'), { recursive: true });
+  cpSync(join(root, 'docker-compose.yml'), join(dir, 'docker-compose.yml'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function check(): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [script], {
+    encoding: 'utf8',
+    env: { ...process.env, K8S_DIR: join(dir, 'k8s'), COMPOSE_FILE: join(dir, 'docker-compose.yml') },
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+/** Replaces text in a copied file, failing the test if the text is not there. */
+function edit(path: string, from: string | RegExp, to: string): void {
+  const file = join(dir, path);
+  const text = readFileSync(file, 'utf8');
+  const changed = text.replace(from, to);
+  expect(changed).not.toBe(text);
+  writeFileSync(file, changed);
+}
+
+const slow = { timeout: 120_000 };
+
+describe('deployment manifests check', () => {
+  it('passes on the repository, every overlay rendered where kubectl can', slow, () => {
+    const { status, output } = check();
+    expect(output).toContain('Deployment manifests OK');
+    expect(status).toBe(0);
+    if (kubectl) expect(output).toMatch(/overlays dev, example, prod: \d+ objects valid/);
+  });
+
+  it('fails on a misspelt field (replica for replicas), which the API server would drop', slow, () => {
+    edit('k8s/base/workspace/deployment.yaml', /^ {2}replicas: 2$/m, '  replica: 2');
+    const { status, output } = check();
+    expect(status).toBe(1);
+    expect(output).toMatch(/Deployment\/workspace: .*'"?replica"?' does not exist/);
+  });
+
+  it('fails on a field of the wrong type deep in a pod', slow, () => {
+    edit('k8s/base/document/deployment.yaml', 'containerPort: 8082', 'containerPort: http-port');
+    const { status, output } = check();
+    expect(status).toBe(1);
+    expect(output).toContain('Deployment/document');
+    expect(output).toMatch(/containerPort/);
+  });
+
+  it.skipIf(!kubectl)('fails when prod would run a part at one replica', slow, () => {
+    edit('k8s/overlays/prod/kustomization.yaml', /- name: comment\n {4}count: 2/, '- name: comment\n    count: 1');
+    const { status, output } = check();
+    expect(status).toBe(1);
+    expect(output).toContain('overlays/prod: Deployment/comment: replicas must be at least 2');
+  });
+
+  it.skipIf(!kubectl)('fails without the NetworkPolicies or with an Ingress that buffers streams', slow, () => {
+    edit('k8s/base/kustomization.yaml', /^ {2}- network-policies\.yaml\n/m, '');
+    edit('k8s/overlays/prod/ingress.yaml', /proxy-buffering: "off"/, 'proxy-buffering: "on"');
+    const { status, output } = check();
+    expect(status).toBe(1);
+    expect(output).toContain('overlays/dev: Deployment/gateway: no NetworkPolicy restricts its ingress');
+    expect(output).toContain('overlays/prod: Ingress/wiki: proxy-buffering must be off');
+  });
+
+  it('fails when compose loses a part, a healthcheck or NATS persistence', slow, () => {
+    edit('docker-compose.yml', /^ {2}export-worker:\n/m, '  export-workers:\n');
+    edit('docker-compose.yml', /(\n {2}redis:\n(?: {4}.*\n)*?) {4}healthcheck:\n/, '$1    x-no-healthcheck:\n');
+    edit('docker-compose.yml', '[-js, -sd, /data,', '[-js,');
+    const { status, output } = check();
+    expect(status).toBe(1);
+    expect(output).toContain('docker-compose.yml: export-worker: missing');
+    expect(output).toContain('docker-compose.yml: redis: no healthcheck');
+    expect(output).toContain('docker-compose.yml: nats: JetStream (-js) must store on its volume (-sd)');
+  });
+});
