@@ -101,6 +101,21 @@ describe('GET /metrics of a kit service', () => {
     expect(sampleValue(text, 'http_request_duration_seconds_sum', route)).toBeGreaterThan(0);
   });
 
+  it('answers well-formed Prometheus text: every line a comment or a sample, one TYPE per metric', async () => {
+    const text = await scrape();
+    const types = new Map<string, number>();
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const type = /^# TYPE (\S+) (counter|gauge|histogram|summary|untyped)$/.exec(line);
+      if (type) types.set(type[1], (types.get(type[1]) ?? 0) + 1);
+      else if (!line.startsWith('# HELP '))
+        expect(line).toMatch(/^[a-zA-Z_:][\w:]*(\{(\w+="(?:[^"\\]|\\.)*",?)*\})? \S+$/);
+    }
+    expect([...types.values()].every((n) => n === 1)).toBe(true);
+    expect(types.get('http_requests_total')).toBe(1);
+    expect(types.get('http_request_duration_seconds')).toBe(1);
+  });
+
   it('has the process defaults and the database pool', async () => {
     const text = await scrape();
     expect(sampleValue(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
