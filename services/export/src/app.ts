@@ -1,5 +1,6 @@
 import { createMembershipAccess, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { addScrapeGauge } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -50,6 +51,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     probe?.disconnect();
   });
   if (client) {
+    addScrapeGauge(app, {
+      name: 'export_queue_jobs',
+      help: 'Export jobs on the queue by state (waiting for a long time: too few workers)',
+      label: 'state',
+      read: () => client.jobCounts(),
+    });
     await client.ready();
     registerExportRoutes(app, { client, membership: app.exportMembership, peers });
   }

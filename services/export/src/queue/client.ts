@@ -37,6 +37,11 @@ export class ExportClient {
     await Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]);
   }
 
+  /** Jobs on the queue by state, for the metrics scrape. */
+  async jobCounts(): Promise<Record<string, number>> {
+    return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+  }
+
   async ping(): Promise<string> {
     return this.redis.ping();
   }
