@@ -8,6 +8,8 @@
 //   npm start -- --json       always the raw pino JSON lines
 //   npm start -- --timeout=120  seconds to wait for every part to be ready (default 90)
 //   npm start -- --no-build   skip the install and build steps and run what dist/ holds
+//   npm start -- --replicas=2 (or REPLICAS=2) two processes of every service, the second on its
+//                             port + 100; the gateway spreads requests over them
 //
 // Each process reads the environment itself (ARCHITECTURE 6); PORT is the gateway's only,
 // so it is removed from the services' environment. GATEWAY_SERVICES, when unset, becomes the
@@ -50,7 +52,7 @@ try {
   throw error;
 }
 
-const { parts, notStartable } = discoverParts(config, SERVICE_NAMES);
+const { parts, notStartable } = discoverParts(config, SERVICE_NAMES, options.replicas);
 note(`Found: ${parts.map((p) => p.name).join(', ') || 'nothing to start'}`);
 if (notStartable.length) note(`Not started: ${notStartable.join('; ')}`);
 if (!parts.some((p) => p.name === 'gateway')) {
@@ -68,7 +70,7 @@ if (parts.some((p) => p.name === 'export')) {
 }
 const unreachable = await checkDependencies(
   config,
-  parts.filter((p) => p.kind === 'service').map((p) => p.name),
+  parts.filter((p) => p.kind === 'service' && p.replica === 1).map((p) => p.name),
 );
 const down = [...servers.down, ...unreachable.filter((message) => !servers.down.some((s) => sameServer(s, message)))];
 if (down.length) fail(`npm start: required infrastructure is not reachable:\n\n${down.join('\n\n')}`);
@@ -91,10 +93,14 @@ process.on('exit', () => {
   for (const child of children.values()) killGroup(child, 'SIGKILL');
 });
 
-for (const part of parts) startPart(part);
-
+// Further replicas start once the first of each is ready: the first has then run the service's
+// migrations, which two processes must not run at the same time.
 try {
-  await Promise.all(parts.map((part) => waitUntilReady(part, options.timeoutMs)));
+  for (const wave of [parts.filter((p) => p.replica === 1), parts.filter((p) => p.replica > 1)]) {
+    if (stopping) break;
+    for (const part of wave) startPart(part);
+    await Promise.all(wave.map((part) => waitUntilReady(part, options.timeoutMs)));
+  }
 } catch (error) {
   if (!stopping) await stopAll(1, error.message);
 }
@@ -106,24 +112,42 @@ if (!stopping) {
 // ---------------------------------------------------------------------------------------------
 
 function parseArgs(args) {
-  const result = { json: false, build: true, timeoutMs: 90_000 };
+  const result = {
+    json: false,
+    build: true,
+    timeoutMs: 90_000,
+    replicas: replicasOf(process.env.REPLICAS, 'REPLICAS'),
+  };
   for (const arg of args) {
     if (arg === '--json') result.json = true;
+    else if (arg.startsWith('--replicas=')) result.replicas = replicasOf(arg.slice('--replicas='.length), '--replicas');
     else if (arg === '--no-build') result.build = false;
     else if (/^--timeout=\d+$/.test(arg)) result.timeoutMs = Number(arg.split('=')[1]) * 1000;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm start [-- [--json] [--no-build] [--timeout=SECONDS]]\n');
+      process.stdout.write('usage: npm start [-- [--json] [--no-build] [--timeout=SECONDS] [--replicas=N]]\n');
       process.exit(0);
     } else fail(`npm start: unknown option ${arg} (try --help)`, 2);
   }
   return result;
 }
 
+/** How many processes of each service to run: 1 (the default) to 4. */
+function replicasOf(raw, source) {
+  if (raw === undefined || raw === '') return 1;
+  if (!/^[1-4]$/.test(raw)) fail(`npm start: ${source} must be a whole number from 1 to 4, got "${raw}"`, 2);
+  return Number(raw);
+}
+
+/** Where replica `replica` of a service whose first replica listens on `port` listens. */
+function replicaPort(port, replica) {
+  return port + (replica - 1) * 100;
+}
+
 /**
  * The parts to run: every services/<name>/dist/main.js (known services in the order of
- * SERVICE_NAMES, workspace first, then any others), and the gateway last.
+ * SERVICE_NAMES, workspace first, then any others), `replicas` of each, and the gateway last.
  */
-function discoverParts(config, serviceNames) {
+function discoverParts(config, serviceNames, replicas) {
   const parts = [];
   const notStartable = [];
   const servicesDir = join(repoRoot, 'services');
@@ -149,12 +173,23 @@ function discoverParts(config, serviceNames) {
       notStartable.push(`services/${name} (unknown port: set ${name.toUpperCase()}_PORT or add it to libs/config)`);
       continue;
     }
-    parts.push({ name, kind: 'service', main: join(dir, 'dist', 'main.js'), port, readyPaths: ['/health/ready'] });
+    for (let replica = 1; replica <= replicas; replica++) {
+      parts.push({
+        name: replica === 1 ? name : `${name}-${replica}`,
+        service: name,
+        replica,
+        kind: 'service',
+        main: join(dir, 'dist', 'main.js'),
+        port: replicaPort(port, replica),
+        readyPaths: ['/health/ready'],
+      });
+    }
   }
   if (existsSync(join(repoRoot, 'gateway', 'dist', 'main.js'))) {
     parts.push({
       name: 'gateway',
       kind: 'gateway',
+      replica: 1,
       main: join(repoRoot, 'gateway', 'dist', 'main.js'),
       port: config.gatewayPort,
       // /actuator/health is the public health route of the spec; used when /health/ready is absent.
@@ -164,6 +199,9 @@ function discoverParts(config, serviceNames) {
   for (const part of parts) {
     if (part.port === 0)
       fail(`npm start: ${part.name} has port 0; give it a fixed port so its readiness can be checked.`);
+    // A further replica's port (port + 100) must not be another part's.
+    const clash = part.replica > 1 && parts.find((other) => other !== part && other.port === part.port);
+    if (clash) fail(`npm start: ${part.name} and ${clash.name} would both listen on port ${part.port}.`);
   }
   return { parts, notStartable };
 }
@@ -202,6 +240,23 @@ function startPart(part) {
   // Services that call the gateway (the collab server) find it where this start put it.
   if (part.kind !== 'gateway' && !env.GATEWAY_URL) env.GATEWAY_URL = config.gatewayUrl;
   if (part.kind !== 'gateway') delete env.PORT;
+  // A further replica listens on its own port (the first one's stays the service's URL for the others).
+  if (part.kind === 'service' && part.replica > 1) env[`${part.service.toUpperCase()}_PORT`] = String(part.port);
+  // The gateway gets every replica of a service whose URL the environment does not set.
+  if (part.kind === 'gateway') {
+    for (const service of new Set(parts.filter((p) => p.replica > 1 && config.urls[p.service]).map((p) => p.service))) {
+      const variable = `${service.toUpperCase()}_URL`;
+      if (env[variable]) continue;
+      env[variable] = parts
+        .filter((p) => p.service === service)
+        .map((p) => {
+          const url = new URL(config.urls[service]);
+          url.port = String(p.port);
+          return url.origin;
+        })
+        .join(',');
+    }
+  }
   // On one machine only the gateway faces the network; the services listen on loopback
   // (where the gateway reaches them) unless HOST says otherwise.
   if (part.kind !== 'gateway' && !env.HOST) env.HOST = '127.0.0.1';
@@ -243,7 +298,9 @@ function startPart(part) {
 
 /** The started services (all answer /health/ready over HTTP, the collab server beside its WebSocket). */
 function expectedByGateway() {
-  return parts.filter((p) => p.kind === 'service' && SERVICE_NAMES.includes(p.name)).map((p) => p.name);
+  return parts
+    .filter((p) => p.kind === 'service' && p.replica === 1 && SERVICE_NAMES.includes(p.service))
+    .map((p) => p.service);
 }
 
 async function waitUntilReady(part, timeoutMs) {
