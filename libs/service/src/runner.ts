@@ -129,6 +129,7 @@ export async function startService(
       logger,
     };
     await startEach('consumer', definition.consumers ?? [], kit, parts);
+    addConsumerLag(app, definition.name, connected);
     await startEach('background job', definition.jobs ?? [], kit, parts);
     return { app, stop };
   } catch (error) {
@@ -195,12 +196,8 @@ function addKitMetrics(app: FastifyInstance, service: string, pool: DatabasePool
     read: () => countSetAside(pool),
   });
 
-  // Consumer names are `<service>-<purpose>`: the service's own, when several share a process (tests).
-  const own = (pick: (c: { redeliveries: number; deadLetters: number }) => number) => () => {
-    const out: Record<string, number> = {};
-    for (const [name, counts] of consumerCounts()) if (name.startsWith(`${service}-`)) out[name] = pick(counts);
-    return out;
-  };
+  const own = (pick: (c: { redeliveries: number; deadLetters: number }) => number) => () =>
+    Object.fromEntries(ownConsumers(service).map(([name, counts]) => [name, pick(counts)]));
   addScrapeCounter(app, {
     name: 'events_consumer_redeliveries_total',
     help: 'Events delivered again to a consumer (after a failure, a missed ack deadline or a restart)',
@@ -212,6 +209,28 @@ function addKitMetrics(app: FastifyInstance, service: string, pool: DatabasePool
     help: 'Events a consumer gave up on and dead-lettered (act on any: see docs/OPERATIONS.md)',
     label: 'consumer',
     read: own((c) => c.deadLetters),
+  });
+}
+
+/** The service's own consumers: names are `<service>-<purpose>` (several services share a process in tests). */
+function ownConsumers(service: string): Array<[string, { redeliveries: number; deadLetters: number }]> {
+  return [...consumerCounts()].filter(([name]) => name.startsWith(`${service}-`));
+}
+
+/** Consumer lag from JetStream, one request per consumer, on scrape. */
+function addConsumerLag(app: FastifyInstance, service: string, bus: EventBus): void {
+  addScrapeGauge(app, {
+    name: 'events_consumer_lag_messages',
+    help: 'Events in the stream a consumer has not yet acknowledged (not yet delivered, or being handled)',
+    label: 'consumer',
+    read: async () => {
+      const out: Record<string, number> = {};
+      for (const [name] of ownConsumers(service)) {
+        const info = await bus.jsm.consumers.info(bus.stream, name);
+        out[name] = info.num_pending + info.num_ack_pending;
+      }
+      return out;
+    },
   });
 }
 

@@ -12,6 +12,11 @@ let config: Config;
 let running: RunningService;
 let kit: RuntimeKit;
 let base: string;
+/** A 'metric.held' event's handler waits for this: the event stays unacknowledged until then. */
+let release: () => void = () => {};
+const held = new Promise<void>((resolve) => {
+  release = resolve;
+});
 
 beforeAll(async () => {
   config = isolatedConfig(NO_IDP);
@@ -40,6 +45,7 @@ beforeAll(async () => {
           backoffMs: () => 10,
           handle: async (event: EventEnvelope) => {
             if (event.type === 'metric.broken') throw new Error('always fails');
+            if (event.type === 'metric.held') await held;
           },
         });
       },
@@ -51,6 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  release(); // a failed test must not leave the consumer's stop waiting for its handler
   await running?.stop();
   if (config) await cleanupConfig(config);
 });
@@ -167,5 +174,13 @@ describe('GET /metrics of a kit service', () => {
       expect(sampleValue(text, 'events_consumer_redeliveries_total', consumer)).toBe(1);
       expect(sampleValue(text, 'events_consumer_dead_letters_total', consumer)).toBe(1);
     });
+  });
+
+  it("shows a consumer's lag: events in the stream it has not acknowledged yet", async () => {
+    const consumer = { consumer: 'search-metrics-test' };
+    await kit.pool.transaction((tx) => publishInTx(tx, { type: 'metric.held', data: {} }));
+    await eventually(async () => expect(sampleValue(await scrape(), 'events_consumer_lag_messages', consumer)).toBe(1));
+    release();
+    await eventually(async () => expect(sampleValue(await scrape(), 'events_consumer_lag_messages', consumer)).toBe(0));
   });
 });
