@@ -191,6 +191,81 @@ describe('gateway: a service with two replicas', () => {
   });
 });
 
+describe('gateway: what is never sent twice', () => {
+  let cut: Server;
+  let cutRequests = 0;
+  let other: Replica;
+  let second: TestGateway;
+
+  beforeAll(async () => {
+    // A replica that is ready, but reads a request, then drops the connection without an answer.
+    cut = createServer((req, res) => {
+      if (req.url === '/health/ready') return void sendJson(res, 200, { status: 'UP' });
+      cutRequests++;
+      req.resume();
+      req.on('end', () => req.socket.destroy());
+    });
+    cut.listen(0, '127.0.0.1');
+    await once(cut, 'listening');
+    other = new Replica('other', await freePort());
+    await other.start();
+    const cutUrl = `http://127.0.0.1:${(cut.address() as { port: number }).port}`;
+    second = await startTestGateway({
+      idp,
+      without: ['comment'],
+      env: { COMMENT_URL: `${cutUrl},${other.url}` },
+      // Only the check at start-up: what takes a replica out here is the failed request alone.
+      deps: { replicaOptions: { checkIntervalMs: 3_600_000 } },
+    });
+  });
+  afterAll(async () => {
+    await second?.close();
+    cut?.closeAllConnections();
+    await new Promise((resolve) => cut?.close(resolve));
+    await other?.stop();
+  });
+
+  it('answers 503 when a replica dropped the connection after the request was sent, without trying another', async () => {
+    // Round robin starts with the first replica: the one that drops the connection.
+    const res = await second.app.inject({
+      method: 'POST',
+      url: '/api/v1/comments',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: '{"body":"once"}',
+    });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(cutRequests).toBe(1);
+    expect(other.served).toEqual([]);
+  });
+
+  it('does not replay a streamed body on another replica when the first refused the connection', async () => {
+    await new Promise((resolve) => cut.close(resolve));
+    cut.closeAllConnections();
+    const threads = () =>
+      second.app.inject({
+        method: 'GET',
+        url: '/api/v1/comments/threads',
+        headers: { authorization: `Bearer ${token}` },
+      });
+    // Round robin: this one goes to the other replica, the upload then to the stopped one.
+    expect((await threads()).statusCode).toBe(200);
+    const res = await second.app.inject({
+      method: 'POST',
+      url: '/api/v1/comments',
+      // Over 64 KiB: the gateway streams it instead of buffering it.
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      payload: Buffer.alloc(100 * 1024, 1),
+    });
+    expect(res.statusCode).toBe(503);
+    expect(other.served.map((r) => r.method)).toEqual(['GET']);
+    // The refused connection took that replica out: requests now go to the other one.
+    expect((await threads()).statusCode).toBe(200);
+    expect((await threads()).statusCode).toBe(200);
+    expect(other.served.map((r) => r.method)).toEqual(['GET', 'GET', 'GET']);
+  });
+});
+
 function upgrade(base: string): Promise<{ status: number; headers: IncomingHttpHeaders; socket?: Socket }> {
   return new Promise((resolve, reject) => {
     const req = request(`${base}/collab`, {
