@@ -67,7 +67,7 @@ describe('npm start with REPLICAS=2', () => {
         expect({ service, port, status: ready.status }).toEqual({ service, port, status: 200 });
       }
     }
-    const health = await (await fetch(`${gateway}/actuator/health`)).json();
+    const health = (await (await fetch(`${gateway}/actuator/health`)).json()) as { status: string };
     expect(health.status).toBe('UP');
 
     const token = await jwks.mint({ sub: 'idp|e2e-replicas', email: 'rep@example.com', name: 'Rep' });
