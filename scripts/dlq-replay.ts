@@ -12,6 +12,7 @@
 // would drop the original id as a duplicate inside its 2-minute window. If it fails again it is
 // dead-lettered again with a new sequence.
 import { pathToFileURL } from 'node:url';
+import { JetStreamApiCodes, JetStreamApiError, type StreamInfo } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { loadConfig } from '@wiki/config';
 import { connectEventBus, DLQ_HEADERS, dlqSubject, type EventBus } from '@wiki/events';
@@ -32,7 +33,14 @@ export interface DeadLetter {
 /** Reads the dead letters of one consumer (or of all) without consuming them. */
 export async function listDeadLetters(bus: EventBus, consumer?: string): Promise<DeadLetter[]> {
   const subject = dlqSubject(bus.prefix, consumer ?? '>');
-  const info = await bus.jsm.streams.info(bus.stream, { subjects_filter: subject });
+  let info: StreamInfo;
+  try {
+    info = await bus.jsm.streams.info(bus.stream, { subjects_filter: subject });
+  } catch (error) {
+    // No stream yet (no part has started against this NATS): nothing was dead-lettered either.
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return [];
+    throw error;
+  }
   const total = Object.values(info.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
   if (total === 0) return [];
   // An ordered consumer is ephemeral and leaves no state behind on the server.
