@@ -49,7 +49,16 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     fastify: { trustProxy: deps.trustProxy ?? false },
   });
 
-  const peers = createServiceClient({ service: 'gateway', config, logger: app.log });
+  const replicas = new Replicas(config, { ...DEFAULT_REPLICA_OPTIONS, ...deps.replicaOptions, log: app.log });
+  replicas.start(SERVICE_NAMES);
+  app.addHook('onClose', async () => replicas.stop());
+
+  // The gateway's own calls (resolving users and MCP keys) also go to a ready replica.
+  const peers = createServiceClient({
+    service: 'gateway',
+    config: { ...config, urls: replicaUrls(replicas) },
+    logger: app.log,
+  });
   const verifier = createTokenVerifier(await providerFor(config));
   const localUsers = new LocalUsers(peers, { emailVerifiedDefault: config.auth.emailVerifiedDefault });
   // Before the gatekeeper: a CORS preflight carries no credential.
@@ -66,14 +75,19 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     internalApiKey: config.internalApiKey,
   });
 
-  const replicas = new Replicas(config, { ...DEFAULT_REPLICA_OPTIONS, ...deps.replicaOptions, log: app.log });
-  replicas.start(SERVICE_NAMES);
-  app.addHook('onClose', async () => replicas.stop());
-
   registerHealthRoutes(app, replicas, deps.redis, deps.expectedServices ?? config.gatewayServices);
-  await registerDocs(app, new MergedOpenApi(config, HTTP_SERVICES, app.log));
+  await registerDocs(app, new MergedOpenApi(replicaUrls(replicas), HTTP_SERVICES, app.log));
   registerCollabIdentity(app, { verifier, localUsers });
   registerCollabUpgrade(app, config, verifier, replicas);
   await registerProxy(app, replicas, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
   return app;
+}
+
+/** A service URL table whose every read picks a replica (read per call, as the clients do). */
+function replicaUrls(replicas: Replicas): Record<ServiceName, string> {
+  const urls = {} as Record<ServiceName, string>;
+  for (const service of SERVICE_NAMES) {
+    Object.defineProperty(urls, service, { enumerable: true, get: () => replicas.pick(service) });
+  }
+  return urls;
 }

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Config, ServiceName } from '@wiki/config';
+import type { ServiceName } from '@wiki/config';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { SingleFlight } from './ttl-cache.js';
 
@@ -90,7 +90,8 @@ export class MergedOpenApi {
   private readonly refresh = new SingleFlight<OpenApiDocument>();
 
   constructor(
-    private readonly config: Config,
+    /** Where each service is (read per fetch: a replica is picked, URLs may change in tests). */
+    private readonly urls: Record<ServiceName, string>,
     private readonly services: ServiceName[],
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -114,7 +115,7 @@ export class MergedOpenApi {
 
   private async fetchOne(service: ServiceName): Promise<Json | undefined> {
     try {
-      const response = await fetch(`${this.config.urls[service]}/openapi.json`, {
+      const response = await fetch(`${this.urls[service]}/openapi.json`, {
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       });
       if (!response.ok) {

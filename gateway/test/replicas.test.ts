@@ -191,6 +191,37 @@ describe('gateway: a service with two replicas', () => {
   });
 });
 
+describe("gateway: its own calls to a service's replicas", () => {
+  it('resolves users at a ready workspace replica, not at one that is gone', async () => {
+    const gone = `http://127.0.0.1:${await freePort()}`;
+    // Read per call: the workspace service now has a first replica that is not running (config.urls
+    // names the first, as loadConfig makes it).
+    const running = gw.fakes.workspace.url;
+    gw.config.replicaUrls.workspace = [gone, running];
+    gw.config.urls.workspace = gone;
+    try {
+      const fresh = async (i: number) => {
+        const t = await idp.mint({ sub: `idp-replica-user-${i}-${Date.now()}`, email: `u${i}@example.com`, name: 'U' });
+        const res = await gw.app.inject({
+          method: 'GET',
+          url: `/api/v1/documents/${doc}`,
+          headers: { authorization: `Bearer ${t}` },
+        });
+        return res.statusCode;
+      };
+      // Once the readiness check has taken the missing replica out, every new user resolves.
+      let i = 0;
+      await expect.poll(() => fresh(i++), { interval: 20 }).toBe(200);
+      const statuses = [];
+      for (let k = 0; k < 6; k++) statuses.push(await fresh(i++));
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+    } finally {
+      gw.config.replicaUrls.workspace = [running];
+      gw.config.urls.workspace = running;
+    }
+  });
+});
+
 describe('gateway: what is never sent twice', () => {
   let cut: Server;
   let cutRequests = 0;
