@@ -1,8 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
 import { SERVICE_NAMES } from '@wiki/config';
 import { cleanupConfig, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
 import { type Launch, launchPlatform } from './launch.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function listenable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -30,6 +34,22 @@ async function replicaPorts(taken: Set<number>): Promise<number> {
  * and 100 above), and a gateway that sends requests to both. Which replica served a request is
  * read from the launcher's log lines, which carry the part's name (`workspace-2 | {...}`).
  */
+describe('npm start replica count', () => {
+  it.each([
+    [['--replicas=0'], {}],
+    [['--replicas=two'], {}],
+    [[], { REPLICAS: '9' }],
+  ])('refuses %j %j before starting anything', (args, env) => {
+    const run = spawnSync(process.execPath, ['scripts/start.mjs', '--no-build', ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr + run.stdout).toMatch(/(REPLICAS|--replicas) must be a whole number from 1 to 4/);
+  });
+});
+
 describe('npm start with REPLICAS=2', () => {
   let jwks: JwksServer;
   let config: Config;
