@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Agent, request } from 'undici';
 import { type CpuMeter, type LoadResult, load } from './load.js';
-import type { BenchReport } from './report.js';
+import { type BenchReport, writeResultAndSection } from './report.js';
 
 /** The file every upload and download row moves. */
 export const ATTACHMENT_FILE_BYTES = 4 * 1024 * 1024;
@@ -251,15 +249,5 @@ function section(report: AttachmentBenchReport): string {
 
 /** Writes the JSON result and replaces the attachment section of docs/PERFORMANCE.md. */
 export function writeAttachmentReport(report: AttachmentBenchReport, resultsFile: string, markdownFile: string): void {
-  mkdirSync(dirname(resultsFile), { recursive: true });
-  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-  let doc = existsSync(markdownFile) ? readFileSync(markdownFile, 'utf8') : '';
-  const text = section(report);
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  doc =
-    start !== -1 && end > start
-      ? `${doc.slice(0, start)}${text}${doc.slice(end + END.length)}`
-      : `${doc.trimEnd()}\n\n${text}\n`;
-  writeFileSync(markdownFile, doc);
+  writeResultAndSection(report, resultsFile, markdownFile, section(report), [START, END]);
 }

@@ -1,9 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import type { BenchReport } from './report.js';
+import { type BenchReport, writeResultAndSection } from './report.js';
 
 const FRAGMENT = 'document-store';
 const TOKEN = /w(\d+)\./g;
@@ -269,15 +267,5 @@ function section(report: CollabBenchReport): string {
 
 /** Writes the JSON result and replaces the collaboration section of docs/PERFORMANCE.md. */
 export function writeCollabReport(report: CollabBenchReport, resultsFile: string, markdownFile: string): void {
-  mkdirSync(dirname(resultsFile), { recursive: true });
-  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-  let doc = existsSync(markdownFile) ? readFileSync(markdownFile, 'utf8') : '';
-  const text = section(report);
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  doc =
-    start !== -1 && end > start
-      ? `${doc.slice(0, start)}${text}${doc.slice(end + END.length)}`
-      : `${doc.trimEnd()}\n\n${text}\n`;
-  writeFileSync(markdownFile, doc);
+  writeResultAndSection(report, resultsFile, markdownFile, section(report), [START, END]);
 }

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { BenchReport } from './report.js';
+import { join } from 'node:path';
+import { type BenchReport, writeResultAndSection } from './report.js';
 
 export interface ExportTiming {
   scenario: string;
@@ -260,15 +260,5 @@ function section(report: ExportBenchReport): string {
 
 /** Writes the JSON result and replaces the export section of docs/PERFORMANCE.md. */
 export function writeExportReport(report: ExportBenchReport, resultsFile: string, markdownFile: string): void {
-  mkdirSync(dirname(resultsFile), { recursive: true });
-  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-  let doc = existsSync(markdownFile) ? readFileSync(markdownFile, 'utf8') : '';
-  const text = section(report);
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  doc =
-    start !== -1 && end > start
-      ? `${doc.slice(0, start)}${text}${doc.slice(end + END.length)}`
-      : `${doc.trimEnd()}\n\n${text}\n`;
-  writeFileSync(markdownFile, doc);
+  writeResultAndSection(report, resultsFile, markdownFile, section(report), [START, END]);
 }

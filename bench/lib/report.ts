@@ -108,15 +108,29 @@ function table(report: BenchReport): string {
 
 /** Writes the JSON result and replaces this benchmark's section of docs/PERFORMANCE.md. */
 export function writeReport(report: BenchReport, resultsFile: string, markdownFile: string): void {
+  writeResultAndSection(report, resultsFile, markdownFile, table(report), [START, END], HEADER);
+}
+
+/**
+ * Writes a run's JSON to `resultsFile` and puts `section` (which starts with `markers[0]` and ends
+ * with `markers[1]`) in place of the same markers' section of `markdownFile`, or at its end.
+ */
+export function writeResultAndSection(
+  report: unknown,
+  resultsFile: string,
+  markdownFile: string,
+  section: string,
+  [startMarker, endMarker]: readonly [string, string],
+  emptyDocument = '',
+): void {
   mkdirSync(dirname(resultsFile), { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-  const section = table(report);
-  let doc = existsSync(markdownFile) ? readFileSync(markdownFile, 'utf8') : HEADER;
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
+  let doc = existsSync(markdownFile) ? readFileSync(markdownFile, 'utf8') : emptyDocument;
+  const start = doc.indexOf(startMarker);
+  const end = doc.indexOf(endMarker);
   doc =
     start !== -1 && end > start
-      ? `${doc.slice(0, start)}${section}${doc.slice(end + END.length)}`
+      ? `${doc.slice(0, start)}${section}${doc.slice(end + endMarker.length)}`
       : `${doc.trimEnd()}\n\n${section}\n`;
   mkdirSync(dirname(markdownFile), { recursive: true });
   writeFileSync(markdownFile, doc);

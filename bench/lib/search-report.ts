@@ -1,7 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { LoadResult } from './load.js';
-import type { BenchReport } from './report.js';
+import { type BenchReport, writeResultAndSection } from './report.js';
 import type { IndexingResult, LagResult } from './search.js';
 
 export interface SearchBenchReport {
@@ -68,16 +66,5 @@ function section(report: SearchBenchReport): string {
 
 /** Writes the JSON result and replaces the search section of docs/PERFORMANCE.md. */
 export function writeSearchReport(report: SearchBenchReport, resultsFile: string, markdownFile: string): void {
-  mkdirSync(dirname(resultsFile), { recursive: true });
-  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-  let doc = readFileSync(markdownFile, 'utf8');
-  const text = section(report);
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  doc =
-    start !== -1 && end > start
-      ? `${doc.slice(0, start)}${text}${doc.slice(end + END.length)}`
-      : `${doc.trimEnd()}\n\n${text}\n`;
-  if (!existsSync(dirname(markdownFile))) mkdirSync(dirname(markdownFile), { recursive: true });
-  writeFileSync(markdownFile, doc);
+  writeResultAndSection(report, resultsFile, markdownFile, section(report), [START, END]);
 }
