@@ -2,6 +2,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabasePool } from '@wiki/db';
 import type { Logger } from '@wiki/events';
+import { startPeriodicJob } from '@wiki/service';
 import { knownKeys, pruneTombstones } from '../db/attachments.js';
 import type { ObjectStorage, StoredObject } from '../storage/index.js';
 
@@ -77,7 +78,7 @@ export async function sweepOrphans(
   return { objects, spoolFiles };
 }
 
-/** The periodic job: a sweep soon after start, then every `intervalMs`; a failed sweep is logged and tried next time. */
+/** The periodic job: a sweep soon after start, then every `intervalMs`. */
 export function startOrphanSweeper(
   pool: DatabasePool,
   storage: ObjectStorage,
@@ -85,22 +86,13 @@ export function startOrphanSweeper(
   logger: Logger,
   intervalMs = SWEEP_INTERVAL_MS,
 ) {
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = sweepOrphans(pool, storage, spoolDir).then(
-      (r) => {
-        if (r.objects > 0 || r.spoolFiles > 0) logger.info({ ...r }, 'removed orphaned attachment objects');
-      },
-      (err) => logger.warn({ err }, 'attachment orphan sweep failed'),
-    );
-  };
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return Promise.resolve({
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodicJob(
+    'attachment orphan sweep',
+    async () => {
+      const r = await sweepOrphans(pool, storage, spoolDir);
+      if (r.objects > 0 || r.spoolFiles > 0) logger.info({ ...r }, 'removed orphaned attachment objects');
     },
-  });
+    intervalMs,
+    logger,
+  );
 }

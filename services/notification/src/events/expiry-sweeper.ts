@@ -1,5 +1,6 @@
 import type { DatabasePool } from '@wiki/db';
 import type { Logger } from '@wiki/events';
+import { startPeriodicJob } from '@wiki/service';
 import { deleteExpired } from '../db/notifications.js';
 
 /** Expired rows are already out of lists and counts; the sweep only reclaims their space. */
@@ -24,29 +25,20 @@ export async function sweepExpired(
   }
 }
 
-/** The periodic job: a sweep at start, then every `intervalMs`; a failed sweep is logged and tried again next time. */
+/** The periodic job: a sweep at start, then every `intervalMs`. */
 export function startExpirySweeper(
   pool: DatabasePool,
   logger: Logger,
   intervalMs = SWEEP_INTERVAL_MS,
   notify: (userIds: Iterable<string>) => void = () => {},
 ) {
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = sweepExpired(pool, notify).then(
-      (n) => {
-        if (n > 0) logger.info({ deleted: n }, 'deleted expired notifications');
-      },
-      (err) => logger.warn({ err }, 'expired notifications sweep failed'),
-    );
-  };
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return Promise.resolve({
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodicJob(
+    'expired notifications sweep',
+    async () => {
+      const n = await sweepExpired(pool, notify);
+      if (n > 0) logger.info({ deleted: n }, 'deleted expired notifications');
     },
-  });
+    intervalMs,
+    logger,
+  );
 }

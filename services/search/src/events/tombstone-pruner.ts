@@ -1,5 +1,6 @@
 import { type DatabasePool, sql } from '@wiki/db';
 import { type Logger, STREAM_MAX_AGE_MS } from '@wiki/events';
+import { startPeriodicJob } from '@wiki/service';
 
 /**
  * A tombstone keeps a late `document.created`/`updated` from bringing a deleted document back.
@@ -24,24 +25,15 @@ export async function pruneTombstones(pool: DatabasePool, maxAgeMs = TOMBSTONE_M
   }
 }
 
-/** The periodic job: a prune at start, then every `intervalMs`; a failure is logged and retried next time. */
+/** The periodic job: a prune at start, then every `intervalMs`. */
 export function startTombstonePruner(pool: DatabasePool, logger: Logger, intervalMs = PRUNE_INTERVAL_MS) {
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = pruneTombstones(pool).then(
-      (n) => {
-        if (n > 0) logger.info({ pruned: n }, 'pruned search tombstones past the event horizon');
-      },
-      (err) => logger.warn({ err }, 'search tombstone prune failed'),
-    );
-  };
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return Promise.resolve({
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodicJob(
+    'search tombstone prune',
+    async () => {
+      const n = await pruneTombstones(pool);
+      if (n > 0) logger.info({ pruned: n }, 'pruned search tombstones past the event horizon');
     },
-  });
+    intervalMs,
+    logger,
+  );
 }
