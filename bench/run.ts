@@ -192,93 +192,38 @@ try {
   parts.push(
     await startPart('hello-world', join(root, 'bench/hello.mjs'), { PORT: String(helloPort) }, helloPort, '/'),
   );
-  parts.push(
-    await startPart('workspace', join(root, 'services/workspace/dist/main.js'), env, workspacePort, '/health/ready', [
-      ...serviceNodeFlags,
-      ...profile('workspace'),
-    ]),
-  );
-  parts.push(
-    await startPart('document', join(root, 'services/document/dist/main.js'), env, documentPort, '/health/ready', [
-      ...serviceNodeFlags,
-      ...profile('document'),
-    ]),
-  );
-  if (wanted.has('search'))
-    parts.push(
-      await startPart('search', join(root, 'services/search/dist/main.js'), env, searchPort, '/health/ready', [
-        ...serviceNodeFlags,
-        ...profile('search'),
-      ]),
-    );
-  if (wantsComments)
-    parts.push(
-      await startPart('comment', join(root, 'services/comment/dist/main.js'), env, commentPort, '/health/ready', [
-        ...serviceNodeFlags,
-        ...profile('comment'),
-      ]),
-    );
-  if (wanted.has('notification'))
+  /** A service from its dist/main.js with the run's environment (plus `extra`), on `port`. */
+  const startService = async (name: string, port: number, extra: Record<string, string> = {}, profiled = name) =>
     parts.push(
       await startPart(
-        'notification',
-        join(root, 'services/notification/dist/main.js'),
-        env,
-        notificationPort,
+        name,
+        join(root, `services/${name.replace(/-worker-\d+$/, '')}/dist/main.js`),
+        { ...env, ...extra },
+        port,
         '/health/ready',
-        [...serviceNodeFlags, ...profile('notification')],
+        [...serviceNodeFlags, ...profile(profiled)],
       ),
     );
-  if (wanted.has('attachment'))
-    parts.push(
-      await startPart(
-        'attachment',
-        join(root, 'services/attachment/dist/main.js'),
-        env,
-        attachmentPort,
-        '/health/ready',
-        [...serviceNodeFlags, ...profile('attachment')],
-      ),
-    );
-  if (wanted.has('mcp'))
-    parts.push(
-      await startPart('mcp', join(root, 'services/mcp/dist/main.js'), env, mcpPort, '/health/ready', [
-        ...serviceNodeFlags,
-        ...profile('mcp'),
-      ]),
-    );
-  if (wanted.has('collab'))
-    parts.push(
-      await startPart('collab', join(root, 'services/collab/dist/main.js'), env, collabPort, '/health/ready', [
-        ...serviceNodeFlags,
-        ...profile('collab'),
-      ]),
-    );
+  await startService('workspace', workspacePort);
+  await startService('document', documentPort);
+  if (wanted.has('search')) await startService('search', searchPort);
+  if (wantsComments) await startService('comment', commentPort);
+  if (wanted.has('notification')) await startService('notification', notificationPort);
+  if (wanted.has('attachment')) await startService('attachment', attachmentPort);
+  if (wanted.has('mcp')) await startService('mcp', mcpPort);
+  if (wanted.has('collab')) await startService('collab', collabPort);
   // The export API and its workers apart (EXPORT_ROLE), so that the rows can add a second worker.
   const startExportWorker = async (n: number) => {
     const port = exportWorkerPorts[n - 1] as number;
-    parts.push(
-      await startPart(
-        `export-worker-${n}`,
-        join(root, 'services/export/dist/main.js'),
-        { ...env, EXPORT_ROLE: 'worker', EXPORT_PORT: String(port) },
-        port,
-        '/health/ready',
-        [...serviceNodeFlags, ...profile('export-worker')],
-      ),
+    await startService(
+      `export-worker-${n}`,
+      port,
+      { EXPORT_ROLE: 'worker', EXPORT_PORT: String(port) },
+      'export-worker',
     );
   };
   if (wanted.has('export')) {
-    parts.push(
-      await startPart(
-        'export',
-        join(root, 'services/export/dist/main.js'),
-        { ...env, EXPORT_ROLE: 'api' },
-        exportPort,
-        '/health/ready',
-        [...serviceNodeFlags, ...profile('export')],
-      ),
-    );
+    await startService('export', exportPort, { EXPORT_ROLE: 'api' });
     await startExportWorker(1);
   }
   parts.push(
