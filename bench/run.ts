@@ -23,7 +23,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, loadavg, platform, tmpdir, totalmem } from 'node:os';
+import { freemem, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mintDevToken, mintIdentityToken } from '@wiki/auth';
@@ -43,7 +43,7 @@ import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { benchMcp } from './lib/mcp.js';
 import { fillNotifications, streamBench } from './lib/notifications.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
-import { type BenchReport, roundSuffix, writeReport } from './lib/report.js';
+import { type BenchReport, machineInfo, roundSuffix, writeReport } from './lib/report.js';
 import { fillSearchIndex, measureLag } from './lib/search.js';
 import { COMMON_WORD, RARE_WORD } from './lib/search-corpus.js';
 import { type SearchBenchReport, writeSearchReport } from './lib/search-report.js';
@@ -469,13 +469,7 @@ try {
     });
     const report: AttachmentBenchReport = {
       date: new Date().toISOString(),
-      machine: {
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        platform: platform(),
-      },
+      machine: machineInfo(),
       settings: { durationS: settings.durationS, only: settings.only, loadAverageAtStart: loadBefore },
       fileBytes: ATTACHMENT_FILE_BYTES,
       scenarios: rows,
@@ -509,13 +503,7 @@ try {
     const report: CollabBenchReport = {
       ...result,
       date: new Date().toISOString(),
-      machine: {
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        platform: platform(),
-      },
+      machine: machineInfo(),
       settings: { ...result.settings, loadAverageAtStart: loadBefore },
     };
     const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
@@ -538,13 +526,7 @@ try {
     });
     const report: ExportBenchReport = {
       date: new Date().toISOString(),
-      machine: {
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        platform: platform(),
-      },
+      machine: machineInfo(),
       settings: {
         only: settings.only,
         exportRequests: settings.exportRequests,
@@ -617,13 +599,7 @@ try {
     const commonRatio = row('search, common word', 50).requestsPerSec / row('hello-world', 50).requestsPerSec;
     const report: SearchBenchReport = {
       date: new Date().toISOString(),
-      machine: {
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        platform: platform(),
-      },
+      machine: machineInfo(),
       settings: {
         durationS: settings.durationS,
         searchDocuments: settings.searchDocuments,
@@ -688,13 +664,7 @@ try {
   const services = ['gateway', 'workspace', 'document'];
   const report: BenchReport = {
     date: new Date().toISOString(),
-    machine: {
-      node: process.version,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      platform: platform(),
-    },
+    machine: machineInfo(),
     settings: {
       ...settings,
       freeMemoryGiB: Math.round((freemem() / 2 ** 30) * 10) / 10,

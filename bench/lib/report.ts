@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, platform, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import type { LoadResult } from './load.js';
 
@@ -27,6 +28,17 @@ services) on the local machine, always beside a bare Fastify hello-world started
 so that figures from different machines can be compared through their ratio to that baseline.
 Raw results of every run are in \`bench/results/*.json\`.
 `;
+
+/** The machine a run was measured on, as every report records it. */
+export function machineInfo(): BenchReport['machine'] {
+  return {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    platform: platform(),
+  };
+}
 
 /** The name suffix of a repeated hello-world/read round: none for the first. */
 export const roundSuffix = (round: number) => (round === 1 ? '' : ` (round ${round})`);
