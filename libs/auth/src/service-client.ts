@@ -81,6 +81,19 @@ function agent(): Agent {
 /** What a call got, short of a failure. */
 type Outcome<T> = { data: T | null } | { refused: Error };
 
+/** A peer's answer outside 2xx: 404 is no data, a 4xx the caller maps is a refusal, anything else a failure. */
+async function notOk(
+  res: { statusCode: number; body: { dump(): Promise<void> } },
+  call: { refusal?: (status: number) => Error | undefined },
+): Promise<{ data: null } | { refused: Error }> {
+  const status = res.statusCode;
+  await res.body.dump();
+  if (status === 404) return { data: null };
+  const refused = status < 500 ? call.refusal?.(status) : undefined;
+  if (refused) return { refused };
+  throw new Error(`answered ${status}`);
+}
+
 /** Created once per process (in its app) and handed to whatever calls a peer. */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const { config, logger } = options;
@@ -110,13 +123,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       signal: AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs),
     });
     const status = res.statusCode;
-    if (status < 200 || status >= 300) {
-      await res.body.dump();
-      if (status === 404) return { data: null };
-      const refused = status < 500 ? call.refusal?.(status) : undefined;
-      if (refused) return { refused };
-      throw new Error(`answered ${status}`);
-    }
+    if (status < 200 || status >= 300) return notOk(res, call);
     const answer = (await res.body.json()) as { data?: unknown } | null;
     if (answer?.data === undefined) throw new Error(`answered ${status} without data`);
     return { data: call.parse ? call.parse(answer.data) : (answer.data as T) };
@@ -132,13 +139,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       signal: AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs),
     });
     const status = res.statusCode;
-    if (status < 200 || status >= 300) {
-      await res.body.dump();
-      if (status === 404) return { data: null };
-      const refused = status < 500 ? call.refusal?.(status) : undefined;
-      if (refused) return { refused };
-      throw new Error(`answered ${status}`);
-    }
+    if (status < 200 || status >= 300) return notOk(res, call);
     const tooLong = () => {
       // Destroying the body closes its connection rather than reading the rest to reuse it; the
       // abort it then emits is this call's failure, already thrown, not the process's.
