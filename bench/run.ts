@@ -15,7 +15,9 @@
 // `--only=mcp` runs the MCP rows (tools/list and a wikiGetDocument call over Streamable HTTP at 10 and 50
 // connections beside hello-world; an SDK client's connect + list + call time over both transports).
 // `--only=endpoints` runs every hot endpoint at 10 and 50 connections (--endpoint-connections=10,50), each beside a
-// hello-world at the same count, with shares, p50/p99, CPU per request per part and the 50-over-10 scaling (issue 18).
+// hello-world at the same count, with shares, p50/p99, CPU per request per part and the 50-over-10 scaling (issue 18);
+// `--endpoints=roots,children` runs only those rows (names in bench/lib/endpoints.ts ENDPOINT_KEYS), and
+// `--roots=1 --per-root=0` skips seeding the 10,000 documents when neither the read nor the tree row is wanted.
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
@@ -82,6 +84,8 @@ const settings = {
   ),
   /** Connection counts of the endpoint rows. */
   endpointConnections: String(args['endpoint-connections'] ?? '10,50'),
+  /** Only these endpoint rows, by short name (bench/lib/endpoints.ts ENDPOINT_KEYS), e.g. roots,children. */
+  endpointRows: args.endpoints ? String(args.endpoints).split(',') : undefined,
   /** Collaboration rows: open documents, editors on each, keystrokes per editor per second, seconds of typing. */
   collabDocuments: num('collab-documents', 100),
   collabEditors: num('collab-editors', 5),
@@ -400,6 +404,7 @@ try {
       durationS: settings.durationS,
       cpuMeters,
       withComments: wantsComments,
+      only: settings.endpointRows,
       log,
       settle: async () => {
         await sleep(2000);

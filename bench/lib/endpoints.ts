@@ -137,9 +137,32 @@ export interface EndpointBenchOptions {
   log(message: string): void;
   /** Waits for the relay and consumers between write rows. */
   settle(): Promise<void>;
+  /** Only these rows (ENDPOINT_KEYS; default all): a quick look at one endpoint's cost. */
+  only?: readonly string[];
 }
 
+/** The short names of the rows, for `npm run bench -- --only=endpoints --endpoints=roots,children`. */
+export const ENDPOINT_KEYS = [
+  'read',
+  'me',
+  'workspaces',
+  'members',
+  'roots',
+  'children',
+  'ancestors',
+  'tree',
+  'threads',
+  'create',
+  'retitle',
+  'hot',
+] as const;
+type EndpointKey = (typeof ENDPOINT_KEYS)[number];
+
 export async function measureEndpoints(opts: EndpointBenchOptions): Promise<EndpointReport> {
+  const unknown = (opts.only ?? []).filter((key) => !(ENDPOINT_KEYS as readonly string[]).includes(key));
+  if (unknown.length > 0)
+    throw new Error(`unknown endpoint rows ${unknown.join(', ')} (known: ${ENDPOINT_KEYS.join(', ')})`);
+  const wants = (key: EndpointKey) => !opts.only || opts.only.includes(key);
   const api = { gatewayUrl: opts.gatewayUrl, token: opts.token };
   opts.log('endpoints: preparing their data through the gateway');
   const f = await prepare(api, opts.dataDir, opts.withComments);
@@ -153,18 +176,19 @@ export async function measureEndpoints(opts: EndpointBenchOptions): Promise<Endp
 
   // The tree is asked for as a browser asks (Accept-Encoding: gzip); autocannon does not unzip.
   const browser = { 'accept-encoding': 'gzip, deflate, br' };
-  const reads: Array<[string, string, Record<string, string>?]> = [
-    ['GET /documents/{id}', `/api/v1/documents/${opts.readDocument}`],
-    ['GET /users/me', '/api/v1/users/me'],
-    ['GET /workspaces', '/api/v1/workspaces'],
-    ['GET /workspaces/{id}/members (21)', `/api/v1/workspaces/${f.membersWorkspace}/members`],
-    ['GET /documents?workspaceId= (200 roots)', `/api/v1/documents?workspaceId=${f.rootsWorkspace}`],
-    ['GET /documents/{id}/children (100)', `/api/v1/documents/${f.parentOf100}/children`],
-    ['GET /documents/{id}/ancestors (depth 8)', `/api/v1/documents/${f.deepest}/ancestors`],
-    ['GET /documents/tree (10k, gzip)', `/api/v1/documents/tree?workspaceId=${opts.treeWorkspace}`, browser],
+  const reads: Array<[EndpointKey, string, string, Record<string, string>?]> = [
+    ['read', 'GET /documents/{id}', `/api/v1/documents/${opts.readDocument}`],
+    ['me', 'GET /users/me', '/api/v1/users/me'],
+    ['workspaces', 'GET /workspaces', '/api/v1/workspaces'],
+    ['members', 'GET /workspaces/{id}/members (21)', `/api/v1/workspaces/${f.membersWorkspace}/members`],
+    ['roots', 'GET /documents?workspaceId= (200 roots)', `/api/v1/documents?workspaceId=${f.rootsWorkspace}`],
+    ['children', 'GET /documents/{id}/children (100)', `/api/v1/documents/${f.parentOf100}/children`],
+    ['ancestors', 'GET /documents/{id}/ancestors (depth 8)', `/api/v1/documents/${f.deepest}/ancestors`],
+    ['tree', 'GET /documents/tree (10k, gzip)', `/api/v1/documents/tree?workspaceId=${opts.treeWorkspace}`, browser],
   ];
   if (f.threadsDocument)
     reads.push([
+      'threads',
       'GET /comments/documents/{id}/threads (20)',
       `/api/v1/comments/documents/${f.threadsDocument}/threads`,
     ]);
@@ -197,22 +221,29 @@ export async function measureEndpoints(opts: EndpointBenchOptions): Promise<Endp
         `endpoints: ${endpoint} @${connections}: ${result.requestsPerSec} req/s = ${share} %, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}`,
       );
     };
-    for (const [endpoint, path, headers] of reads) add(endpoint, await run(endpoint, `${g}${path}`, {}, headers));
-    add(
-      'POST /documents',
-      await run('POST /documents', `${g}/api/v1/documents`, spreadCreations(opts.token, bodies, connections)),
-    );
-    await opts.settle();
-    add(
-      'PUT /documents/{id} title (50 documents)',
-      await run('PUT title (50)', `${g}/api/v1/documents`, retitling(opts.token, f.retitled, connections)),
-    );
-    await opts.settle();
-    add(
-      'PUT /documents/{id} title (one hot document)',
-      await run('PUT title (hot)', `${g}/api/v1/documents`, retitling(opts.token, [f.hot], connections)),
-    );
-    await opts.settle();
+    for (const [key, endpoint, path, headers] of reads)
+      if (wants(key)) add(endpoint, await run(endpoint, `${g}${path}`, {}, headers));
+    if (wants('create')) {
+      add(
+        'POST /documents',
+        await run('POST /documents', `${g}/api/v1/documents`, spreadCreations(opts.token, bodies, connections)),
+      );
+      await opts.settle();
+    }
+    if (wants('retitle')) {
+      add(
+        'PUT /documents/{id} title (50 documents)',
+        await run('PUT title (50)', `${g}/api/v1/documents`, retitling(opts.token, f.retitled, connections)),
+      );
+      await opts.settle();
+    }
+    if (wants('hot')) {
+      add(
+        'PUT /documents/{id} title (one hot document)',
+        await run('PUT title (hot)', `${g}/api/v1/documents`, retitling(opts.token, [f.hot], connections)),
+      );
+      await opts.settle();
+    }
   }
   const [low, high] = [Math.min(...opts.connections), Math.max(...opts.connections)];
   const scaling = [...new Set(rows.map((r) => r.endpoint))].map((endpoint) => {
