@@ -3,6 +3,7 @@ export * from './document-stream.js';
 export * from './document-text.js';
 export * from './identity.js';
 export * from './membership.js';
+export * from './peer-replicas.js';
 export * from './plugin.js';
 export * from './profile.js';
 export * from './roles.js';

@@ -2,6 +2,7 @@ import type { Config, ServiceName } from '@wiki/config';
 import { AppError } from '@wiki/http';
 import { Agent, type Dispatcher, request } from 'undici';
 import { IDENTITY_HEADER, serviceTokenSource } from './identity.js';
+import { isConnectError, mayRetryElsewhere, PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
 
 /** How long a call may take, answer read included, unless the client or the call says otherwise. */
 export const SERVICE_CALL_TIMEOUT_MS = 5_000;
@@ -13,8 +14,11 @@ export interface ServiceClientLogger {
 export interface ServiceClientOptions {
   /** The calling service, named in the identity tokens (kind `service`) its calls carry. */
   service: string;
-  /** The peers' base URLs (read at every call) and the secret the tokens are signed with. */
-  config: Pick<Config, 'urls' | 'internalTokenSecret'>;
+  /**
+   * The peers' base URLs, read at every call: every replica of a peer (`replicaUrls`) when its
+   * `<PEER>_URL` lists several, and the secret the tokens are signed with.
+   */
+  config: PeerUrlsConfig & Pick<Config, 'internalTokenSecret'>;
   /** Where a failed call is logged, once, with its cause. */
   logger: ServiceClientLogger;
   timeoutMs?: number;
@@ -44,6 +48,10 @@ export interface CallOptions<T> {
  * of the peer's envelope (ARCHITECTURE 5.1); a 404 is null. Anything else (refused connection,
  * timeout, 5xx, an unexpected status, a body that is not the JSON expected) is logged once and
  * thrown as a 503 SERVICE_UNAVAILABLE, which is what the caller's client then sees.
+ *
+ * A peer with several replicas gets the calls round robin (PeerReplicas). A call whose connection
+ * was refused goes once to another replica; so does a GET whose connection was lost, but never a
+ * POST that was sent: the peer may have run it.
  */
 export interface ServiceClient {
   get<T = unknown>(peer: ServiceName, path: string, options?: CallOptions<T>): Promise<T | null>;
@@ -100,13 +108,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const token = serviceTokenSource(config.internalTokenSecret, options.service);
   const dispatcher = options.dispatcher ?? agent();
   const defaultTimeoutMs = options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS;
+  const replicas = new PeerReplicas(config);
 
   async function attempt<T>(
     method: 'GET' | 'POST',
-    peer: ServiceName,
+    origin: string,
     path: string,
     body: unknown,
     call: CallOptions<T>,
+    signal: AbortSignal,
   ): Promise<Outcome<T>> {
     const headers: Record<string, string> = { [IDENTITY_HEADER]: await token(), accept: 'application/json' };
     if (call.requestId) headers['x-request-id'] = call.requestId;
@@ -115,13 +125,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       payload = JSON.stringify(body);
       headers['content-type'] = 'application/json';
     }
-    const res = await request(`${config.urls[peer]}${path}`, {
-      method,
-      headers,
-      body: payload,
-      dispatcher,
-      signal: AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs),
-    });
+    const res = await request(`${origin}${path}`, { method, headers, body: payload, dispatcher, signal });
     const status = res.statusCode;
     if (status < 200 || status >= 300) return notOk(res, call);
     const answer = (await res.body.json()) as { data?: unknown } | null;
@@ -129,15 +133,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return { data: call.parse ? call.parse(answer.data) : (answer.data as T) };
   }
 
-  async function attemptBytes(peer: ServiceName, path: string, call: BytesCallOptions): Promise<Outcome<BytesAnswer>> {
+  async function attemptBytes(
+    origin: string,
+    path: string,
+    call: BytesCallOptions,
+    signal: AbortSignal,
+  ): Promise<Outcome<BytesAnswer>> {
     const headers: Record<string, string> = { [IDENTITY_HEADER]: await token(), accept: '*/*' };
     if (call.requestId) headers['x-request-id'] = call.requestId;
-    const res = await request(`${config.urls[peer]}${path}`, {
-      method: 'GET',
-      headers,
-      dispatcher,
-      signal: AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs),
-    });
+    const res = await request(`${origin}${path}`, { method: 'GET', headers, dispatcher, signal });
     const status = res.statusCode;
     if (status < 200 || status >= 300) return notOk(res, call);
     const tooLong = () => {
@@ -166,15 +170,29 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     body: unknown,
     call: CallOptions<T> = {},
   ): Promise<T | null> {
+    const httpMethod = method === 'BYTES' ? 'GET' : method;
+    // One deadline for the call, a retry on another replica included.
+    const signal = AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs);
+    const run = (origin: string): Promise<Outcome<T>> =>
+      method === 'BYTES'
+        ? (attemptBytes(origin, path, call as BytesCallOptions, signal) as Promise<Outcome<T>>)
+        : attempt(method, origin, path, body, call, signal);
+    let origin = replicas.pick(peer) as string;
     let outcome: Outcome<T>;
     try {
-      outcome =
-        method === 'BYTES'
-          ? ((await attemptBytes(peer, path, call as BytesCallOptions)) as Outcome<T>)
-          : await attempt(method, peer, path, body, call);
+      try {
+        outcome = await run(origin);
+      } catch (error) {
+        if (isConnectError(error)) replicas.refused(origin);
+        const other = mayRetryElsewhere(httpMethod, error) ? replicas.pick(peer, origin) : undefined;
+        if (other === undefined) throw error;
+        origin = other;
+        outcome = await run(origin);
+      }
     } catch (error) {
+      if (isConnectError(error)) replicas.refused(origin);
       logger.error(
-        { peer, method: method === 'BYTES' ? 'GET' : method, path, requestId: call.requestId, cause: describe(error) },
+        { peer, replica: origin, method: httpMethod, path, requestId: call.requestId, cause: describe(error) },
         `call to the ${peer} service failed`,
       );
       throw new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
