@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { Agent, type Dispatcher } from 'undici';
 import { eventStreamAgent, isEventStream } from './event-streams.js';
 import { connectionOptions, isHopByHop, upstreamHeaders } from './identity-forwarding.js';
-import { isConnectError, type Replicas } from './replicas.js';
+import { isConnectError, mayRetryElsewhere, type Replicas, saysLeaving } from './replicas.js';
 import { API_PREFIX, pathOf, routeFor } from './routing.js';
 
 declare module 'fastify' {
@@ -90,9 +90,11 @@ export async function registerProxy(
 
 /**
  * Sends the request to one of the service's replicas (picked per request: URLs may be set after
- * the gateway was built). A request whose connection was refused goes once to another replica
- * when its body can be sent again (none, or buffered); a streamed body was handed to undici and
- * is not replayed.
+ * the gateway was built). A request that got no answer goes once to another replica when it
+ * cannot run twice (mayRetryElsewhere: its connection was refused, or it is a read whose
+ * connection broke) and its body can be sent again (none, or buffered); a streamed body was
+ * handed to undici and is not replayed. An answer saying `Connection: close` takes its replica
+ * out of rotation at once: it is stopping (docs/DECISIONS.md, rolling restarts).
  */
 function forward(
   agent: Agent,
@@ -111,9 +113,10 @@ function forward(
   if (!body) delete headers['content-length'];
   const relay = new ResponseRelay(request, reply);
   const send = (origin: string, retry: boolean) => {
-    relay.connectFailed = (error) => {
-      if (!isConnectError(error)) return false;
-      replicas.markDown(service, origin);
+    relay.leaving = () => replicas.markDown(service, origin);
+    relay.failedWithoutAnswer = (error) => {
+      if (!mayRetryElsewhere(request.method, error)) return false;
+      if (isConnectError(error)) replicas.markDown(service, origin);
       const other = retry ? replicas.pick(service, origin) : undefined;
       if (other === undefined) return false;
       send(other, false);
@@ -192,7 +195,9 @@ function uploadOf(body: Readable, response: ServerResponse): Readable {
 class ResponseRelay implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
   /** Called when no response came: true when the request was sent elsewhere instead. */
-  connectFailed: (error: Error) => boolean = () => false;
+  failedWithoutAnswer: (error: Error) => boolean = () => false;
+  /** Called when the answer says its replica is stopping. */
+  leaving: () => void = () => undefined;
 
   constructor(
     private readonly request: FastifyRequest,
@@ -214,6 +219,7 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
     statusCode: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
+    if (saysLeaving(headers.connection)) this.leaving();
     // Headers the gateway set before (rate limits), then the service's, then the request id.
     const out = this.reply.getHeaders() as OutgoingHttpHeaders;
     const named = connectionOptions(headers.connection);
@@ -243,7 +249,7 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
       res.destroy(error);
       return;
     }
-    if (this.connectFailed(error)) return;
+    if (this.failedWithoutAnswer(error)) return;
     unavailable(this.request, this.reply, error);
   }
 }

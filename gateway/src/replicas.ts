@@ -15,11 +15,40 @@ const CONNECT_ERRORS = new Set([
   'EAI_AGAIN',
 ]);
 
-/** Whether `error` (or its cause, as fetch wraps it) is a failure to connect. */
-export function isConnectError(error: unknown): boolean {
+/**
+ * Error codes of a connection lost before any answer came, after the request may have gone out: a
+ * replica closing a kept-alive connection just as a request was written on it, or a process that
+ * died. The replica may have started on the request, so only a read is sent again (proxy.ts).
+ */
+const LOST_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** Methods that change nothing on the services: safe to send twice. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function hasCode(codes: ReadonlySet<string>, error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;
   const causeCode = (error as { cause?: { code?: string } } | null)?.cause?.code;
-  return CONNECT_ERRORS.has(code ?? '') || CONNECT_ERRORS.has(causeCode ?? '');
+  return codes.has(code ?? '') || codes.has(causeCode ?? '');
+}
+
+/** Whether `error` (or its cause, as fetch wraps it) is a failure to connect. */
+export function isConnectError(error: unknown): boolean {
+  return hasCode(CONNECT_ERRORS, error);
+}
+
+/**
+ * Whether a request that got no answer because of `error` may go to another replica: any request
+ * that never reached one (refused connection), and a read whose connection broke before its answer.
+ * A write that may have been received is not sent twice: it could then take effect twice (two
+ * documents, two comments); its client gets a 503 and decides.
+ */
+export function mayRetryElsewhere(method: string, error: unknown): boolean {
+  return isConnectError(error) || (READS.has(method) && hasCode(LOST_ERRORS, error));
+}
+
+/** Whether a service's answer says its replica is leaving (it stopped keeping connections: see markShuttingDown). */
+export function saysLeaving(connection: string | string[] | undefined): boolean {
+  return typeof connection === 'string' && connection.toLowerCase() === 'close';
 }
 
 export interface ReplicaOptions {
@@ -34,7 +63,9 @@ export const DEFAULT_REPLICA_OPTIONS: ReplicaOptions = { checkIntervalMs: 2_000,
 /**
  * The replicas of each service (`<SERVICE>_URL` may list several) and which of them answer.
  * Requests go round robin over the replicas last seen healthy; a replica is taken out when its
- * readiness check fails or a connection to it is refused, and back in when its check passes again.
+ * readiness check fails, a connection to it is refused or one of its answers says
+ * `Connection: close` (it has begun to stop: learnt from the first answer rather than from the
+ * next check, up to 2 s later), and back in when its check passes again.
  * With one replica nothing is checked and that replica is always used, as before replicas existed.
  *
  * Origins are read from the config on every pick: tests set a service's URL after the gateway

@@ -9,13 +9,13 @@ import { readBody, sendJson } from './helpers/upstreams.js';
 
 /**
  * One replica of a service on a fixed port, so that it can be stopped and started again where the
- * gateway expects it. It closes every connection after its answer: each request then connects
- * anew, and a stopped replica shows up as a refused connection, not as a pooled socket that the
- * replica closed at some moment the test does not control.
+ * gateway expects it. Its stop closes every connection at once, so a stopped replica shows up as a
+ * refused connection. `leaving` makes it answer as a stopping service does (`Connection: close`).
  */
 class Replica {
   readonly url: string;
   ready = true;
+  leaving = false;
   served: Array<{ method: string; url: string; body: string }> = [];
   upgrades = 0;
   private server: Server | undefined;
@@ -31,7 +31,7 @@ class Replica {
 
   async start(): Promise<void> {
     const server = createServer(async (req, res) => {
-      res.setHeader('connection', 'close');
+      if (this.leaving) res.setHeader('connection', 'close');
       if (req.url === '/health/ready') return void sendJson(res, this.ready ? 200 : 503, { status: 'UP' });
       const body = await readBody(req);
       this.served.push({ method: req.method ?? '', url: req.url ?? '', body });
@@ -256,6 +256,21 @@ describe('gateway: what is never sent twice', () => {
     await other?.stop();
   });
 
+  it('sends a read whose connection broke before its answer to the other replica', async () => {
+    // Round robin starts with the first replica: the one that drops the connection.
+    const res = await second.app.inject({
+      method: 'GET',
+      url: '/api/v1/comments/threads',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.replica).toBe('other');
+    expect(cutRequests).toBe(1);
+    expect(other.served.map((r) => r.method)).toEqual(['GET']);
+    cutRequests = 0;
+    other.served = [];
+  });
+
   it('answers 503 when a replica dropped the connection after the request was sent, without trying another', async () => {
     // Round robin starts with the first replica: the one that drops the connection.
     const res = await second.app.inject({
@@ -294,6 +309,47 @@ describe('gateway: what is never sent twice', () => {
     expect((await threads()).statusCode).toBe(200);
     expect((await threads()).statusCode).toBe(200);
     expect(other.served.map((r) => r.method)).toEqual(['GET', 'GET', 'GET']);
+  });
+});
+
+describe('gateway: a replica that says it is stopping', () => {
+  let p: Replica;
+  let q: Replica;
+  let third: TestGateway;
+
+  beforeAll(async () => {
+    [p, q] = await Promise.all(['p', 'q'].map(async (name) => new Replica(name, await freePort())));
+    await Promise.all([p.start(), q.start()]);
+    third = await startTestGateway({
+      idp,
+      without: ['search'],
+      env: { SEARCH_URL: `${p.url},${q.url}` },
+      // Only the check at start-up: what takes the replica out here is its answer alone.
+      deps: { replicaOptions: { checkIntervalMs: 3_600_000 } },
+    });
+  });
+  afterAll(async () => {
+    await third?.close();
+    await Promise.all([p?.stop(), q?.stop()]);
+  });
+
+  it('is taken out of rotation by its first answer with Connection: close', async () => {
+    const search = async () => {
+      const res = await third.app.inject({
+        method: 'GET',
+        url: '/api/v1/documents/search?q=x',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.statusCode).toBe(200);
+      return res.json().data.replica as string;
+    };
+    expect([await search(), await search()].sort()).toEqual(['p', 'q']);
+    p.leaving = true;
+    // Its answer still counts (the request was served), but it is the last one it gets.
+    const seen = [];
+    for (let i = 0; i < 6; i++) seen.push(await search());
+    expect(seen.filter((r) => r === 'p')).toHaveLength(1);
+    expect(seen.filter((r) => r === 'q')).toHaveLength(5);
   });
 });
 
