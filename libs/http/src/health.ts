@@ -15,10 +15,19 @@ const shuttingDown = new WeakSet<FastifyInstance>();
 
 /**
  * The first step of a graceful stop: readiness turns false so that load balancers stop sending
- * new requests, while the app still serves the ones that come (see SHUTDOWN_DELAY_MS).
+ * new requests, while the app still serves the ones that come (see SHUTDOWN_DELAY_MS). From now
+ * on every response says `Connection: close` and its connection closes after it: a client's
+ * keep-alive connection is not reused for a next request that could meet the closing server, and
+ * the gateway takes the answer as "this replica is leaving" without waiting for its next health
+ * check. (Fastify itself does the same once `close()` has begun; this covers the delay before.)
  */
 export function markShuttingDown(app: FastifyInstance): void {
+  if (shuttingDown.has(app)) return;
   shuttingDown.add(app);
+  // Added only now, so the request path pays nothing before a shutdown.
+  app.server.prependListener('request', (_request, response) => {
+    response.shouldKeepAlive = false;
+  });
 }
 
 /**

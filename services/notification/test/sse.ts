@@ -5,6 +5,8 @@ export interface SseEvent {
   id?: string;
   event?: string;
   data?: string;
+  /** The reconnection delay the server asked for (`retry:`), in ms. */
+  retry?: number;
   comment?: string;
 }
 
@@ -107,6 +109,7 @@ export class SseStream {
             const field = colon === -1 ? line : line.slice(0, colon);
             const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
             if (field === 'id' || field === 'event') current[field] = value;
+            else if (field === 'retry' && /^\d+$/.test(value)) current.retry = Number(value);
             else if (field === 'data') current.data = current.data === undefined ? value : `${current.data}\n${value}`;
           }
           newline = buffer.indexOf('\n');

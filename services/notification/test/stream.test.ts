@@ -409,6 +409,28 @@ describe('two replicas of the service on one database', () => {
       onB.close();
     }
   });
+
+  // Last in this group: it stops replica B.
+  it('a stopping replica tells its streams to reconnect soon; the client resumes on the other with Last-Event-ID', async () => {
+    const rae = await signInNew(stack, 'Rae Rolling');
+    const onB = await openOnB(rae);
+    const first = await notifyOnce(rae);
+    const lastSeen = (await arrival(onB, first)).id!;
+    const stopping = replicaB.close();
+    await onB.endedByServer();
+    await stopping;
+    const last = onB.events.at(-1);
+    expect(last).toMatchObject({ event: 'reconnect', retry: 1000 });
+    const missed = await notifyOnce(rae);
+    await awaitNotification(stack, rae, 'MEMBER_ROLE_CHANGED', (n) => n.workspace?.id === missed);
+    const onA = await open(rae, { 'last-event-id': lastSeen });
+    try {
+      await onA.count(2);
+      expect(notificationsOf(onA).map((e) => payload(e).workspace?.id)).toEqual([missed]);
+    } finally {
+      onA.close();
+    }
+  });
 });
 
 describe('participantsTruncated', () => {
