@@ -10,6 +10,13 @@
 //   npm start -- --no-build   skip the install and build steps and run what dist/ holds
 //   npm start -- --replicas=2 (or REPLICAS=2) two processes of every service, the second on its
 //                             port + 100; the gateway spreads requests over them
+//   npm start -- --only=workspace,document  only these services (and the gateway)
+//
+// Started by another Node process with an IPC channel (as scripts/rolling-restart.ts does), it says
+// { type: 'up' } once everything is ready, and takes { type: 'restart', part: 'document-2' }: that
+// part is stopped gracefully and started again, and { type: 'restarted', part, ready: true } (or
+// { type: 'restarted', part, error }) answers once it is ready. When that channel closes, everything
+// stops, as on Ctrl-C.
 //
 // Each process reads the environment itself (ARCHITECTURE 6); PORT is the gateway's only,
 // so it is removed from the services' environment. GATEWAY_SERVICES, when unset, becomes the
@@ -24,6 +31,14 @@ import { build, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs'
 import { serviceEnv, serviceNodeFlags } from './lib/service-process.mjs';
 
 const STOP_GRACE_MS = 10_000;
+/** How long a part restarted on request may take to stop (its shutdown delay, in-flight work) before it is killed. */
+const RESTART_STOP_GRACE_MS = 30_000;
+/**
+ * With several replicas, how long a stopping service keeps serving after its readiness turned false
+ * (SHUTDOWN_DELAY_MS, unless set): longer than the gateway's 2 s readiness checks, so the gateway has
+ * stopped choosing it before it closes (docs/OPERATIONS.md, rolling restarts).
+ */
+const REPLICA_SHUTDOWN_DELAY_MS = '3000';
 const LAST_LINES = 40;
 
 const options = parseArgs(process.argv.slice(2));
@@ -52,7 +67,7 @@ try {
   throw error;
 }
 
-const { parts, notStartable } = discoverParts(config, SERVICE_NAMES, options.replicas);
+const { parts, notStartable } = discoverParts(config, SERVICE_NAMES, options.replicas, options.only);
 note(`Found: ${parts.map((p) => p.name).join(', ') || 'nothing to start'}`);
 if (notStartable.length) note(`Not started: ${notStartable.join('; ')}`);
 if (!parts.some((p) => p.name === 'gateway')) {
@@ -88,6 +103,15 @@ let started = false;
 
 process.on('SIGINT', () => onSignal('SIGINT'));
 process.on('SIGTERM', () => onSignal('SIGTERM'));
+// A parent that drives this launcher over IPC (restarts one part at a time); its going away stops everything.
+if (typeof process.send === 'function') {
+  process.on('message', (message) => {
+    if (message?.type === 'restart') void restartOnRequest(message.part);
+  });
+  process.once('disconnect', () => {
+    if (!stopping) onSignal('SIGTERM');
+  });
+}
 // Last resort when this process exits without stopping them (an exception): no orphans on the ports.
 process.on('exit', () => {
   for (const child of children.values()) killGroup(child, 'SIGKILL');
@@ -107,6 +131,7 @@ try {
 if (!stopping) {
   started = true;
   printBanner(config, parts);
+  process.send?.({ type: 'up', parts: parts.map((p) => ({ name: p.name, kind: p.kind, port: p.port })) });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -117,14 +142,18 @@ function parseArgs(args) {
     build: true,
     timeoutMs: 90_000,
     replicas: replicasOf(process.env.REPLICAS, 'REPLICAS'),
+    only: undefined,
   };
   for (const arg of args) {
     if (arg === '--json') result.json = true;
     else if (arg.startsWith('--replicas=')) result.replicas = replicasOf(arg.slice('--replicas='.length), '--replicas');
     else if (arg === '--no-build') result.build = false;
+    else if (/^--only=[a-z,-]+$/.test(arg)) result.only = arg.slice('--only='.length).split(',').filter(Boolean);
     else if (/^--timeout=\d+$/.test(arg)) result.timeoutMs = Number(arg.split('=')[1]) * 1000;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm start [-- [--json] [--no-build] [--timeout=SECONDS] [--replicas=N]]\n');
+      process.stdout.write(
+        'usage: npm start [-- [--json] [--no-build] [--timeout=SECONDS] [--replicas=N] [--only=a,b]]\n',
+      );
       process.exit(0);
     } else fail(`npm start: unknown option ${arg} (try --help)`, 2);
   }
@@ -147,7 +176,7 @@ function replicaPort(port, replica) {
  * The parts to run: every services/<name>/dist/main.js (known services in the order of
  * SERVICE_NAMES, workspace first, then any others), `replicas` of each, and the gateway last.
  */
-function discoverParts(config, serviceNames, replicas) {
+function discoverParts(config, serviceNames, replicas, only) {
   const parts = [];
   const notStartable = [];
   const servicesDir = join(repoRoot, 'services');
@@ -158,7 +187,11 @@ function discoverParts(config, serviceNames, replicas) {
     ...serviceNames.filter((name) => found.includes(name)),
     ...found.filter((name) => !serviceNames.includes(name)).sort(),
   ];
+  for (const unknown of only?.filter((name) => !ordered.includes(name)) ?? []) {
+    fail(`npm start: --only names ${unknown}, which is not a service here`, 2);
+  }
   for (const name of ordered) {
+    if (only && !only.includes(name)) continue;
     const dir = join(servicesDir, name);
     if (!existsSync(join(dir, 'dist', 'main.js'))) {
       notStartable.push(
@@ -240,6 +273,8 @@ function startPart(part) {
   // Services that call the gateway (the collab server) find it where this start put it.
   if (part.kind !== 'gateway' && !env.GATEWAY_URL) env.GATEWAY_URL = config.gatewayUrl;
   if (part.kind !== 'gateway') delete env.PORT;
+  if (part.kind === 'service' && options.replicas > 1 && env.SHUTDOWN_DELAY_MS === undefined)
+    env.SHUTDOWN_DELAY_MS = REPLICA_SHUTDOWN_DELAY_MS;
   // A further replica listens on its own port (the first one's stays the service's URL for the others).
   if (part.kind === 'service' && part.replica > 1) env[`${part.service.toUpperCase()}_PORT`] = String(part.port);
   // The gateway gets every replica of a service whose URL the environment does not set.
@@ -286,14 +321,54 @@ function startPart(part) {
     note(`${part.name}: could not start: ${error.message}`);
   });
   child.on('exit', (code, signal) => {
-    children.delete(part.name);
+    if (children.get(part.name) === child) children.delete(part.name);
     part.exited = { code, signal };
-    if (stopping) return;
+    if (stopping || part.restarting) return;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     const when = started ? '' : ' during start-up';
     const tail = part.lastLines.length ? `\nIts last log lines:\n${part.lastLines.join('\n')}\n` : '';
     void stopAll(1, `${part.name} ${how}${when}; stopping the others.${tail}`);
   });
+}
+
+/**
+ * Stops one part gracefully (SIGTERM: readiness off, the shutdown delay, in-flight work finished),
+ * starts it again on the same port and answers the parent once it is ready. One restart at a time
+ * per part; a part that does not come back stops everything, as at start-up.
+ */
+async function restartOnRequest(name) {
+  const part = parts.find((p) => p.name === name);
+  const answer = (fields) => process.send?.({ type: 'restarted', part: name, ...fields });
+  if (!started || stopping) return answer({ error: 'the platform is not up' });
+  if (part?.kind !== 'service') return answer({ error: `no service part named ${name}` });
+  if (part.restarting) return answer({ error: `${name} is already restarting` });
+  part.restarting = true;
+  try {
+    const child = part.child;
+    const exited = new Promise((resolvePromise) =>
+      child.exitCode !== null || child.signalCode !== null ? resolvePromise() : child.once('exit', resolvePromise),
+    );
+    note(`${name}: restarting (stopping gracefully)`);
+    killGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => {
+      note(`${name}: still running after ${RESTART_STOP_GRACE_MS / 1000} s; killing.`);
+      killGroup(child, 'SIGKILL');
+    }, RESTART_STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+    if (stopping) return answer({ error: 'stopping' });
+    part.exited = undefined;
+    startPart(part);
+    await waitUntilReady(part, options.timeoutMs);
+    if (part.exited) throw new Error(`${name} exited while starting again`);
+    note(`${name}: restarted and ready`);
+    answer({ ready: true });
+  } catch (error) {
+    answer({ error: error.message });
+    void stopAll(1, `${name} did not come back after a restart (${error.message}); stopping the others.`);
+  } finally {
+    part.restarting = false;
+  }
 }
 
 /** The started services (all answer /health/ready over HTTP, the collab server beside its WebSocket). */
