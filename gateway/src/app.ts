@@ -46,6 +46,9 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     logLevel: deps.logLevel ?? config.logLevel,
     // Proxied bodies stream through untouched: their size is the services' business.
     drainOversizedUpTo: 0,
+    // A client's traceparent is not taken: it could pick trace ids or force sampling. Every
+    // request starts a trace here; services get the gateway's span as parent (identity-forwarding).
+    trustTraceparent: false,
     fastify: { trustProxy: deps.trustProxy ?? false },
   });
 

@@ -54,10 +54,11 @@ export function isHopByHop(name: string): boolean {
 }
 
 /**
- * Request headers the gateway itself answers for: `host` (the HTTP client sets the service's own)
- * and `expect` (the gateway does not relay `100 Continue`).
+ * Request headers the gateway itself answers for: `host` (the HTTP client sets the service's own),
+ * `expect` (the gateway does not relay `100 Continue`), and the trace context: a client's is never
+ * passed on (see createApp's trustTraceparent); with tracing on the gateway sends its own span's.
  */
-const NOT_FORWARDED = new Set(['host', 'expect']);
+const NOT_FORWARDED = new Set(['host', 'expect', 'traceparent', 'tracestate']);
 
 /**
  * The headers sent upstream: every inbound `x-wiki-*` header removed (a client cannot smuggle an
@@ -81,6 +82,12 @@ export function upstreamHeaders(request: FastifyRequest, headers: Record<string,
   }
   if (request.identityToken) out[IDENTITY_HEADER] = request.identityToken;
   out['x-request-id'] = request.id;
+  // With tracing on, the gateway's span of the request is the service's parent.
+  const trace = request.traceSpan?.context();
+  if (trace) {
+    out.traceparent = trace.traceparent;
+    if (trace.tracestate) out.tracestate = trace.tracestate;
+  }
   const forwardedFor = request.headers['x-forwarded-for'];
   out['x-forwarded-for'] =
     forwardedFor && request.ips && request.ips.length > 1

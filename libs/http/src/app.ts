@@ -11,6 +11,7 @@ import Fastify, {
 import { AppError, type ErrorDetail, errorBody } from './errors.js';
 import { registerMetrics } from './metrics.js';
 import { nulFieldError, nulFieldOfJson, refuseNulInUrls } from './nul-text.js';
+import { traceRequests } from './tracing.js';
 import { useRequestValidation } from './validation.js';
 
 export interface CreateAppOptions {
@@ -28,6 +29,11 @@ export interface CreateAppOptions {
   drainOversizedUpTo?: number;
   /** Describes the service's routes in `/openapi.json` (the gateway merges them into /docs-ui). */
   openapi?: { title: string; description?: string };
+  /**
+   * Whether a request's `traceparent` header parents its span when tracing is on (tracing.ts).
+   * Default true; the gateway, which faces clients, says false.
+   */
+  trustTraceparent?: boolean;
   /** Extra Fastify options (tests may pass `logger: false`). */
   fastify?: Partial<FastifyServerOptions>;
 }
@@ -92,6 +98,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   });
 
   app.decorateRequest('userId', null);
+  await traceRequests(app, options.service, { trustTraceparent: options.trustTraceparent ?? true });
   closeConnectionsAsTheyIdle(app);
   useRequestValidation(app);
   refuseNulInUrls(app);

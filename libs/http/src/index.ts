@@ -8,4 +8,5 @@ export { findNulField, nulFieldError } from './nul-text.js';
 export * from './schemas.js';
 export * from './serve.js';
 export * from './text.js';
+export * from './tracing.js';
 export * as Type from './type.js';
