@@ -14,6 +14,7 @@ import { checkContract, type EventFor } from './contracts.js';
 import { type EventEnvelope, parseEnvelope } from './envelope.js';
 import { errorText, type Logger } from './logger.js';
 import { dlqSubject, filterSubjectFor, wantsSubject } from './subjects.js';
+import { traceConsume } from './tracing.js';
 import { isConnectionError } from './transient.js';
 
 /**
@@ -271,7 +272,7 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
     const attempt = m.info.deliveryCount;
     const done = keepAlive([m]);
     try {
-      const applied = await applyBatch([envelope]);
+      const applied = await traceConsume(name, [envelope], () => applyBatch([envelope]));
       if (applied === 0) logger.debug({ ...log, eventId: envelope.id }, 'event already applied; skipped');
       // Not confirmed: the effect is committed, and a redelivery caused by a lost ack is a no-op.
       m.ack();
@@ -320,7 +321,8 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
     const done = keepAlive(ready.map((r) => r.m));
     try {
       try {
-        await applyBatch(ready.map((r) => r.envelope));
+        const envelopes = ready.map((r) => r.envelope);
+        await traceConsume(name, envelopes, () => applyBatch(envelopes));
         for (const { m } of ready) m.ack();
         return;
       } catch (error) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { currentTraceContext, readTraceContext } from '@wiki/tracing';
 
 /** `D`: the data; `Type`: the event type, narrowed by TypedEvent (contracts.ts). */
 export interface EventEnvelope<D = Record<string, unknown>, Type extends string = string> {
@@ -9,6 +10,14 @@ export interface EventEnvelope<D = Record<string, unknown>, Type extends string 
   actorId: string | null;
   workspaceId: string | null;
   data: D;
+  /**
+   * The W3C trace context of the span that produced the event (tracing on only; absent from
+   * events written without it): the relay's and the consumers' spans are its children. Checked
+   * when read (libs/tracing trace-context.ts: 55 characters; tracestate at most 512), a malformed
+   * one dropped.
+   */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 export interface NewEvent<D = Record<string, unknown>, Type extends string = string> {
@@ -29,9 +38,14 @@ export function assertEventType(type: string): void {
     throw new Error(`Invalid event type "${type}": the "dlq." namespace is reserved for dead letters`);
 }
 
+/**
+ * A new envelope; with tracing on it carries the current span's context. The document service's
+ * statements that build event data in SQL start from an envelope made here (jsonb_set of `data`),
+ * so theirs carry it too.
+ */
 export function createEnvelope<D, Type extends string = string>(event: NewEvent<D, Type>): EventEnvelope<D, Type> {
   assertEventType(event.type);
-  return {
+  const envelope: EventEnvelope<D, Type> = {
     id: randomUUID(),
     type: event.type,
     version: 1,
@@ -40,6 +54,12 @@ export function createEnvelope<D, Type extends string = string>(event: NewEvent<
     workspaceId: event.workspaceId ?? null,
     data: event.data,
   };
+  const trace = currentTraceContext();
+  if (trace) {
+    envelope.traceparent = trace.traceparent;
+    if (trace.tracestate) envelope.tracestate = trace.tracestate;
+  }
+  return envelope;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -58,7 +78,7 @@ export function parseEnvelope(body: string): EventEnvelope {
   const occurredAt =
     e.occurredAt === undefined ? new Date(0) : new Date(typeof e.occurredAt === 'string' ? e.occurredAt : Number.NaN);
   if (Number.isNaN(occurredAt.getTime())) throw new Error('envelope.occurredAt is not a timestamp');
-  return {
+  const envelope: EventEnvelope = {
     id: e.id,
     type: e.type,
     version: 1,
@@ -67,4 +87,11 @@ export function parseEnvelope(body: string): EventEnvelope {
     workspaceId: typeof e.workspaceId === 'string' ? e.workspaceId : null,
     data: e.data as Record<string, unknown>,
   };
+  // Optional and never a reason to refuse an event: one without (older) or with a bad one is read.
+  const trace = e.traceparent === undefined ? undefined : readTraceContext(e);
+  if (trace) {
+    envelope.traceparent = trace.traceparent;
+    if (trace.tracestate) envelope.tracestate = trace.tracestate;
+  }
+  return envelope;
 }

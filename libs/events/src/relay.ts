@@ -13,6 +13,7 @@ import {
   resendSince,
   setAside,
 } from './relay-rows.js';
+import { tracePublish } from './tracing.js';
 
 export interface OutboxRelayOptions {
   pool: DatabasePool;
@@ -32,6 +33,8 @@ export interface OutboxRelayOptions {
    * (default 5 s), besides after every reconnect and every unanswered publish.
    */
   streamCheckIntervalMs?: number;
+  /** The service whose outbox this is: names its publish spans when tracing is on. */
+  service?: string;
 }
 
 export interface OutboxRelay {
@@ -77,6 +80,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const batchSize = opts.batchSize ?? 100;
   const pruneIntervalMs = opts.pruneIntervalMs ?? 60 * 60 * 1000;
   const streamCheckIntervalMs = opts.streamCheckIntervalMs ?? 5000;
+  const service = opts.service ?? 'events';
 
   /** Logs and counts a row NATS refused for good; never the payload, which may be large or private. */
   function reportSetAside(row: OutboxRow, error: unknown): void {
@@ -94,7 +98,9 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       // All of the batch is sent before any acknowledgement is awaited: one connection keeps
       // them in order on the wire and in the stream, without a round trip per event.
       const outcomes = await Promise.allSettled(
-        rows.map((row) => bus.publishSerialized(row.type, row.id, row.envelope)),
+        rows.map((row) =>
+          tracePublish(service, row, bus.subject, () => bus.publishSerialized(row.type, row.id, row.envelope)),
+        ),
       );
       const sent: string[] = [];
       let error: unknown;

@@ -114,7 +114,7 @@ export async function startService(
     logger.info({ eventMaxBytes, maxPayload }, 'event size cap');
     await connected.ensureStream();
 
-    const startedRelay = startOutboxRelay({ pool, bus: connected, logger });
+    const startedRelay = startOutboxRelay({ pool, bus: connected, logger, service: definition.name });
     relay = startedRelay;
     parts.add('outbox relay', () => startedRelay.stop());
 
