@@ -5,6 +5,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService as startAttachment } from '../../services/attachment/src/service.js';
 import { startService as startComment } from '../../services/comment/src/service.js';
 import { startService as startDocument } from '../../services/document/src/service.js';
+import { startService as startExport } from '../../services/export/src/service.js';
+import { startService as startMcp } from '../../services/mcp/src/service.js';
+import { startService as startNotification } from '../../services/notification/src/service.js';
 import { startService as startSearch } from '../../services/search/src/service.js';
 import { startService as startWorkspace } from '../../services/workspace/src/service.js';
 import { bodyFor, encodeText, type IdPool, idKind, pathValue, queryFor } from './arbitraries.js';
@@ -36,6 +39,9 @@ beforeAll(async () => {
       comment: startComment as StartPart,
       search: startSearch as StartPart,
       attachment: startAttachment as StartPart,
+      notification: startNotification as StartPart,
+      export: startExport as StartPart,
+      mcp: startMcp as StartPart,
     },
   });
   world = await buildWorld(stack);
@@ -104,6 +110,7 @@ async function send(request: FuzzRequest): Promise<{ status: number; text: strin
   const headers: Record<string, string> = {};
   if (request.credential === 'bearer') headers.authorization = `Bearer ${world.bob.token}`;
   if (request.credential === 'internal') headers['x-internal-api-key'] = stack.config.internalApiKey;
+  if (request.credential === 'mcp') headers['x-mcp-api-key'] = world.mcpKey;
   if (request.contentType) headers['content-type'] = request.contentType;
   const res = await fetch(`${stack.gatewayUrl}${request.url}`, {
     method: request.method,
@@ -111,6 +118,11 @@ async function send(request: FuzzRequest): Promise<{ status: number; text: strin
     body: request.body?.payload,
     signal: AbortSignal.timeout(HANG_MS),
   });
+  // An event stream that was opened never ends by itself: its status is the answer.
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, text: '' };
+  }
   return { status: res.status, text: await res.text() };
 }
 
@@ -119,7 +131,16 @@ it(
   async () => {
     // The routes come from what the services register: every service's prefixes must be there.
     const paths = routes.map((r) => r.path);
-    for (const prefix of ['/api/v1/workspaces', '/api/v1/documents', '/api/v1/comments', '/api/v1/documents/search']) {
+    for (const prefix of [
+      '/api/v1/workspaces',
+      '/api/v1/documents',
+      '/api/v1/comments',
+      '/api/v1/documents/search',
+      '/api/v1/attachments',
+      '/api/v1/notifications',
+      '/api/v1/documents/{id}/export',
+      '/api/v1/mcp',
+    ]) {
       expect(
         paths.some((p) => p.startsWith(prefix)),
         prefix,

@@ -5,7 +5,7 @@
 
 export type Schema = Record<string, any>;
 
-export type Credential = 'bearer' | 'internal' | 'none';
+export type Credential = 'bearer' | 'internal' | 'mcp' | 'none';
 
 export interface FuzzRoute {
   method: string;
@@ -25,7 +25,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 function credentialOf(security: Schema[] | undefined): Credential {
   if (security === undefined) return 'bearer'; // the document's default
   if (security.length === 0) return 'none';
-  return security.some((s) => 'internalApiKey' in s) ? 'internal' : 'bearer';
+  if (security.some((s) => 'internalApiKey' in s)) return 'internal';
+  return security.some((s) => 'mcpApiKey' in s) ? 'mcp' : 'bearer';
 }
 
 export function routesOf(openapi: Schema): FuzzRoute[] {

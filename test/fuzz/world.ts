@@ -21,6 +21,8 @@ import type { IdPool } from './arbitraries.js';
 export interface World {
   alice: SignedInUser;
   bob: SignedInUser;
+  /** Bob's MCP key for routes that take one; its id is in no pool, so no request deletes it. */
+  mcpKey: string;
   workspaceId: string;
   ids: IdPool;
   heal(): Promise<void>;
@@ -66,6 +68,11 @@ export async function buildWorld(stack: Stack): Promise<World> {
     'mcp key',
   ).body.data;
   ids.mcpKey = [key.id];
+  const mcpKey = expectStatus(
+    await stack.request('POST', '/api/v1/users/me/mcp-keys', { ...as(bob), body: { name: 'fuzz credential' } }),
+    201,
+    'mcp credential',
+  ).body.data.key as string;
 
   const members = async () =>
     expectStatus(await stack.request('GET', `/api/v1/workspaces/${workspaceId}/members`, as(alice)), 200, 'members')
@@ -148,5 +155,5 @@ export async function buildWorld(stack: Stack): Promise<World> {
   };
 
   await heal();
-  return { alice, bob, workspaceId, ids, heal };
+  return { alice, bob, mcpKey, workspaceId, ids, heal };
 }
