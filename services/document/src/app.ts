@@ -6,6 +6,7 @@ import type { DocumentContext } from './context.js';
 import { batchedDocumentInserts } from './db/document-inserts.js';
 import { createPreparedStatements, type PreparedStatements } from './db/prepared-statements.js';
 import { rememberedWorkspaceOf } from './db/workspace-of.js';
+import { rememberedLists } from './queries/list-answers.js';
 import { rememberedTrees } from './queries/tree-answers.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
@@ -56,6 +57,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     prepared,
     workspaceOf: rememberedWorkspaceOf(pool),
     treeAnswer: rememberedTrees(pool),
+    lists: rememberedLists(prepared, pool),
     wakeRelay,
     insertDocument: batchedDocumentInserts(prepared, wakeRelay),
     membership:

@@ -2,6 +2,7 @@ import type { MembershipAccess, UsersProjection } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import type { InsertDocument } from './db/document-inserts.js';
 import type { PreparedStatements } from './db/prepared-statements.js';
+import type { ListAnswers } from './queries/list-answers.js';
 import type { TreeAnswer } from './queries/tree-answers.js';
 
 /** What commands and queries run against; built once per app. */
@@ -14,6 +15,8 @@ export interface DocumentContext {
   workspaceOf(documentId: string): Promise<string | null>;
   /** The tree answer of a workspace, remembered until its documents change (queries/tree-answers.ts). */
   treeAnswer(workspaceId: string, acceptsGzip?: boolean): Promise<TreeAnswer>;
+  /** Root lists, children and breadcrumbs, remembered until the workspace's documents change (queries/list-answers.ts). */
+  lists: ListAnswers;
   /** Wakes the outbox relay after a prepared statement (not the kit's pool) committed events. */
   wakeRelay(): void;
   /** Creations, written in batches (db/document-inserts.ts). */

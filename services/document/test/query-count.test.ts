@@ -38,6 +38,7 @@ function countingPrepared(prepared: PreparedStatements, counter: { add(): void }
     findDetail: (id) => (counter.add(), prepared.findDetail(id)),
     updateFields: (...args) => (counter.add(), prepared.updateFields(...args)),
     listChildren: (workspaceId, parentId) => (counter.add(), prepared.listChildren(workspaceId, parentId)),
+    workspaceVersion: (workspaceId) => (counter.add(), prepared.workspaceVersion(workspaceId)),
     insertDocuments: (documents) => (
       counter.add(), insertBatches.push(documents.length), prepared.insertDocuments(documents)
     ),
@@ -163,7 +164,7 @@ describe('queries per request', () => {
     expect(counter.count()).toBe(1);
   });
 
-  it('lists children in one query; only an empty list looks the parent up', async () => {
+  it('lists children with a version read and one query, then the version read alone; only an empty list looks the parent up', async () => {
     const root = await pool.oneFirst(
       sql.unsafe`SELECT id FROM documents WHERE workspace_id = ${workspaceId} AND parent_id IS NULL LIMIT 1`,
     );
@@ -178,12 +179,15 @@ describe('queries per request', () => {
     const full = await list(root);
     expect(full.statusCode).toBe(200);
     expect(full.json().data).toHaveLength(99);
+    expect(counter.count()).toBe(2);
+    counter.reset();
+    expect((await list(root)).body).toBe(full.body); // remembered (queries/list-answers.ts)
     expect(counter.count()).toBe(1);
     counter.reset();
     const empty = await list(leaf);
     expect(empty.statusCode).toBe(200);
     expect(empty.json().data).toEqual([]);
-    expect(counter.count()).toBe(2);
+    expect(counter.count()).toBe(3);
     expect((await list(randomUUID())).statusCode).toBe(404);
 
     // Lists come from prepared statements, whose rows are not parsed: the list shape exactly as it comes.

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DocumentDetail, ListItem, type NewDocument } from './documents.js';
 
 /**
- * The hottest reads (GET /documents/:id, the lists of roots and children) and write (POST /documents) on a plain node-postgres pool
+ * The hottest reads (GET /documents/:id, the lists of roots and children, the version lists are checked against) and write (POST /documents) on a plain node-postgres pool
  * with named prepared statements: Postgres parses and plans each once per connection instead of on
  * every request, which slonik (no named statements) cannot do. Both answer the DocumentDetail shape
  * (db/documents.ts): its rows are not run through zod, as its timestamps are formatted as ISO 8601
@@ -14,6 +14,8 @@ export interface PreparedStatements {
   findDetail(id: string): Promise<DocumentDetail | null>;
   /** Visible documents directly under `parentId` (the workspace's roots when null), in sibling order. */
   listChildren(workspaceId: string, parentId: string | null): Promise<ListItem[]>;
+  /** The workspace's version (migrations/0007_tree_versions.sql); 0 before its first document. */
+  workspaceVersion(workspaceId: string): Promise<number>;
   /** See UPDATE_FIELDS: the document as a GET reads it after the change, or why nothing changed. */
   updateFields(id: string, actorId: string, fields: FieldsUpdate, template: EventEnvelope): Promise<FieldsUpdated>;
   /** See INSERT_DOCUMENTS. Answers the inserted documents by id; a document missing there was not inserted. */
@@ -61,6 +63,12 @@ const LIST_CHILDREN = {
   text: `SELECT ${listItem.columns} FROM documents d ${listItem.joins}
     WHERE d.workspace_id = $1 AND d.parent_id = $2 AND NOT d.is_archived
     ORDER BY d.position, d.created_at, d.id`,
+};
+
+/** What a remembered list is checked against (queries/list-answers.ts): one index lookup. */
+const WORKSPACE_VERSION = {
+  name: 'workspace_version_v1',
+  text: 'SELECT coalesce((SELECT version FROM workspace_tree_versions WHERE workspace_id = $1), 0) AS version',
 };
 
 /**
@@ -184,6 +192,11 @@ export function createPreparedStatements(
           ? await pool.query<ListItem>({ ...LIST_ROOTS, values: [workspaceId] })
           : await pool.query<ListItem>({ ...LIST_CHILDREN, values: [workspaceId, parentId] });
       return result.rows;
+    },
+    async workspaceVersion(workspaceId) {
+      const result = await pool.query<{ version: string }>({ ...WORKSPACE_VERSION, values: [workspaceId] });
+      // bigint arrives as text; a version stays far below 2^53.
+      return Number(result.rows[0]?.version ?? 0);
     },
     async updateFields(id, actorId, fields, template) {
       const has = (key: keyof FieldsUpdate) => fields[key] !== undefined;

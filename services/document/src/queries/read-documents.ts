@@ -1,7 +1,8 @@
 import { notFound } from '@wiki/http';
 import { requireDocumentRole } from '../commands/access.js';
 import type { Actor, DocumentContext } from '../context.js';
-import { ancestorsOf, type Breadcrumb, type DocumentDetail, type ListItem } from '../db/documents.js';
+import type { DocumentDetail } from '../db/documents.js';
+import type { Answer } from './remembered-answers.js';
 import type { TreeAnswer } from './tree-answers.js';
 
 /**
@@ -19,33 +20,46 @@ export async function getDocument(ctx: DocumentContext, reader: Reader, id: stri
 }
 
 /**
- * The root documents of a workspace, or the visible children of `parentId` in it. A parentId that
- * is no document of this workspace is a 404, as for /documents/{id}/children; an archived parent
- * answers an empty list there and here. Only an empty list costs the second query that tells the
- * two apart.
+ * The root documents of a workspace, or the visible children of `parentId` in it, as the response
+ * body (lists are remembered per workspace version: queries/list-answers.ts). A parentId that is
+ * no document of this workspace is a 404, as for /documents/{id}/children; an archived parent
+ * answers an empty list there and here. Only an empty list costs the look-up that tells the two
+ * apart.
  */
 export async function listDocuments(
   ctx: DocumentContext,
   reader: Reader,
   workspaceId: string,
   parentId: string | null,
-): Promise<readonly ListItem[]> {
+  acceptsGzip = false,
+): Promise<Answer> {
   await ctx.membership.requireRole(workspaceId, reader.userId, 'VIEWER', 'Workspace', reader.requestId);
-  const items = await ctx.prepared.listChildren(workspaceId, parentId);
-  if (items.length === 0 && parentId !== null && (await ctx.workspaceOf(parentId)) !== workspaceId)
-    throw notFound('Document');
-  return items;
+  const { empty, ...answer } = await ctx.lists.children(workspaceId, parentId, acceptsGzip);
+  if (empty && parentId !== null && (await ctx.workspaceOf(parentId)) !== workspaceId) throw notFound('Document');
+  return answer;
 }
 
-export async function childrenOf(ctx: DocumentContext, reader: Reader, id: string): Promise<readonly ListItem[]> {
+/** The visible children of a document, as the response body. */
+export async function childrenOf(
+  ctx: DocumentContext,
+  reader: Reader,
+  id: string,
+  acceptsGzip = false,
+): Promise<Answer> {
   const workspaceId = await requireDocumentRole(ctx, id, reader.userId, 'VIEWER', reader.requestId);
-  return ctx.prepared.listChildren(workspaceId, id);
+  const { empty: _, ...answer } = await ctx.lists.children(workspaceId, id, acceptsGzip);
+  return answer;
 }
 
-/** From the root down to the document itself. */
-export async function breadcrumbsOf(ctx: DocumentContext, reader: Reader, id: string): Promise<readonly Breadcrumb[]> {
-  await requireDocumentRole(ctx, id, reader.userId, 'VIEWER', reader.requestId);
-  return ancestorsOf(ctx.pool, id);
+/** From the root down to the document itself, as the response body. */
+export async function breadcrumbsOf(
+  ctx: DocumentContext,
+  reader: Reader,
+  id: string,
+  acceptsGzip = false,
+): Promise<Answer> {
+  const workspaceId = await requireDocumentRole(ctx, id, reader.userId, 'VIEWER', reader.requestId);
+  return ctx.lists.ancestors(workspaceId, id, acceptsGzip);
 }
 
 /**

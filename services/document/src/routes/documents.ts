@@ -12,15 +12,16 @@ import {
   uuid,
   voidEnvelope,
 } from '@wiki/http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { createDocument } from '../commands/create-document.js';
 import { deleteDocument } from '../commands/delete-document.js';
 import { moveDocument } from '../commands/move-document.js';
 import { setPublication } from '../commands/publish-document.js';
 import { updateDocument } from '../commands/update-document.js';
 import type { DocumentContext } from '../context.js';
-import { presentBreadcrumb, presentDocument, presentListItem } from '../presenters/documents.js';
+import { presentDocument } from '../presenters/documents.js';
 import { breadcrumbsOf, childrenOf, getDocument, listDocuments, treeBody } from '../queries/read-documents.js';
+import type { Answer } from '../queries/remembered-answers.js';
 import { acceptsGzip } from '../queries/tree-answers.js';
 import {
   breadcrumbResponse,
@@ -39,6 +40,16 @@ const idParam = idParams('id');
 /** `parentId` of the list query: a UUID, or absent / empty / "null" for the root documents. */
 const parentQuery = Type.Union([uuid, stringEnum(['', 'null'])]);
 
+/**
+ * A body serialized before (the tree and the lists are remembered as JSON bytes): sent as it is,
+ * gzipped when it was. The routes' response schemas still describe it (OpenAPI).
+ */
+function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
+  reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+  if (answer.gzipped) reply.header('content-encoding', 'gzip');
+  return reply.send(answer.body);
+}
+
 /** Spec 4.4 (all but search and export, which other services serve). */
 export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentContext): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -54,11 +65,12 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         response: { 200: listOf(listItemResponse) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const reader = requireActor(request);
       const { query } = request;
       const parentId = query.parentId && query.parentId !== 'null' ? query.parentId : null;
-      return success((await listDocuments(ctx, reader, query.workspaceId, parentId)).map(presentListItem));
+      const gzip = acceptsGzip(request.headers['accept-encoding']);
+      return sendAnswer(reply, await listDocuments(ctx, reader, query.workspaceId, parentId, gzip));
     },
   );
 
@@ -76,9 +88,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       const reader = requireActor(request);
       const { workspaceId } = request.query;
       const answer = await treeBody(ctx, reader, workspaceId, acceptsGzip(request.headers['accept-encoding']));
-      reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
-      if (answer.gzipped) reply.header('content-encoding', 'gzip');
-      return reply.send(answer.body);
+      return sendAnswer(reply, answer);
     },
   );
 
@@ -109,10 +119,10 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         response: { 200: listOf(listItemResponse) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const reader = requireActor(request);
       const { id } = request.params;
-      return success((await childrenOf(ctx, reader, id)).map(presentListItem));
+      return sendAnswer(reply, await childrenOf(ctx, reader, id, acceptsGzip(request.headers['accept-encoding'])));
     },
   );
 
@@ -126,10 +136,10 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         response: { 200: listOf(breadcrumbResponse) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const reader = requireActor(request);
       const { id } = request.params;
-      return success((await breadcrumbsOf(ctx, reader, id)).map(presentBreadcrumb));
+      return sendAnswer(reply, await breadcrumbsOf(ctx, reader, id, acceptsGzip(request.headers['accept-encoding'])));
     },
   );
 
