@@ -7,6 +7,7 @@ import { cleanupConfig, countingStatements, isolatedConfig } from '@wiki/testing
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { findMemberByUser, listMembers, MemberView } from '../src/db/members.js';
 import { DEFAULT_PREFERENCES, findUserWithPreferences, PreferenceRow, savePreferences } from '../src/db/preferences.js';
 import { createPreparedReads, type PreparedReads } from '../src/db/prepared-reads.js';
 import { UserRow } from '../src/db/users.js';
@@ -14,7 +15,7 @@ import { listWorkspacesOfUser, WorkspaceRow } from '../src/db/workspaces.js';
 import { workspaceService } from '../src/service.js';
 
 /**
- * GET /users/me and GET /workspaces read through prepared statements whose rows are not parsed:
+ * GET /users/me, GET /workspaces and GET /workspaces/{id}/members read through prepared statements whose rows are not parsed:
  * they must be exactly the rows the slonik queries give (the same ISO text for timestamps), the
  * answers byte for byte what the slonik reads answer, and each request one statement. Real Postgres.
  */
@@ -24,6 +25,7 @@ function countingReads(reads: PreparedReads, counter: { add(): void }): Prepared
   return {
     findMe: (userId) => (counter.add(), reads.findMe(userId)),
     listWorkspacesOfUser: (userId) => (counter.add(), reads.listWorkspacesOfUser(userId)),
+    listMembersAs: (workspaceId, callerId) => (counter.add(), reads.listMembersAs(workspaceId, callerId)),
     end: () => reads.end(),
   };
 }
@@ -33,6 +35,8 @@ function slonikReads(pool: DatabasePool): PreparedReads {
   return {
     findMe: (userId) => findUserWithPreferences(pool, userId),
     listWorkspacesOfUser: async (userId) => [...(await listWorkspacesOfUser(pool, userId))],
+    listMembersAs: async (workspaceId, callerId) =>
+      (await findMemberByUser(pool, workspaceId, callerId)) ? [...(await listMembers(pool, workspaceId))] : null,
     end: async () => undefined,
   };
 }
@@ -185,5 +189,84 @@ describe('prepared reads', () => {
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
     expect(statements()).toBe(1);
+  });
+
+  /** A workspace of `owner` with `others` as members, each invited by the owner; its id. */
+  async function workspaceOf(owner: { token: string }, others: Array<{ id: string; role: string }>): Promise<string> {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/workspaces',
+      headers: { 'x-wiki-identity': owner.token },
+      payload: { name: 'Members' },
+    });
+    expect(res.statusCode).toBe(201);
+    const workspaceId: string = res.json().data.id;
+    for (const other of others)
+      await pool.query(sql.unsafe`
+        INSERT INTO workspace_members (workspace_id, user_id, role, invited_by, invited_at, accepted_at)
+        SELECT ${workspaceId}, ${other.id}, ${other.role}, owner_id, now(), now() FROM workspaces WHERE id = ${workspaceId}`);
+    return workspaceId;
+  }
+
+  it('lists the members of a workspace as the slonik queries do, in their order; null to a non-member', async () => {
+    const owner = await signIn('Mona Owner');
+    // Names of one role in an order that only a case-insensitive sort gives.
+    const [zed, carl, amy, bob, stranger] = await Promise.all(
+      ['zed Viewer', 'Carl Editor', 'Amy Editor', 'bob Editor', 'Stranger'].map((name) => signIn(name)),
+    );
+    const workspaceId = await workspaceOf(owner, [
+      { id: zed.id, role: 'VIEWER' },
+      { id: carl.id, role: 'EDITOR' },
+      { id: amy.id, role: 'EDITOR' },
+      { id: bob.id, role: 'EDITOR' },
+    ]);
+    // An inviter with an avatar, one whose invitation nobody holds any more, microseconds cut.
+    await pool.query(sql.unsafe`UPDATE users SET avatar_url = 'https://example.com/mona.png' WHERE id = ${owner.id}`);
+    await pool.query(sql.unsafe`
+      UPDATE workspace_members SET invited_by = NULL, invited_at = '2026-02-03 04:05:06.789999+00'
+      WHERE workspace_id = ${workspaceId} AND user_id = ${zed.id}`);
+
+    const rows = await reads.listMembersAs(workspaceId, zed.id);
+    expect(rows).toEqual([...(await listMembers(pool, workspaceId))]);
+    expect(rows?.map((m) => [m.userName, m.role])).toEqual([
+      ['Mona Owner', 'OWNER'],
+      ['Amy Editor', 'EDITOR'],
+      ['bob Editor', 'EDITOR'],
+      ['Carl Editor', 'EDITOR'],
+      ['zed Viewer', 'VIEWER'],
+    ]);
+    for (const row of rows ?? []) expect(MemberView.strict().parse(row)).toEqual(row);
+    expect(rows?.[1]).toMatchObject({ inviterName: 'Mona Owner', inviterAvatar: 'https://example.com/mona.png' });
+    expect(rows?.[4]).toMatchObject({ invitedBy: null, inviterName: null, invitedAt: '2026-02-03T04:05:06.789Z' });
+    expect(await reads.listMembersAs(workspaceId, stranger.id)).toBeNull();
+    expect(await reads.listMembersAs(randomUUID(), owner.id)).toBeNull();
+  });
+
+  it('answers GET /workspaces/{id}/members byte for byte as the slonik reads did, in one statement, 404 to others', async () => {
+    const owner = await signIn('Owen Owner');
+    const [ann, stranger] = await Promise.all([signIn('Ann Commenter'), signIn('Stan Stranger')]);
+    const workspaceId = await workspaceOf(owner, [{ id: ann.id, role: 'COMMENTER' }]);
+    const url = `/api/v1/workspaces/${workspaceId}/members`;
+    for (const caller of [owner, ann]) {
+      resetStatements();
+      const res = await get(app, url, caller.token);
+      expect(res.statusCode).toBe(200);
+      expect(statements()).toBe(1);
+      expect(res.body).toBe((await get(slonikApp, url, caller.token)).body);
+      expect(JSON.parse(res.body).data).toHaveLength(2);
+    }
+    for (const [caller, target] of [
+      [stranger, url],
+      [owner, `/api/v1/workspaces/${randomUUID()}/members`],
+    ] as const) {
+      resetStatements();
+      const res = await get(app, target, caller.token);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
+      expect(statements()).toBe(1);
+      expect(res.body.replace(/"requestId":"[^"]*"/, '')).toBe(
+        (await get(slonikApp, target, caller.token)).body.replace(/"requestId":"[^"]*"/, ''),
+      );
+    }
   });
 });

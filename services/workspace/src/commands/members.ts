@@ -5,7 +5,6 @@ import {
   findMemberById,
   findMembershipState,
   findMemberView,
-  listMembers as listMemberViews,
   type MemberView,
   searchMembers as searchMemberViews,
   setMemberRole,
@@ -17,9 +16,11 @@ import { cancelLeftOverInvitations } from './invitations.js';
 
 export const SEARCH_LIMIT = 20;
 
+/** The workspace's members; 404 for a non-member, who does not learn that the workspace exists. */
 export async function listMembers(ctx: Context, userId: string, workspaceId: string): Promise<readonly MemberView[]> {
-  await requireMember(ctx.pool, workspaceId, userId);
-  return listMemberViews(ctx.pool, workspaceId);
+  const members = await ctx.reads.listMembersAs(workspaceId, userId);
+  if (!members) throw notFound('Workspace');
+  return members;
 }
 
 export async function searchMembers(

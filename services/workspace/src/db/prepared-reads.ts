@@ -1,14 +1,15 @@
 import pg from 'pg';
+import type { MemberView } from './members.js';
 import { type MeRow, type PreferenceRow, splitMeRow } from './preferences.js';
 import type { UserRow } from './users.js';
 import type { WorkspaceRow } from './workspaces.js';
 
 /**
- * The two reads every page load makes (GET /users/me and GET /workspaces) on a plain node-postgres
+ * The two reads every page load makes (GET /users/me and GET /workspaces), and the member list, on a plain node-postgres
  * pool with named prepared statements: Postgres parses and plans each once per connection instead
  * of on every request, and the rows skip slonik's per-row asynchronous zod check. They answer the
  * same rows as their slonik twins (db/preferences.ts findUserWithPreferences, db/workspaces.ts
- * listWorkspacesOfUser), which the tests check: timestamps are formatted by Postgres as the ISO
+ * listWorkspacesOfUser, db/members.ts findMemberByUser and listMembers), which the tests check: timestamps are formatted by Postgres as the ISO
  * text the shared pool's parser produces, and every other column's pg default parser already gives
  * the row's type (uuid and text as strings, boolean, int4 as a number). Everything else stays on the
  * slonik pool.
@@ -18,6 +19,11 @@ export interface PreparedReads {
   findMe(userId: string): Promise<{ user: UserRow; preference: PreferenceRow } | null>;
   /** The workspaces the user is a member of, the default one first, then oldest first. */
   listWorkspacesOfUser(userId: string): Promise<WorkspaceRow[]>;
+  /**
+   * The members of the workspace as GET /workspaces/{id}/members lists them (owner first, then by
+   * role level, then by name), or null when the caller is not one of them (or no such workspace).
+   */
+  listMembersAs(workspaceId: string, callerId: string): Promise<MemberView[] | null>;
   end(): Promise<void>;
 }
 
@@ -50,6 +56,24 @@ const LIST_WORKSPACES = {
     ORDER BY w.is_default DESC, w.created_at, w.id`,
 };
 
+/**
+ * The membership check and the list in one statement: a member sees at least their own row, so no
+ * row means the caller is not a member. Same columns and order as db/members.ts listMembers.
+ */
+const LIST_MEMBERS = {
+  name: 'workspace_list_members_v1',
+  text: `
+    SELECT m.id, m.workspace_id AS "workspaceId", m.user_id AS "userId", m.role, m.status,
+      m.invited_by AS "invitedBy", ${iso('m.invited_at')} AS "invitedAt", ${iso('m.accepted_at')} AS "acceptedAt",
+      ${iso('m.created_at')} AS "createdAt",
+      u.name AS "userName", u.email AS "userEmail", u.avatar_url AS "userAvatar",
+      i.name AS "inviterName", i.avatar_url AS "inviterAvatar"
+    FROM workspace_members m JOIN users u ON u.id = m.user_id LEFT JOIN users i ON i.id = m.invited_by
+    WHERE m.workspace_id = $1
+      AND EXISTS (SELECT 1 FROM workspace_members c WHERE c.workspace_id = $1 AND c.user_id = $2)
+    ORDER BY array_position(ARRAY['OWNER','ADMIN','EDITOR','COMMENTER','VIEWER'], m.role), lower(u.name), m.id`,
+};
+
 /** Same statement timeout as the shared pool (libs/db). */
 const STATEMENT_TIMEOUT_MS = 30_000;
 
@@ -70,6 +94,10 @@ export function createPreparedReads(
     async listWorkspacesOfUser(userId) {
       const result = await pool.query<WorkspaceRow>({ ...LIST_WORKSPACES, values: [userId] });
       return result.rows;
+    },
+    async listMembersAs(workspaceId, callerId) {
+      const result = await pool.query<MemberView>({ ...LIST_MEMBERS, values: [workspaceId, callerId] });
+      return result.rows.length > 0 ? result.rows : null;
     },
     end: () => pool.end(),
   };
