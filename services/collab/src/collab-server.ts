@@ -8,6 +8,7 @@ import { type CollabUser, type DocumentsApi, Refused, SaveConflict } from './doc
 import type { ShownUser } from './domain/awareness.js';
 import {
   type Block,
+  dropNul,
   isEmptyContent,
   parseBlocks,
   plainTextOf,
@@ -90,8 +91,9 @@ export async function docFromContent(documentId: string, revision: number, conte
   return doc;
 }
 
+/** The room's blocks as they are stored: without NUL, which the document service refuses (see dropNul). */
 async function blocksOf(doc: Y.Doc): Promise<Block[]> {
-  return (await blockEditor()).yDocToBlocks(doc, FRAGMENT) as Block[];
+  return dropNul((await blockEditor()).yDocToBlocks(doc, FRAGMENT) as Block[]);
 }
 
 /**

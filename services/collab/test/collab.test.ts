@@ -161,6 +161,18 @@ describe('collaboration through the gateway (Hocuspocus provider clients)', () =
     expect((await restDocument(t, owner.token, doc.id)).content).not.toContain('live one');
   });
 
+  it('a NUL typed in the editor is dropped when stored, and typing after it is stored too (issue 11, point 8)', async () => {
+    const doc = await newDoc('Odd bytes', 'start');
+    const e = await synced(await open(doc.id, editor));
+    typeParagraph(e.doc, 'odd\u0000text');
+    typeParagraph(e.doc, 'typed after the NUL');
+    await eventually(async () => {
+      const content = (await restDocument(t, owner.token, doc.id)).content;
+      expect(content).toContain('oddtext');
+      expect(content).toContain('typed after the NUL');
+    });
+  });
+
   it('a REST write to a closed room wins over its stored state; an edit that empties the page is stored', async () => {
     const doc = await newDoc('Closed room', 'first words');
     const e = await synced(await open(doc.id, editor));

@@ -1,4 +1,12 @@
-import { isEmptyContent, parseBlocks, plainTextOf, saveVerdict, seededClientId, withSeededIds } from './blocks.js';
+import {
+  dropNul,
+  isEmptyContent,
+  parseBlocks,
+  plainTextOf,
+  saveVerdict,
+  seededClientId,
+  withSeededIds,
+} from './blocks.js';
 
 const text = (t: string) => ({ type: 'paragraph', content: [{ type: 'text', text: t, styles: {} }] });
 
@@ -42,6 +50,22 @@ describe('blocks', () => {
       { type: 'bulletListItem', content: 'plain', children: [text('child')] },
     ];
     expect(plainTextOf(blocks)).toBe('Hello\na link\ncell\nplain\nchild');
+  });
+
+  it('drops NUL from every string of the blocks, keys included, and leaves the rest as it was', () => {
+    const blocks = [
+      {
+        type: 'paragraph',
+        props: { 'a\u0000b': 'c\u0000' },
+        content: [{ type: 'text', text: 'x\u0000y', styles: {} }],
+      },
+      { type: 'table', children: [text('\u0000\u0000'), text('fine')] },
+    ];
+    expect(dropNul(blocks)).toEqual([
+      { type: 'paragraph', props: { ab: 'c' }, content: [{ type: 'text', text: 'xy', styles: {} }] },
+      { type: 'table', children: [text(''), text('fine')] },
+    ]);
+    expect(JSON.stringify(blocks)).not.toContain('\\u0000');
   });
 
   it('calls only text-less paragraphs empty', () => {

@@ -51,6 +51,29 @@ export function seededClientId(documentId: string, revision: number, contentJson
   return createHash('sha256').update(`${documentId}\n${revision}\n${contentJson}`).digest().readUInt32BE(0);
 }
 
+/**
+ * Drops every U+0000 from the strings of `value` (blocks as yDocToBlocks made them, changed in
+ * place). Postgres stores no NUL and the document service refuses one with a 400: a NUL an editor
+ * typed would otherwise keep every later save of the room from being stored.
+ */
+export function dropNul<T>(value: T): T {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = dropNul(value[i]);
+  } else if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const clean = dropNul(record[key]);
+      if (key.includes('\u0000')) {
+        delete record[key];
+        record[key.replaceAll('\u0000', '')] = clean;
+      } else record[key] = clean;
+    }
+  } else if (typeof value === 'string' && value.includes('\u0000')) {
+    return value.replaceAll('\u0000', '') as T;
+  }
+  return value;
+}
+
 /** The text of inline content: strings, text and link items, table cells, in order. */
 function inlineText(content: unknown, out: string[]): void {
   if (typeof content === 'string') {
