@@ -4,6 +4,7 @@ import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { documentServiceClient } from './clients/document-service.js';
 import type { CommentContext } from './commands/context.js';
+import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
 import { documentDirectory } from './projections/documents.js';
 import { registerCommentRoutes } from './routes/comments.js';
 import { registerThreadRoutes } from './routes/threads.js';
@@ -15,7 +16,10 @@ declare module 'fastify' {
   }
 }
 
-export type AppDeps = ServiceAppDeps;
+export interface AppDeps extends ServiceAppDeps {
+  /** Defaults to prepared statements on a pool of the service's own (closed with the app). */
+  reads?: PreparedReads;
+}
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const { app, peers } = await createServiceApp(config, deps, {
@@ -25,8 +29,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const access = createMembershipAccess({ pool: deps.pool, client: peers, service: 'comment', logger: app.log });
   app.decorate('commentMembership', access);
 
+  let reads = deps.reads;
+  if (!reads) {
+    const owned = createPreparedReads(config.databaseUrls.comment, app.log);
+    app.addHook('onClose', () => owned.end());
+    reads = owned;
+  }
+
   const ctx: CommentContext = {
     pool: deps.pool,
+    reads,
     access,
     documents: documentDirectory(deps.pool, documentServiceClient(peers)),
     users: createUsersProjection({ pool: deps.pool, client: peers, logger: app.log }),

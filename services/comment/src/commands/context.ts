@@ -1,5 +1,6 @@
 import type { MembershipAccess, UsersProjection } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
+import type { PreparedReads } from '../db/prepared-reads.js';
 import type { DocumentDirectory } from '../projections/documents.js';
 
 export interface Logger {
@@ -10,6 +11,8 @@ export interface Logger {
 export interface CommentContext {
   /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
   pool: DatabasePool;
+  /** The hottest read (the thread list) as a prepared statement on a pool of its own. */
+  reads: PreparedReads;
   access: MembershipAccess;
   documents: DocumentDirectory;
   /** Names and avatars of the users comments show (libs/auth). */

@@ -6,7 +6,6 @@ import {
   findThread,
   insertThread,
   deleteThread as removeThread,
-  listThreads as selectThreads,
   setThreadStatus,
   type ThreadRow,
 } from '../db/threads.js';
@@ -22,10 +21,10 @@ import {
   WRITE_ROLE,
 } from '../domain/rules.js';
 import { emitComment, emitThread } from '../events/producers.js';
-import type { CommentThreadResponse } from '../presenters/thread.js';
+import { type CommentThreadResponse, presentThread } from '../presenters/thread.js';
 import type { Actor, CommentContext } from './context.js';
 import { mentionedMembers } from './mentions.js';
-import { threadView, threadViews } from './views.js';
+import { threadView } from './views.js';
 
 /** Keeps the caller's name and avatar at hand for presenting what they write. */
 export async function rememberActor(ctx: CommentContext, actor: Actor): Promise<void> {
@@ -40,16 +39,30 @@ export async function threadForMember(ctx: CommentContext, threadId: string, act
   return { thread, role };
 }
 
+/**
+ * A document's threads in one statement (document, threads, comments and names); the role check
+ * reuses the membership projection's short-lived answer. Only what the projections lack costs more:
+ * a document never seen is asked of the document service (then read again), users never seen are
+ * looked up by id.
+ */
 export async function listThreads(
   ctx: CommentContext,
   actor: Actor,
   documentId: string,
   status: ThreadStatusFilter,
 ): Promise<CommentThreadResponse[]> {
-  const doc = await ctx.documents.require(documentId, actor.requestId);
-  await ctx.access.requireRole(doc.workspaceId, actor.userId, READ_ROLE, 'Document', actor.requestId);
-  const threads = await selectThreads(ctx.pool, documentId, status === 'all' ? null : status);
-  return threadViews(ctx, threads, actor.requestId);
+  const filter = status === 'all' ? null : status;
+  let listing = await ctx.reads.listThreadsOf(documentId, filter);
+  if (!listing) {
+    await ctx.documents.require(documentId, actor.requestId);
+    listing = await ctx.reads.listThreadsOf(documentId, filter);
+  }
+  if (!listing || listing.deleted) throw notFound('Document');
+  await ctx.access.requireRole(listing.workspaceId, actor.userId, READ_ROLE, 'Document', actor.requestId);
+  const { threads, comments, profiles, missingUsers } = listing;
+  if (missingUsers.length > 0)
+    for (const [id, user] of await ctx.users.resolveMany(missingUsers, actor.requestId)) profiles.set(id, user);
+  return threads.map((t) => presentThread(t, comments.get(t.id) ?? [], profiles));
 }
 
 export async function createThread(
