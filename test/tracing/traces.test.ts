@@ -1,0 +1,133 @@
+import { createDatabasePool } from '@wiki/db';
+import { startService as startGateway } from '@wiki/gateway';
+import {
+  createDocument,
+  paragraph,
+  readOutbox,
+  type SignedInUser,
+  type Stack,
+  type StartPart,
+  signInNew,
+  startStack,
+  workspaceWith,
+} from '@wiki/testing';
+import { flushTracing, stopTracing, tracingSdkLoaded } from '@wiki/tracing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startService as startDocument } from '../../services/document/src/service.js';
+import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
+import { otelSdkModulesLoaded } from './sdk-modules.js';
+
+/**
+ * Issue 19 point 6: with an OTLP endpoint configured, one trace goes from the gateway through the
+ * document service and across its document.created event to the workspace service's consumer.
+ * The spans are read back from a real OTLP/HTTP receiver, as a collector would get them.
+ */
+const SERVER = 2;
+const PRODUCER = 4;
+const CONSUMER = 5;
+
+let receiver: OtlpReceiver;
+let stack: Stack;
+let alice: SignedInUser;
+let workspaceId: string;
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  // Read by createApp as each part starts: the same variable an operator sets.
+  process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = receiver.url;
+  stack = await startStack({
+    gateway: startGateway,
+    services: { workspace: startWorkspace as StartPart, document: startDocument as StartPart },
+  });
+  alice = await signInNew(stack, 'Alice Tracer');
+  workspaceId = (await workspaceWith(stack, alice)).id;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await stopTracing();
+  delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  await receiver?.close();
+});
+
+/** Waits until the receiver holds a span matching `match` (the consumer's comes after the answer). */
+async function spanWhere(match: (span: ReceivedSpan) => boolean): Promise<ReceivedSpan> {
+  return vi.waitFor(
+    async () => {
+      await flushTracing();
+      const found = receiver.spans.find(match);
+      if (!found) throw new Error('span not exported yet');
+      return found;
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+}
+
+describe('traces', () => {
+  it('go from the gateway through the document service and its event to the workspace consumer', async () => {
+    expect(tracingSdkLoaded()).toBe(true);
+    expect(otelSdkModulesLoaded()).not.toEqual([]);
+    const document = await createDocument(stack, alice, {
+      workspaceId,
+      title: 'Traced',
+      content: [paragraph('hello')],
+    });
+
+    const documentSpan = await spanWhere(
+      (s) => s.service === 'document' && s.kind === SERVER && s.name === 'POST /api/v1/documents',
+    );
+    expect(documentSpan.attributes['http.response.status_code']).toBe(201);
+    const traceId = documentSpan.traceId;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+
+    // The gateway's span is the root and the document service's parent.
+    const gatewaySpan = await spanWhere((s) => s.service === 'gateway' && s.spanId === documentSpan.parentSpanId);
+    expect(gatewaySpan.traceId).toBe(traceId);
+    expect(gatewaySpan.kind).toBe(SERVER);
+    expect(gatewaySpan.parentSpanId).toBe('');
+
+    // The envelope carries the document service's span as the event's parent...
+    const pool = await createDatabasePool(stack.config.databaseUrls.document, { maximumPoolSize: 1 });
+    try {
+      const [event] = (await readOutbox(pool, 'document.created')).filter((e) => e.data.id === document.id);
+      expect((event as { traceparent?: string }).traceparent).toBe(`00-${traceId}-${documentSpan.spanId}-01`);
+    } finally {
+      await pool.end();
+    }
+
+    // ...of the relay's publish and of the workspace service's consumer.
+    const publishSpan = await spanWhere(
+      (s) => s.traceId === traceId && s.kind === PRODUCER && s.name === 'publish document.created',
+    );
+    expect(publishSpan.service).toBe('document');
+    expect(publishSpan.parentSpanId).toBe(documentSpan.spanId);
+
+    const consumerSpan = await spanWhere(
+      (s) => s.traceId === traceId && s.kind === CONSUMER && s.name === 'process document.created',
+    );
+    expect(consumerSpan.service).toBe('workspace');
+    expect(consumerSpan.parentSpanId).toBe(documentSpan.spanId);
+    expect(consumerSpan.attributes['messaging.consumer.group.name']).toMatch(/^workspace-/);
+  });
+
+  it('start at the gateway whatever traceparent a client sends', async () => {
+    const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await stack.request('GET', `/api/v1/workspaces/${workspaceId}`, {
+      token: alice.token,
+      headers: { traceparent: `00-${clientTrace}-00f067aa0ba902b7-01` },
+    });
+    expect(res.status).toBe(200);
+    const requestId = res.headers['x-request-id'];
+    const gatewaySpan = await spanWhere(
+      (s) => s.service === 'gateway' && s.attributes['wiki.request_id'] === requestId,
+    );
+    expect(gatewaySpan.parentSpanId).toBe('');
+    expect(gatewaySpan.traceId).not.toBe(clientTrace);
+    const workspaceSpan = await spanWhere(
+      (s) => s.service === 'workspace' && s.kind === SERVER && s.parentSpanId === gatewaySpan.spanId,
+    );
+    expect(workspaceSpan.traceId).toBe(gatewaySpan.traceId);
+    expect(receiver.spans.some((s) => s.traceId === clientTrace)).toBe(false);
+  });
+});
