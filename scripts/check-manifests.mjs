@@ -4,9 +4,10 @@
 // existing part, and compose runs the same topology as k8s (scripts/lib/manifests.mjs). With a
 // kubectl whose kustomize reads these overlays, every overlay is rendered and each rendered object
 // validated against the Kubernetes schemas (unknown fields included) and the deployment rules
-// (probes, resources, security, spread, HPA, PDB, NetworkPolicy, a streaming Ingress; prod at two
-// replicas or more, dev at one). Without one (kubectl is not a Debian package recent enough), the
-// YAML documents under k8s/ are validated as they are written and rendering is reported skipped.
+// (probes, resources, security, Prometheus scrape annotations, spread, HPA, PDB, NetworkPolicy, a
+// streaming Ingress; prod at two replicas or more, dev at one). Without one (kubectl is not a
+// Debian package recent enough), the YAML documents under k8s/ are validated as they are written
+// and rendering is reported skipped.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { checkCompose, checkRendered, findKubectl, parseYaml, render, validateObjects } from './lib/manifests.mjs';
@@ -60,6 +61,13 @@ function checkDeployment(file, doc) {
   if (pod.enableServiceLinks !== false)
     problem(file, 'enableServiceLinks must be false (service links clash with <SERVICE>_PORT)');
   if (pod.securityContext?.runAsNonRoot !== true) problem(file, 'pod securityContext.runAsNonRoot must be true');
+  // Prometheus finds the pods to scrape by their annotations: /metrics on a port the pod serves.
+  const scrape = doc.spec?.template?.metadata?.annotations ?? {};
+  const served = (pod.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => String(p.containerPort)));
+  if (scrape['prometheus.io/scrape'] !== 'true') problem(file, 'pod annotation prometheus.io/scrape must be "true"');
+  if (scrape['prometheus.io/path'] !== '/metrics') problem(file, 'pod annotation prometheus.io/path must be /metrics');
+  if (!served.includes(scrape['prometheus.io/port']))
+    problem(file, `pod annotation prometheus.io/port must be a containerPort (${served.join(', ')})`);
   for (const c of pod.containers ?? []) {
     if (!c.readinessProbe?.httpGet?.path) problem(file, `${c.name}: no HTTP readinessProbe`);
     if (c.livenessProbe?.httpGet?.path !== '/health/live')
