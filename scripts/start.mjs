@@ -277,20 +277,19 @@ function startPart(part) {
     env.SHUTDOWN_DELAY_MS = REPLICA_SHUTDOWN_DELAY_MS;
   // A further replica listens on its own port (the first one's stays the service's URL for the others).
   if (part.kind === 'service' && part.replica > 1) env[`${part.service.toUpperCase()}_PORT`] = String(part.port);
-  // The gateway gets every replica of a service whose URL the environment does not set.
-  if (part.kind === 'gateway') {
-    for (const service of new Set(parts.filter((p) => p.replica > 1 && config.urls[p.service]).map((p) => p.service))) {
-      const variable = `${service.toUpperCase()}_URL`;
-      if (env[variable]) continue;
-      env[variable] = parts
-        .filter((p) => p.service === service)
-        .map((p) => {
-          const url = new URL(config.urls[service]);
-          url.port = String(p.port);
-          return url.origin;
-        })
-        .join(',');
-    }
+  // Every part, the gateway and the services alike (their calls to each other spread too), gets
+  // all the replicas of a service whose URL the environment does not set.
+  for (const service of new Set(parts.filter((p) => p.replica > 1 && config.urls[p.service]).map((p) => p.service))) {
+    const variable = `${service.toUpperCase()}_URL`;
+    if (env[variable]) continue;
+    env[variable] = parts
+      .filter((p) => p.service === service)
+      .map((p) => {
+        const url = new URL(config.urls[service]);
+        url.port = String(p.port);
+        return url.origin;
+      })
+      .join(',');
   }
   // On one machine only the gateway faces the network; the services listen on loopback
   // (where the gateway reaches them) unless HOST says otherwise.
