@@ -3,6 +3,7 @@ import type { Config } from '@wiki/config';
 import { type Dispatcher, request } from 'undici';
 import { parseWholeDocument, type WholeDocument } from './document-text.js';
 import { IDENTITY_HEADER, mintServiceToken } from './identity.js';
+import { PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
 
 /** A document as the document service's `GET /internal/documents/stream` sends it. */
 export type StreamedDocument = WholeDocument;
@@ -10,7 +11,7 @@ export type StreamedDocument = WholeDocument;
 export interface DocumentStreamOptions {
   /** The calling service, named in the identity token the request carries. */
   service: string;
-  config: Pick<Config, 'urls' | 'internalTokenSecret'>;
+  config: PeerUrlsConfig & Pick<Config, 'internalTokenSecret'>;
   /** One workspace's documents; every workspace's when absent. */
   workspaceId?: string;
   /** Resume after this id (exclusive). */
@@ -28,6 +29,9 @@ export class DocumentStreamError extends Error {
   override name = 'DocumentStreamError';
 }
 
+/** One rotation over the document service's replicas per config, so successive streams spread. */
+const rotations = new WeakMap<object, PeerReplicas>();
+
 /**
  * The documents of the document service in id order, as they arrive: the answer is read line by
  * line, so a caller that awaits its work between documents slows the service's reading down
@@ -40,7 +44,7 @@ export async function* streamDocumentsFrom(options: DocumentStreamOptions): Asyn
   if (options.workspaceId) query.set('workspaceId', options.workspaceId);
   if (options.after) query.set('after', options.after);
   if (options.limit !== undefined) query.set('limit', String(options.limit));
-  const url = `${options.config.urls.document}/internal/documents/stream${query.size ? `?${query}` : ''}`;
+  const route = `/internal/documents/stream${query.size ? `?${query}` : ''}`;
   // One token per stream: it is checked when the request arrives, however long the answer runs.
   const headers: Record<string, string> = {
     [IDENTITY_HEADER]: await mintServiceToken(options.config.internalTokenSecret, options.service, 60),
@@ -48,14 +52,19 @@ export async function* streamDocumentsFrom(options: DocumentStreamOptions): Asyn
   };
   if (options.requestId) headers['x-request-id'] = options.requestId;
 
-  let res: Dispatcher.ResponseData;
-  try {
-    res = await request(url, { method: 'GET', headers, signal: options.signal, dispatcher: options.dispatcher });
-  } catch (error) {
-    throw new DocumentStreamError(`the document service could not be reached: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const replicas = rotations.get(options.config) ?? new PeerReplicas(options.config);
+  rotations.set(options.config, replicas);
+  // A replica that refuses the connection (or drops it before answering) is left for another one.
+  const res: Dispatcher.ResponseData = await replicas.call(
+    'document',
+    'GET',
+    (origin) =>
+      request(`${origin}${route}`, { method: 'GET', headers, signal: options.signal, dispatcher: options.dispatcher }),
+    (error) =>
+      new DocumentStreamError(`the document service could not be reached: ${(error as Error).message}`, {
+        cause: error,
+      }),
+  );
   if (res.statusCode !== 200) {
     const body = await res.body.text().catch(() => '');
     throw new DocumentStreamError(`the document stream answered ${res.statusCode}: ${body.slice(0, 200)}`);

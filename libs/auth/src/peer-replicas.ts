@@ -98,6 +98,34 @@ export class PeerReplicas {
     return fallback;
   }
 
+  /**
+   * Runs `attempt` on the next replica of `peer`, and once more on another replica when it failed
+   * in a way that allows it (mayRetryElsewhere). A failure of the last attempt is handed to
+   * `failed` with the replica it met, and what that returns is thrown.
+   */
+  async call<R>(
+    peer: ServiceName,
+    method: string,
+    attempt: (origin: string) => Promise<R>,
+    failed: (error: unknown, origin: string) => Error,
+  ): Promise<R> {
+    let origin = this.pick(peer) as string;
+    try {
+      return await attempt(origin);
+    } catch (error) {
+      if (isConnectError(error)) this.refused(origin);
+      const other = mayRetryElsewhere(method, error) ? this.pick(peer, origin) : undefined;
+      if (other === undefined) throw failed(error, origin);
+      origin = other;
+    }
+    try {
+      return await attempt(origin);
+    } catch (error) {
+      if (isConnectError(error)) this.refused(origin);
+      throw failed(error, origin);
+    }
+  }
+
   /** `origin` refused a connection: pass it over for the back-off. */
   refused(origin: string): void {
     this.refusedUntil.set(origin, Date.now() + this.backoffMs);

@@ -2,7 +2,7 @@ import type { Config, ServiceName } from '@wiki/config';
 import { AppError } from '@wiki/http';
 import { Agent, type Dispatcher, request } from 'undici';
 import { IDENTITY_HEADER, serviceTokenSource } from './identity.js';
-import { isConnectError, mayRetryElsewhere, PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
+import { PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
 
 /** How long a call may take, answer read included, unless the client or the call says otherwise. */
 export const SERVICE_CALL_TIMEOUT_MS = 5_000;
@@ -177,26 +177,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       method === 'BYTES'
         ? (attemptBytes(origin, path, call as BytesCallOptions, signal) as Promise<Outcome<T>>)
         : attempt(method, origin, path, body, call, signal);
-    let origin = replicas.pick(peer) as string;
-    let outcome: Outcome<T>;
-    try {
-      try {
-        outcome = await run(origin);
-      } catch (error) {
-        if (isConnectError(error)) replicas.refused(origin);
-        const other = mayRetryElsewhere(httpMethod, error) ? replicas.pick(peer, origin) : undefined;
-        if (other === undefined) throw error;
-        origin = other;
-        outcome = await run(origin);
-      }
-    } catch (error) {
-      if (isConnectError(error)) replicas.refused(origin);
+    const outcome = await replicas.call(peer, httpMethod, run, (error, origin) => {
       logger.error(
         { peer, replica: origin, method: httpMethod, path, requestId: call.requestId, cause: describe(error) },
         `call to the ${peer} service failed`,
       );
-      throw new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
-    }
+      return new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
+    });
     if ('refused' in outcome) throw outcome.refused;
     return outcome.data;
   }

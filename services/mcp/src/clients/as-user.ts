@@ -1,5 +1,5 @@
-import { IDENTITY_HEADER } from '@wiki/auth';
-import type { Config, ServiceName } from '@wiki/config';
+import { IDENTITY_HEADER, PeerReplicas, type PeerUrlsConfig } from '@wiki/auth';
+import type { ServiceName } from '@wiki/config';
 import { Agent, type Dispatcher, request } from 'undici';
 
 /**
@@ -55,33 +55,41 @@ export interface AsUserClient {
   ): Promise<T>;
 }
 
+/**
+ * Spreads the calls over a peer's replicas and sends a call once more to another one when its
+ * connection was refused (or lost, for a GET), as the service client does.
+ */
 export function createAsUserClient(
-  config: Pick<Config, 'urls'>,
+  config: PeerUrlsConfig,
   logger: { warn(obj: object, msg?: string): void },
   dispatcher: Dispatcher = agent(),
 ): AsUserClient {
+  const replicas = new PeerReplicas(config);
   return {
     async call<T>(caller: Caller, service: ServiceName, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) {
       const headers: Record<string, string> = { [IDENTITY_HEADER]: caller.identityToken, accept: 'application/json' };
       if (caller.requestId) headers['x-request-id'] = caller.requestId;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      let status: number;
-      let answer: { data?: unknown; error?: { code?: string; message?: string; details?: unknown } } | null;
-      try {
-        const res = await request(`${config.urls[service]}${path}`, {
+      type Answer = { data?: unknown; error?: { code?: string; message?: string; details?: unknown } } | null;
+      const signal = AbortSignal.timeout(PEER_TIMEOUT_MS);
+      const send = async (origin: string) => {
+        const res = await request(`${origin}${path}`, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
           dispatcher,
-          signal: AbortSignal.timeout(PEER_TIMEOUT_MS),
+          signal,
         });
-        status = res.statusCode;
         const text = await res.body.text();
-        answer = text === '' ? null : JSON.parse(text);
-      } catch (error) {
-        logger.warn({ peer: service, method, path, cause: (error as Error).message }, 'call as the user failed');
-        throw new PeerUnavailable(service);
-      }
+        return { status: res.statusCode, answer: (text === '' ? null : JSON.parse(text)) as Answer };
+      };
+      const { status, answer } = await replicas.call(service, method, send, (error, origin) => {
+        logger.warn(
+          { peer: service, replica: origin, method, path, cause: (error as Error).message },
+          'call as the user failed',
+        );
+        return new PeerUnavailable(service);
+      });
       if (status >= 200 && status < 300) return answer?.data as T;
       if (status >= 400 && status < 500) {
         const details = Array.isArray(answer?.error?.details)
