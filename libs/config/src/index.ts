@@ -62,7 +62,7 @@ export interface Config {
   urls: Record<ServiceName, string>;
   /**
    * Every replica of a service (`<SERVICE>_URL` may list several, comma-separated): the gateway
-   * spreads requests over them; service-to-service calls use `urls`.
+   * and the calls between services (libs/auth PeerReplicas) spread over them.
    */
   replicaUrls: Record<ServiceName, string[]>;
   pgUrl: string;
