@@ -1,33 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { Config } from '@wiki/config';
 import { SERVICE_NAMES } from '@wiki/config';
-import { cleanupConfig, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
-import { type Launch, launchPlatform } from './launch.js';
+import { notificationStreamsOnBothReplicas, oneNotificationPerMention, relayKeepsOrder } from './replica-behaviours.js';
+import { launchReplicaPlatform, type ReplicaPlatform } from './replica-platform.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function listenable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A port that is free, and free 100 above too (where `npm start` puts a second replica). */
-async function replicaPorts(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    if (taken.has(port) || taken.has(port + 100)) continue;
-    if ((await listenable(port)) && (await listenable(port + 100))) {
-      taken.add(port);
-      taken.add(port + 100);
-      return port;
-    }
-  }
-}
 
 /**
  * `npm start` with REPLICAS=2: two processes of every service on their own ports (the service's
@@ -51,36 +28,18 @@ describe('npm start replica count', () => {
 });
 
 describe('npm start with REPLICAS=2', () => {
-  let jwks: JwksServer;
-  let config: Config;
-  let launch: Launch | undefined;
-  const ports = {} as Record<(typeof SERVICE_NAMES)[number], number>;
+  let platform: ReplicaPlatform | undefined;
 
   beforeAll(async () => {
-    jwks = await startJwks();
-    config = isolatedConfig(jwks);
-    const taken = new Set<number>();
-    const env: Record<string, string> = { REPLICAS: '2', LOG_LEVEL: 'info' };
-    for (const service of SERVICE_NAMES) {
-      ports[service] = await replicaPorts(taken);
-      env[`${service.toUpperCase()}_PORT`] = String(ports[service]);
-    }
-    launch = await launchPlatform(config, jwks, env);
+    platform = await launchReplicaPlatform();
   }, 150_000);
 
-  afterAll(async () => {
-    if (launch && launch.child.exitCode === null) {
-      // SIGTERM: the launcher stops all of its children before it exits.
-      const exited = new Promise((resolve) => launch?.child.once('exit', resolve));
-      launch.child.kill('SIGTERM');
-      await exited;
-    }
-    await jwks?.close();
-    if (config) await cleanupConfig(config);
-  }, 30_000);
+  // SIGTERM: the launcher stops all of its children before it exits.
+  afterAll(() => platform?.stop(), 30_000);
 
   it('runs two ready processes of every service, and the gateway spreads requests over them', async () => {
-    const gateway = launch!.gatewayUrl;
+    const { launch, ports, stack } = platform!;
+    const gateway = launch.gatewayUrl;
     for (const service of SERVICE_NAMES) {
       for (const port of [ports[service], ports[service] + 100]) {
         const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
@@ -90,12 +49,12 @@ describe('npm start with REPLICAS=2', () => {
     const health = (await (await fetch(`${gateway}/actuator/health`)).json()) as { status: string };
     expect(health.status).toBe('UP');
 
-    const token = await jwks.mint({ sub: 'idp|e2e-replicas', email: 'rep@example.com', name: 'Rep' });
+    const token = await stack.jwks.mint({ sub: 'idp|e2e-replicas', email: 'rep@example.com', name: 'Rep' });
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     // Each request is served by one replica, and both replicas serve some. The gateway learns that
     // a replica is ready from its own checks (every 2 s), so requests go on until both have served.
     const servedBy = (id: string) =>
-      launch!
+      launch
         .output()
         .split('\n')
         // The gateway's call to resolve the user carries the same id: only the proxied request counts.
@@ -132,4 +91,18 @@ describe('npm start with REPLICAS=2', () => {
       await read.arrayBuffer();
     }
   });
+
+  // A subset of test/e2e/all-behaviours.replicas.ts (`npm run test:replicas` runs them all) on this launch.
+  // Each waits on events crossing several processes of a busy machine: a minute, not the default 30 s.
+  it('gives one notification per mention', () => oneNotificationPerMention(platform!), 60_000);
+  it(
+    'streams each notification once, whichever replica holds the stream',
+    () => notificationStreamsOnBothReplicas(platform!),
+    60_000,
+  );
+  it(
+    'keeps the relay in order: the search index ends on the last of many renames',
+    () => relayKeepsOrder(platform!),
+    60_000,
+  );
 });

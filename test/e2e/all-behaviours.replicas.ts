@@ -1,0 +1,41 @@
+import { writeFileSync } from 'node:fs';
+import {
+  collabConverges,
+  exportWorkersShareQueue,
+  mcpOnBothReplicas,
+  notificationStreamsOnBothReplicas,
+  oneNotificationPerMention,
+  relayKeepsOrder,
+} from './replica-behaviours.js';
+import { launchReplicaPlatform, type ReplicaPlatform } from './replica-platform.js';
+
+/**
+ * `npm run test:replicas`: every behaviour of issue 19 point 1 on one platform that `npm start`
+ * launched at REPLICAS=2. Not part of `npm test`, which runs a subset on the launch of
+ * start-replicas.test.ts (this file's suffix keeps it out of the default vitest projects).
+ */
+describe('every behaviour at two replicas, through the gateway', () => {
+  let platform: ReplicaPlatform | undefined;
+
+  beforeAll(async () => {
+    platform = await launchReplicaPlatform();
+  }, 150_000);
+  afterAll(async () => {
+    // The launcher's log (every replica's lines, prefixed with its name), to read after a failure.
+    if (platform && process.env.REPLICAS_LOG) writeFileSync(process.env.REPLICAS_LOG, platform.launch.output());
+    await platform?.stop();
+  }, 30_000);
+
+  it('1. one notification per mention', () => oneNotificationPerMention(platform!));
+  it('2. the notification stream on either replica gets each notification once', () =>
+    notificationStreamsOnBothReplicas(platform!));
+  it('3. MCP over SSE with messages on the other replica, and over Streamable HTTP', () =>
+    mcpOnBothReplicas(platform!));
+  it('4. the relay keeps a document’s renames in order', () => relayKeepsOrder(platform!));
+  it('5. both export workers take jobs off the one queue', () => exportWorkersShareQueue(platform!), 90_000);
+  it(
+    '6. collab editors on both replicas converge, and REST reads the result',
+    () => collabConverges(platform!),
+    150_000,
+  );
+});

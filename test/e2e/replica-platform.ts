@@ -1,0 +1,185 @@
+import { createServer } from 'node:net';
+import type { Config, ServiceName } from '@wiki/config';
+import { SERVICE_NAMES } from '@wiki/config';
+import {
+  type ApiResponse,
+  cleanupConfig,
+  isolatedConfig,
+  type JwksServer,
+  type RequestOptions,
+  type SignedInUser,
+  type Stack,
+  startJwks,
+} from '@wiki/testing';
+import { type Launch, launchPlatform } from './launch.js';
+
+/** The launcher names a further replica `<service>-2`; the first keeps the service's name. */
+export type ReplicaName = string;
+
+/**
+ * The platform as `npm start` runs it with REPLICAS=2, seen by a test: a Stack (so the services'
+ * own test helpers work against it) plus what tells the two replicas of a service apart.
+ */
+export interface ReplicaPlatform {
+  stack: Stack;
+  launch: Launch;
+  /** The first replica's port of each service; the second listens 100 above. */
+  ports: Record<ServiceName, number>;
+  /** Both replicas of `service`: name as the launcher prefixes its log lines, and base URL. */
+  replicas(service: ServiceName): Array<{ name: ReplicaName; url: string }>;
+  /** The value of a Prometheus gauge or counter (summed over its labels) on each replica of `service`. */
+  metric(service: ServiceName, name: string): Promise<number[]>;
+  /**
+   * Which replicas logged a completed request for `url` (path without query) carrying one of
+   * `requestIds`, one entry per log line (a name twice means two requests there).
+   */
+  servedBy(service: ServiceName, url: string, requestIds: string[]): ReplicaName[];
+  /** Which replicas logged `message` with a field that includes `needle` (e.g. a document id). */
+  logged(service: ServiceName, message: string, needle: string): ReplicaName[];
+  stop(): Promise<void>;
+}
+
+function listenable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port that is free, and free 100 above too (where `npm start` puts a second replica). */
+async function replicaPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    if (taken.has(port) || taken.has(port + 100)) continue;
+    if ((await listenable(port)) && (await listenable(port + 100))) {
+      taken.add(port);
+      taken.add(port + 100);
+      return port;
+    }
+  }
+}
+
+/** The launcher's log lines of `service`'s replicas, as [replica name, parsed pino object]. */
+function logLines(output: string, service: ServiceName): Array<[ReplicaName, Record<string, unknown>]> {
+  const names = new Set([service, `${service}-2`]);
+  const lines: Array<[ReplicaName, Record<string, unknown>]> = [];
+  for (const line of output.split('\n')) {
+    const bar = line.indexOf(' | ');
+    if (bar === -1) continue;
+    const name = line.slice(0, bar).trim();
+    if (!names.has(name)) continue;
+    try {
+      lines.push([name, JSON.parse(line.slice(bar + 3)) as Record<string, unknown>]);
+    } catch {
+      // not a pino line (a stack trace, a warning of Node's)
+    }
+  }
+  return lines;
+}
+
+/** Sums the samples of metric `name` in Prometheus text (every label set). */
+export function sumOf(text: string, name: string): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) total += Number(line.split(' ').at(-1));
+  }
+  return total;
+}
+
+/**
+ * Launches the whole platform with `npm start` at REPLICAS=2 (real processes from dist/, tokens
+ * of a JWKS server as an OIDC provider would sign them), each service on a port whose +100 is
+ * free for its second replica, and info logs (which replica served what is read from them).
+ */
+export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
+  const jwks: JwksServer = await startJwks();
+  const config: Config = isolatedConfig(jwks);
+  let launch: Launch | undefined;
+  const stop = async () => {
+    if (launch && launch.child.exitCode === null) {
+      // SIGTERM: the launcher stops all of its children before it exits.
+      const exited = new Promise((resolve) => launch?.child.once('exit', resolve));
+      launch.child.kill('SIGTERM');
+      await exited;
+    }
+    await jwks.close();
+    await cleanupConfig(config);
+  };
+  try {
+    const taken = new Set<number>();
+    const ports = {} as Record<ServiceName, number>;
+    const env: Record<string, string> = { REPLICAS: '2', LOG_LEVEL: 'info' };
+    for (const service of SERVICE_NAMES) {
+      ports[service] = await replicaPort(taken);
+      env[`${service.toUpperCase()}_PORT`] = String(ports[service]);
+    }
+    launch = await launchPlatform(config, jwks, env);
+    const started = launch;
+    const gatewayUrl = started.gatewayUrl;
+    const serviceUrls = Object.fromEntries(
+      SERVICE_NAMES.map((service) => [service, `http://127.0.0.1:${ports[service]}`]),
+    ) as Record<ServiceName, string>;
+
+    // As libs/testing's startStack: the test IdP vouches for every email it signs.
+    const tokenFor = (email: string, name?: string) =>
+      jwks.mint({ sub: `idp|${email.toLowerCase()}`, email, email_verified: true, name: name ?? email.split('@')[0] });
+    const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+      if (text === '') parsed = null;
+      return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed as T };
+    };
+    const signIn = async (email: string, name?: string): Promise<SignedInUser> => {
+      const token = await tokenFor(email, name);
+      const me = await request<{ data: { id: string; name: string } }>('GET', '/api/v1/users/me', { token });
+      if (me.status !== 200) throw new Error(`sign-in of ${email} failed: ${me.status} ${JSON.stringify(me.body)}`);
+      return { id: me.body.data.id, email, name: me.body.data.name, token };
+    };
+    const stack: Stack = { config, gatewayUrl, jwks, serviceUrls, tokenFor, signIn, request, stop };
+
+    const replicas = (service: ServiceName) => [
+      { name: service, url: `http://127.0.0.1:${ports[service]}` },
+      { name: `${service}-2`, url: `http://127.0.0.1:${ports[service] + 100}` },
+    ];
+    return {
+      stack,
+      launch: started,
+      ports,
+      replicas,
+      async metric(service, name) {
+        return Promise.all(
+          replicas(service).map(async ({ url }) => {
+            const res = await fetch(`${url}/metrics`);
+            if (res.status !== 200) throw new Error(`${url}/metrics answered ${res.status}`);
+            return sumOf(await res.text(), name);
+          }),
+        );
+      },
+      servedBy(service, url, requestIds) {
+        const ids = new Set(requestIds);
+        return logLines(started.output(), service)
+          .filter(([, line]) => line.msg === 'request completed' && line.url === url && ids.has(String(line.requestId)))
+          .map(([name]) => name);
+      },
+      logged(service, message, needle) {
+        return logLines(started.output(), service)
+          .filter(([, line]) => line.msg === message && JSON.stringify(line).includes(needle))
+          .map(([name]) => name);
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
