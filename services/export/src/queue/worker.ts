@@ -124,6 +124,14 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
       'an export job failed',
     );
   });
+  // Which process rendered a job: with several workers on one queue, the operator (and the
+  // two-replica test) can see that they share the work.
+  worker.on('completed', (job) => {
+    logger.info(
+      { jobId: job.id, documentId: job.data.documentId, format: job.data.format, attempt: job.attemptsMade },
+      'an export job finished',
+    );
+  });
   worker.on('error', (error) => logger.error({ err: error }, 'the export worker hit an error'));
   await worker.waitUntilReady();
 
