@@ -130,4 +130,18 @@ describe('traces', () => {
     expect(workspaceSpan.traceId).toBe(gatewaySpan.traceId);
     expect(receiver.spans.some((s) => s.traceId === clientTrace)).toBe(false);
   });
+
+  it('go on through the service client: a call the gateway makes for a request is its child', async () => {
+    await flushTracing();
+    const before = new Set(receiver.spans.map((s) => s.spanId));
+    // A new user's first request: the gateway resolves the account with the workspace service.
+    const bob = await signInNew(stack, 'Bob Traced');
+    expect(bob.id).toBeTruthy();
+    const resolve = await spanWhere(
+      (s) => !before.has(s.spanId) && s.service === 'workspace' && s.name === 'POST /internal/users/resolve',
+    );
+    const gatewaySpan = await spanWhere((s) => s.service === 'gateway' && s.spanId === resolve.parentSpanId);
+    expect(gatewaySpan.traceId).toBe(resolve.traceId);
+    expect(gatewaySpan.name).toBe('GET /api/v1/*');
+  });
 });

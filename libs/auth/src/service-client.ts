@@ -1,5 +1,6 @@
 import type { Config, ServiceName } from '@wiki/config';
 import { AppError } from '@wiki/http';
+import { traceHeaders } from '@wiki/tracing';
 import { Agent, type Dispatcher, request } from 'undici';
 import { IDENTITY_HEADER, serviceTokenSource } from './identity.js';
 import { PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
@@ -120,6 +121,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   ): Promise<Outcome<T>> {
     const headers: Record<string, string> = { [IDENTITY_HEADER]: await token(), accept: 'application/json' };
     if (call.requestId) headers['x-request-id'] = call.requestId;
+    addTraceContext(headers);
     let payload: string | undefined;
     if (body !== undefined) {
       payload = JSON.stringify(body);
@@ -141,6 +143,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   ): Promise<Outcome<BytesAnswer>> {
     const headers: Record<string, string> = { [IDENTITY_HEADER]: await token(), accept: '*/*' };
     if (call.requestId) headers['x-request-id'] = call.requestId;
+    addTraceContext(headers);
     const res = await request(`${origin}${path}`, { method: 'GET', headers, dispatcher, signal });
     const status = res.statusCode;
     if (status < 200 || status >= 300) return notOk(res, call);
@@ -200,4 +203,10 @@ function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
   return `${error.name}: ${error.message}${cause}`;
+}
+
+/** With tracing on, the current span (the caller's request or event) becomes the peer's parent. */
+function addTraceContext(headers: Record<string, string>): void {
+  const trace = traceHeaders();
+  if (trace) Object.assign(headers, trace);
 }
