@@ -8,6 +8,7 @@ import { createPreparedStatements, type PreparedStatements } from './db/prepared
 import { rememberedWorkspaceOf } from './db/workspace-of.js';
 import { rememberedLists } from './queries/list-answers.js';
 import { rememberedTrees } from './queries/tree-answers.js';
+import { sharedVersionReads } from './queries/version-reads.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
@@ -52,12 +53,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     prepared = owned;
   }
   const wakeRelay = deps.wakeRelay ?? (() => {});
+  // The version the tree and the lists are kept under, read once for the requests asking together.
+  const statements = prepared;
+  const versionOf = sharedVersionReads((workspaceId) => statements.workspaceVersion(workspaceId));
   const ctx: DocumentContext = {
     pool,
     prepared,
     workspaceOf: rememberedWorkspaceOf(pool),
-    treeAnswer: rememberedTrees(pool),
-    lists: rememberedLists(prepared, pool),
+    treeAnswer: rememberedTrees(pool, versionOf),
+    lists: rememberedLists(prepared, versionOf, pool),
     wakeRelay,
     insertDocument: batchedDocumentInserts(prepared, wakeRelay),
     membership:

@@ -13,6 +13,7 @@ import { ancestorsOf } from '../src/db/documents.js';
 import { createPreparedStatements, type PreparedStatements } from '../src/db/prepared-statements.js';
 import { presentBreadcrumb, presentListItem } from '../src/presenters/documents.js';
 import { rememberedLists } from '../src/queries/list-answers.js';
+import { sharedVersionReads } from '../src/queries/version-reads.js';
 import { breadcrumbResponse, listItemResponse } from '../src/routes/schemas.js';
 import { documentService } from '../src/service.js';
 
@@ -54,6 +55,10 @@ function replicaStatements() {
   return { statements, counts, own };
 }
 
+/** A replica's lists, as the app builds them (queries/version-reads.ts shares its version reads). */
+const listsOf = (replica: ReturnType<typeof replicaStatements>, maxBytes?: number) =>
+  rememberedLists(replica.statements, sharedVersionReads(replica.statements.workspaceVersion), pool, maxBytes);
+
 async function insert(workspaceId: string, parentId: string | null, ...names: string[]): Promise<string[]> {
   const ids = await pool.anyFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO documents (workspace_id, parent_id, title, icon, owner_id, created_by, last_edited_by)
@@ -71,8 +76,8 @@ describe('remembered list answers', () => {
     const [ws, other] = [randomUUID(), randomUUID()];
     const a = replicaStatements();
     const b = replicaStatements();
-    const replicaA = rememberedLists(a.statements, pool);
-    const replicaB = rememberedLists(b.statements, pool);
+    const replicaA = listsOf(a);
+    const replicaB = listsOf(b);
     expect(await replicaA.children(ws, null)).toMatchObject({ empty: true });
     const [first, second] = await insert(ws, null, 'First', 'Second');
 
@@ -113,7 +118,7 @@ describe('remembered list answers', () => {
     const ws = randomUUID();
     await insert(ws, null, ...Array.from({ length: 20 }, (_, i) => `Page ${i}`));
     const a = replicaStatements();
-    const lists = rememberedLists(a.statements, pool);
+    const lists = listsOf(a);
     const answers = await Promise.all(Array.from({ length: 30 }, () => lists.children(ws, null)));
     expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
     expect(a.counts.lists).toBe(1);
@@ -124,14 +129,14 @@ describe('remembered list answers', () => {
     const ws = randomUUID();
     await insert(ws, null, ...Array.from({ length: 300 }, (_, i) => `A page of the gzip test ${i}`));
     const tiny = replicaStatements();
-    const unkept = rememberedLists(tiny.statements, pool, 10);
+    const unkept = listsOf(tiny, 10);
     const first = await unkept.children(ws, null);
     const again = await unkept.children(ws, null);
     expect(again.body).not.toBe(first.body);
     expect(again.body.equals(first.body)).toBe(true);
     expect(tiny.counts.lists).toBe(2);
 
-    const lists = rememberedLists(replicaStatements().statements, pool);
+    const lists = listsOf(replicaStatements());
     const plain = await lists.children(ws, null);
     expect(plain.gzipped).toBe(false);
     expect(plain.body.length).toBeGreaterThan(32 * 1024);
@@ -152,7 +157,7 @@ describe('remembered list answers', () => {
     ];
     const [parent] = await insert(ws, null, ...names);
     const [leaf] = await insert(ws, parent as string, 'A leaf');
-    const lists = rememberedLists(replicaStatements().statements, pool);
+    const lists = listsOf(replicaStatements());
     const own = replicaStatements().own;
 
     // The routes as they were: objects through Fastify's serializer (fast-json-stringify).

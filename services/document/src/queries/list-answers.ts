@@ -4,7 +4,6 @@ import { ancestorsOf } from '../db/documents.js';
 import type { PreparedStatements } from '../db/prepared-statements.js';
 import { presentBreadcrumb, presentListItem } from '../presenters/documents.js';
 import { type Answer, rememberedAnswers } from './remembered-answers.js';
-import { sharedVersionReads } from './version-reads.js';
 
 /** Bytes of list answers kept per replica at most (a list of 200 roots is about 44 KB). */
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -20,7 +19,7 @@ export interface ListAnswers {
 /**
  * Root lists, children and breadcrumbs, serialized once per workspace version and reused until
  * the workspace's documents change (queries/remembered-answers.ts): a read then costs a version
- * check, shared with the requests asking at the same time (queries/version-reads.ts), and the
+ * check, shared with the requests asking at the same time (`versionOf`: queries/version-reads.ts), and the
  * bytes of the answer. Every replica checks the same counter, so none serves a list older than
  * the last write committed before the request came. The answers are the same for every member
  * (VIEWER and up read the same lists), so they are kept per workspace, not per user; the role
@@ -33,11 +32,11 @@ export interface ListAnswers {
  * strings and integers as JSON.stringify does): test/list-answers.test.ts compares them.
  */
 export function rememberedLists(
-  prepared: Pick<PreparedStatements, 'workspaceVersion' | 'listChildren'>,
+  prepared: Pick<PreparedStatements, 'listChildren'>,
+  versionOf: (workspaceId: string) => Promise<number>,
   db: CommonQueryMethods,
   maxBytes = MAX_BYTES,
 ): ListAnswers {
-  const versionOf = sharedVersionReads((workspaceId) => prepared.workspaceVersion(workspaceId));
   const answer = rememberedAnswers<{ empty: boolean }>(maxBytes);
   const json = (items: readonly unknown[]) => ({
     body: Buffer.from(JSON.stringify(success(items))),
