@@ -110,7 +110,11 @@ async function send(request: FuzzRequest): Promise<{ status: number; text: strin
   const headers: Record<string, string> = {};
   if (request.credential === 'bearer') headers.authorization = `Bearer ${world.bob.token}`;
   if (request.credential === 'internal') headers['x-internal-api-key'] = stack.config.internalApiKey;
-  if (request.credential === 'mcp') headers['x-mcp-api-key'] = world.mcpKey;
+  if (request.credential === 'mcp') {
+    headers['x-mcp-api-key'] = world.mcpKey;
+    // What an MCP client accepts; without it the transport answers 406 before reading the body.
+    headers.accept = 'application/json, text/event-stream';
+  }
   if (request.contentType) headers['content-type'] = request.contentType;
   const res = await fetch(`${stack.gatewayUrl}${request.url}`, {
     method: request.method,
