@@ -62,6 +62,27 @@ describe('deployment manifests check', () => {
     expect(output).toMatch(/containerPort/);
   });
 
+  it(
+    'fails when a Deployment is not annotated for the Prometheus scrape, or names a port it does not serve',
+    slow,
+    () => {
+      edit('k8s/base/mcp/deployment.yaml', /^ {8}prometheus\.io\/scrape: "true"\n/m, '');
+      edit(
+        'k8s/base/export/deployment.yaml',
+        /(name: export-worker[\s\S]*?prometheus\.io\/path: )\/metrics/,
+        '$1/stats',
+      );
+      edit('k8s/base/search/deployment.yaml', 'prometheus.io/port: "8083"', 'prometheus.io/port: "9090"');
+      const { status, output } = check();
+      expect(status).toBe(1);
+      expect(output).toContain('k8s/base/mcp/deployment.yaml: pod annotation prometheus.io/scrape must be "true"');
+      expect(output).toContain('k8s/base/export/deployment.yaml: pod annotation prometheus.io/path must be /metrics');
+      expect(output).toContain(
+        'k8s/base/search/deployment.yaml: pod annotation prometheus.io/port must be a containerPort (8083)',
+      );
+    },
+  );
+
   it.skipIf(!kubectl)('fails when prod would run a part at one replica', slow, () => {
     edit('k8s/overlays/prod/kustomization.yaml', /- name: comment\n {4}count: 2/, '- name: comment\n    count: 1');
     const { status, output } = check();
