@@ -242,6 +242,27 @@ describe('document projection', () => {
     expect(stack.docs.lookups).not.toContain(id);
   });
 
+  it('leaves edits of a document alone: no projection row, no inbox row, for a document.updated', async () => {
+    const edited = randomUUID();
+    const updated = await publishEvent(stack.config, {
+      type: 'document.updated',
+      workspaceId,
+      data: { id: edited, workspaceId, parentId: null, title: 'Retitled', changed: ['title'] },
+    });
+    // Events reach the consumer in stream order: once this one is applied, the edit has been handled.
+    const barrier = randomUUID();
+    await publishEvent(stack.config, {
+      type: 'document.created',
+      workspaceId,
+      data: { id: barrier, workspaceId, parentId: null, title: 'After the edit' },
+    });
+    await eventually(async () =>
+      expect(await db.exists(sql.unsafe`SELECT 1 FROM document_projection WHERE id = ${barrier}`)).toBe(true),
+    );
+    expect(await db.exists(sql.unsafe`SELECT 1 FROM document_projection WHERE id = ${edited}`)).toBe(false);
+    expect(await db.exists(sql.unsafe`SELECT 1 FROM event_consumed WHERE event_id = ${updated.id}`)).toBe(false);
+  });
+
   it('deletes the threads (and comments) of deleted documents, cascades included', async () => {
     const parent = stack.docs.add({ workspaceId });
     const child = stack.docs.add({ workspaceId });

@@ -3,7 +3,15 @@ import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/
 import { markDocumentsDeleted, markWorkspaceDeleted, upsertDocument } from '../db/documents.js';
 import { deleteThreadsOfDocuments, deleteThreadsOfWorkspace } from '../db/threads.js';
 
-const DOCUMENT_TYPES = ['document.*', 'workspace.deleted'] as const;
+/**
+ * Only the events that change what the projection holds (a document's existence, its workspace, its
+ * deletion). A title or content edit, a move, an archive or a publish leaves it as it is, and a
+ * document the projection never heard of is looked up on first use (projections/documents.ts), so
+ * applying them cost a transaction per edit (an inbox row and a row lock) for nothing. The consumer
+ * still hears them (NATS 2.9 gives it one filter subject, `<prefix>.>` for these three) and
+ * acknowledges them without touching the database.
+ */
+const DOCUMENT_TYPES = ['document.created', 'document.deleted', 'workspace.deleted'] as const;
 
 /** What the projection follows, parsed against the event contracts of @wiki/events. */
 export type DocumentProjectionEvent = EventFor<(typeof DOCUMENT_TYPES)[number]>;
@@ -34,7 +42,7 @@ export async function applyDocumentEvent(
     if (purged) logger.info({ documentIds: ids, threads: purged }, 'purged comment threads of deleted documents');
     return;
   }
-  // Any other document event names a live document: remember it (saves a look-up later).
+  // document.created: remember the new document (saves a look-up later).
   await upsertDocument(tx, { id: event.data.id, workspaceId: event.data.workspaceId }, true);
 }
 
