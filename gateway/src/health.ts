@@ -13,7 +13,7 @@ type Status = 'UP' | 'DOWN';
 /** A service is up when one of its replicas is ready: the gateway then has somewhere to send requests. */
 async function serviceStatus(origins: string[]): Promise<Status> {
   const answers = await Promise.all(origins.map((origin) => ready(origin, CHECK_TIMEOUT_MS)));
-  return answers.some(Boolean) ? 'UP' : 'DOWN';
+  return answers.includes('ready') ? 'UP' : 'DOWN';
 }
 
 async function redisStatus(redis: Redis): Promise<Status> {

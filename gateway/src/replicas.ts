@@ -73,7 +73,11 @@ export const DEFAULT_REPLICA_OPTIONS: ReplicaOptions = { checkIntervalMs: 2_000,
  */
 export class Replicas {
   private readonly cursor = new Map<ServiceName, number>();
-  private readonly down = new Set<string>();
+  /**
+   * Replicas out of rotation, and why: `gone` (it said it is stopping or unready, or refused a
+   * connection) or `slow` (its check only timed out: on a loaded machine a healthy replica may).
+   */
+  private readonly down = new Map<string, 'gone' | 'slow'>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -91,18 +95,23 @@ export class Replicas {
   /**
    * The next replica to use, never `exclude` (the one that just refused a connection). When every
    * other replica is marked down one is still returned (marks may be stale, and a 503 is what a
-   * failed attempt gives anyway); undefined only when `exclude` was the sole replica.
+   * failed attempt gives anyway): a slow one rather than one that said it is going, which may be
+   * closing its connections (a write sent there as it closes would be lost); undefined only when
+   * `exclude` was the sole replica.
    */
   pick(service: ServiceName, exclude?: string): string | undefined {
     const origins = this.origins(service);
     if (origins.length === 1) return origins[0] === exclude ? undefined : origins[0];
     const start = this.cursor.get(service) ?? 0;
     let fallback: string | undefined;
+    let slowFallback: string | undefined;
     for (let i = 0; i < origins.length; i++) {
       const index = (start + i) % origins.length;
       const origin = origins[index];
       if (origin === exclude) continue;
-      if (this.down.has(origin)) {
+      const why = this.down.get(origin);
+      if (why !== undefined) {
+        if (why === 'slow') slowFallback ??= origin;
         fallback ??= origin;
         continue;
       }
@@ -110,17 +119,20 @@ export class Replicas {
       return origin;
     }
     this.cursor.set(service, start + 1);
-    return fallback;
+    return slowFallback ?? fallback;
   }
 
   isUp(origin: string): boolean {
     return !this.down.has(origin);
   }
 
-  markDown(service: ServiceName, origin: string): void {
-    if (this.origins(service).length < 2 || this.down.has(origin)) return;
-    this.down.add(origin);
-    this.options.log?.warn({ service, replica: origin }, 'replica taken out of rotation');
+  markDown(service: ServiceName, origin: string, why: 'gone' | 'slow' = 'gone'): void {
+    const before = this.down.get(origin);
+    // A check that only timed out says nothing new about a replica that said it is going.
+    if (this.origins(service).length < 2 || before === why || (before === 'gone' && why === 'slow')) return;
+    this.down.set(origin, why);
+    if (before === undefined)
+      this.options.log?.warn({ service, replica: origin, why }, 'replica taken out of rotation');
   }
 
   private markUp(service: ServiceName, origin: string): void {
@@ -136,8 +148,8 @@ export class Replicas {
         if (origins.length < 2) continue;
         for (const origin of origins) {
           checks.push(
-            ready(origin, this.options.checkTimeoutMs).then((ok) =>
-              ok ? this.markUp(service, origin) : this.markDown(service, origin),
+            ready(origin, this.options.checkTimeoutMs).then((state) =>
+              state === 'ready' ? this.markUp(service, origin) : this.markDown(service, origin, state),
             ),
           );
         }
@@ -155,13 +167,16 @@ export class Replicas {
   }
 }
 
-/** Whether `origin` answers its readiness probe with a 2xx in time. */
-export async function ready(origin: string, timeoutMs: number): Promise<boolean> {
+/**
+ * What `origin`'s readiness probe says: `ready` (a 2xx in time), `gone` (another answer, or no
+ * connection) or `slow` (no answer in time).
+ */
+export async function ready(origin: string, timeoutMs: number): Promise<'ready' | 'gone' | 'slow'> {
   try {
     const response = await fetch(`${origin}/health/ready`, { signal: AbortSignal.timeout(timeoutMs) });
     await response.body?.cancel();
-    return response.ok;
-  } catch {
-    return false;
+    return response.ok ? 'ready' : 'gone';
+  } catch (error) {
+    return (error as Error).name === 'TimeoutError' ? 'slow' : 'gone';
   }
 }
