@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PrivatePostgres {
+  url: string;
+  stop(): void;
+}
+
+/** Debian keeps the server binaries out of PATH, under /usr/lib/postgresql/<version>/bin. */
+function bin(command: string): string {
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const version of versions) {
+    const path = join(base, version, 'bin', command);
+    if (existsSync(path)) return path;
+  }
+  return command;
+}
+
+/** As root, the server must run as the postgres user (it refuses root). */
+function run(command: string, args: string[]): void {
+  const asRoot = process.getuid?.() === 0;
+  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  const done = spawnSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (done.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${done.stderr || done.stdout}`);
+}
+
+/**
+ * A throw-away PostgreSQL server on `port` with room for `maxConnections` clients. The rolling
+ * restart runs eighteen service processes whose pools together may hold more connections than a
+ * default server's 100 (docs/OPERATIONS.md); a server of its own also keeps the run from taking
+ * connections that other work on the machine needs.
+ */
+export function startPrivatePostgres(port: number, maxConnections: number): PrivatePostgres {
+  const dir = mkdtempSync(join(tmpdir(), 'rolling-pg-'));
+  const data = join(dir, 'data');
+  if (process.getuid?.() === 0) {
+    const entry = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('postgres:'));
+    if (!entry) throw new Error('no postgres user to run a private PostgreSQL as');
+    const [, , uid, gid] = entry.split(':');
+    chownSync(dir, Number(uid), Number(gid));
+  }
+  run(bin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']);
+  appendFileSync(
+    join(data, 'postgresql.conf'),
+    `\nunix_socket_directories = ''\nmax_connections = ${maxConnections}\nlisten_addresses = '127.0.0.1'\nport = ${port}\n`,
+  );
+  run(bin('pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', 'start']);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}`,
+    stop() {
+      try {
+        run(bin('pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
