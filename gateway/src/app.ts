@@ -56,10 +56,11 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   replicas.start(SERVICE_NAMES);
   app.addHook('onClose', async () => replicas.stop());
 
-  // The gateway's own calls (resolving users and MCP keys) also go to a ready replica.
+  // The gateway's own calls (resolving users and MCP keys) also go to a ready replica. The client
+  // is given that pick as each service's one URL, without the lists, so it does not rotate again.
   const peers = createServiceClient({
     service: 'gateway',
-    config: { ...config, urls: replicaUrls(replicas) },
+    config: { urls: replicaUrls(replicas), internalTokenSecret: config.internalTokenSecret },
     logger: app.log,
   });
   const verifier = createTokenVerifier(await providerFor(config));
