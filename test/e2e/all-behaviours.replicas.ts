@@ -29,8 +29,13 @@ describe('every behaviour at two replicas, through the gateway', () => {
   it('1. one notification per mention', () => oneNotificationPerMention(platform!));
   it('2. the notification stream on either replica gets each notification once', () =>
     notificationStreamsOnBothReplicas(platform!));
-  it('3. MCP over SSE with messages on the other replica, and over Streamable HTTP', () =>
-    mcpOnBothReplicas(platform!));
+  // Longer than the MCP SDK's own 60 s request timeout, so that an answer lost between the
+  // replicas fails with the SDK's error (which request) rather than this test's timeout.
+  it(
+    '3. MCP over SSE with messages on the other replica, and over Streamable HTTP',
+    () => mcpOnBothReplicas(platform!),
+    90_000,
+  );
   it('4. the relay keeps a document’s renames in order', () => relayKeepsOrder(platform!));
   it('5. both export workers take jobs off the one queue', () => exportWorkersShareQueue(platform!), 90_000);
   it(
