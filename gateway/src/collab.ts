@@ -19,6 +19,9 @@ function refuse(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
 }
 
+/** Request headers of an upgrade not sent to collab: the consumed credentials and the trace context. */
+const NOT_PASSED = new Set(['authorization', 'cookie', 'traceparent', 'tracestate']);
+
 /** The raw header block of a response, as received (repeated headers kept). */
 function headerBlock(status: number, message: string, rawHeaders: string[]): string {
   let head = `HTTP/1.1 ${status} ${message}\r\n`;
@@ -82,7 +85,8 @@ export function registerCollabUpgrade(
 
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) {
-      if (value === undefined || name.startsWith('x-wiki-') || name === 'authorization' || name === 'cookie') continue;
+      // A client's trace context is not passed on (see createApp's trustTraceparent in app.ts).
+      if (value === undefined || name.startsWith('x-wiki-') || NOT_PASSED.has(name)) continue;
       headers[name] = value;
     }
     const given = request.headers['x-request-id'];
