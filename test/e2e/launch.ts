@@ -63,8 +63,12 @@ export async function launchPlatform(
   child.stderr!.on('data', collect);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGTERM'); // the launcher stops what it started
-      settle(new Error(`npm start was not up within 90 s:\n${output.slice(-3000)}`));
+      // The launcher stops what it started; the failure is answered once it has exited, so that
+      // the caller's clean-up finds no process still holding the test's databases.
+      const error = new Error(`npm start was not up within 90 s:\n${output.slice(-3000)}`);
+      child.off('exit', onExit);
+      child.once('exit', () => settle(error));
+      child.kill('SIGTERM');
     }, 90_000);
     const onData = () => {
       if (output.includes('Wiki platform is up')) settle();
