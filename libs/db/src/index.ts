@@ -5,3 +5,4 @@ export * from './admin.js';
 export * from './batcher.js';
 export * from './migrate.js';
 export * from './pool.js';
+export * from './prepared.js';

@@ -1,5 +1,5 @@
 import type { ProjectedUser } from '@wiki/auth';
-import pg from 'pg';
+import { createPreparedPool, isoTimestampSql } from '@wiki/db';
 import type { CommentRow } from './comments.js';
 import type { ThreadRow } from './threads.js';
 
@@ -35,8 +35,7 @@ export interface ThreadListing {
   missingUsers: string[];
 }
 
-/** ISO 8601 in UTC with milliseconds, cut (not rounded) as JavaScript's Date cuts microseconds. */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const iso = isoTimestampSql;
 
 /** One row per comment (a thread without comments once, a document without threads once). */
 interface ListingRow {
@@ -97,9 +96,6 @@ const LIST_THREADS = {
     WHERE d.id = $1
     ORDER BY t.created_at, t.seq, c.created_at, c.seq`,
 };
-
-/** Same statement timeout as the shared pool (libs/db). */
-const STATEMENT_TIMEOUT_MS = 30_000;
 
 /** Groups the joined rows into threads, comments and profiles, each once. */
 function toListing(documentId: string, rows: readonly ListingRow[]): ThreadListing | null {
@@ -166,9 +162,7 @@ export function createPreparedReads(
   logger: { warn(obj: object, msg: string): void },
   maxConnections = 10,
 ): PreparedReads {
-  const pool = new pg.Pool({ connectionString, max: maxConnections, statement_timeout: STATEMENT_TIMEOUT_MS });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', (err) => logger.warn({ err }, 'idle read connection failed'));
+  const pool = createPreparedPool(connectionString, logger, maxConnections);
   return {
     async listThreadsOf(documentId, status) {
       const result = await pool.query<ListingRow>({ ...LIST_THREADS, values: [documentId, status] });

@@ -1,5 +1,5 @@
+import { createPreparedPool } from '@wiki/db';
 import { EVENT_TEXT_MAX_BYTES, type EventEnvelope, insertEnvelopesSql } from '@wiki/events';
-import pg from 'pg';
 import { DocumentDetail, ListItem, type NewDocument } from './documents.js';
 
 /**
@@ -170,17 +170,12 @@ const INSERT_DOCUMENTS = {
   SELECT * FROM detail`,
 };
 
-/** Same statement timeout as the shared pool (libs/db). */
-const STATEMENT_TIMEOUT_MS = 30_000;
-
 export function createPreparedStatements(
   connectionString: string,
   logger: { warn(obj: object, msg: string): void },
   maxConnections = 10,
 ): PreparedStatements {
-  const pool = new pg.Pool({ connectionString, max: maxConnections, statement_timeout: STATEMENT_TIMEOUT_MS });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', (err) => logger.warn({ err }, 'idle read connection failed'));
+  const pool = createPreparedPool(connectionString, logger, maxConnections);
   return {
     async findDetail(id) {
       const result = await pool.query<DocumentDetail>({ ...FIND_DETAIL, values: [id] });

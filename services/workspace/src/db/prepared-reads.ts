@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { createPreparedPool, isoTimestampSql } from '@wiki/db';
 import type { MemberView } from './members.js';
 import { type MeRow, type PreferenceRow, splitMeRow } from './preferences.js';
 import type { UserRow } from './users.js';
@@ -27,8 +27,7 @@ export interface PreparedReads {
   end(): Promise<void>;
 }
 
-/** ISO 8601 in UTC with milliseconds, cut (not rounded) as JavaScript's Date cuts microseconds. */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const iso = isoTimestampSql;
 
 const FIND_ME = {
   // The name is per connection; change it whenever the text changes.
@@ -74,17 +73,12 @@ const LIST_MEMBERS = {
     ORDER BY array_position(ARRAY['OWNER','ADMIN','EDITOR','COMMENTER','VIEWER'], m.role), lower(u.name), m.id`,
 };
 
-/** Same statement timeout as the shared pool (libs/db). */
-const STATEMENT_TIMEOUT_MS = 30_000;
-
 export function createPreparedReads(
   connectionString: string,
   logger: { warn(obj: object, msg: string): void },
   maxConnections = 10,
 ): PreparedReads {
-  const pool = new pg.Pool({ connectionString, max: maxConnections, statement_timeout: STATEMENT_TIMEOUT_MS });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', (err) => logger.warn({ err }, 'idle read connection failed'));
+  const pool = createPreparedPool(connectionString, logger, maxConnections);
   return {
     async findMe(userId) {
       const result = await pool.query<MeRow>({ ...FIND_ME, values: [userId] });

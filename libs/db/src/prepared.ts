@@ -1,0 +1,25 @@
+import pg from 'pg';
+
+/** A plain node-postgres pool for named prepared statements on hot reads (rows skip slonik's checks). */
+export type PreparedPool = pg.Pool;
+
+/** Same statement timeout as the shared slonik pool (pool.ts). */
+const STATEMENT_TIMEOUT_MS = 30_000;
+
+export function createPreparedPool(
+  connectionString: string,
+  logger: { warn(obj: object, msg: string): void },
+  maxConnections = 10,
+): PreparedPool {
+  const pool = new pg.Pool({ connectionString, max: maxConnections, statement_timeout: STATEMENT_TIMEOUT_MS });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', (err) => logger.warn({ err }, 'idle read connection failed'));
+  return pool;
+}
+
+/**
+ * SQL that formats a timestamp column as ISO 8601 in UTC with milliseconds, cut (not rounded) as
+ * JavaScript's Date cuts microseconds: the text the shared pool's timestamp parser produces.
+ */
+export const isoTimestampSql = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
