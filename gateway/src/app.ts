@@ -67,22 +67,23 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   const localUsers = new LocalUsers(peers, { emailVerifiedDefault: config.auth.emailVerifiedDefault });
   // Before the gatekeeper: a CORS preflight carries no credential.
   registerCors(app, config);
+  const rateLimiter = new RateLimiter(deps.redis, {
+    ...config.rateLimit,
+    keyPrefix: deps.rateLimitPrefix ?? `${config.eventsPrefix}:gateway:rate:`,
+  });
   registerGatekeeper(app, {
     verifier,
     localUsers,
     mcpKeys: new McpKeys(peers),
     identityTokens: new IdentityTokens(config.internalTokenSecret),
-    rateLimiter: new RateLimiter(deps.redis, {
-      ...config.rateLimit,
-      keyPrefix: deps.rateLimitPrefix ?? `${config.eventsPrefix}:gateway:rate:`,
-    }),
+    rateLimiter,
     internalApiKey: config.internalApiKey,
   });
 
   registerHealthRoutes(app, replicas, deps.redis, deps.expectedServices ?? config.gatewayServices);
   await registerDocs(app, new MergedOpenApi(replicaUrls(replicas), HTTP_SERVICES, app.log));
-  registerCollabIdentity(app, { verifier, localUsers });
-  registerCollabUpgrade(app, config, verifier, replicas);
+  registerCollabIdentity(app, { verifier, localUsers, rateLimiter });
+  registerCollabUpgrade(app, config, verifier, replicas, rateLimiter);
   await registerProxy(app, replicas, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
   return app;
 }

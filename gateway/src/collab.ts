@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { AppError, envelope, nullableString, object, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { LocalUsers } from './auth/local-users.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
+import { clientAddressOf } from './client-address.js';
 import { originAllowed } from './cors.js';
+import type { RateLimiter } from './rate-limit.js';
 import { isConnectError, type Replicas } from './replicas.js';
 
 /** Where editors open the collaboration WebSocket (ARCHITECTURE 5.15); `/api/v1/collab` too. */
@@ -15,8 +18,10 @@ export const COLLAB_PATHS = new Set(['/collab', '/api/v1/collab']);
 const UPSTREAM_CONNECT_MS = 3_000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-function refuse(socket: Duplex, status: number, text: string): void {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
+function refuse(socket: Duplex, status: number, text: string, extra = ''): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n${extra}Content-Length: 0\r\n\r\n`, () =>
+    socket.destroy(),
+  );
 }
 
 /** Request headers of an upgrade not sent to collab: the consumed credentials and the trace context. */
@@ -40,13 +45,18 @@ function headerBlock(status: number, message: string, rawHeaders: string[]): str
  * local-user lookup as a REST request (`POST /api/v1/internal/collab/identity`, below), before
  * it opens a document. Sockets open at shutdown are closed with the gateway. The collaboration
  * server's replica is picked like a REST request's, and a refused connection tries another once.
+ *
+ * Guessing costs here as on REST: an address that spent its budget of refused credentials is
+ * refused (429) before any token is looked at, and a refused upgrade token counts against it.
  */
 export function registerCollabUpgrade(
   app: FastifyInstance,
   config: Config,
   verifier: TokenVerifier,
   replicas: Replicas,
+  rateLimiter: RateLimiter,
 ): void {
+  const clientAddress = clientAddressOf(app);
   // Upgraded sockets keep the HTTP server from closing: they are ended before it closes.
   const open = new Set<Duplex>();
   app.addHook('preClose', async () => {
@@ -68,6 +78,12 @@ export function registerCollabUpgrade(
     if (origin !== undefined && !originAllowed(origin, request.headers.host, config.corsOrigins)) {
       return refuse(socket, 403, 'Forbidden');
     }
+    // Every upgrade leads to a credential check (with it, or in-protocol): a spent budget ends it here.
+    const address = clientAddress(request);
+    const spentMs = await rateLimiter.spentGuesserMs(address, app.log);
+    if (spentMs > 0) {
+      return refuse(socket, 429, 'Too Many Requests', `Retry-After: ${Math.max(1, Math.ceil(spentMs / 1000))}\r\n`);
+    }
     // A client that sends its token with the upgrade (a header, or ?token= where a browser cannot
     // set one) has it checked here, like a REST request; the provider's in-protocol token is
     // checked when it arrives (POST /internal/collab/identity below).
@@ -76,9 +92,11 @@ export function registerCollabUpgrade(
       try {
         await verifier.verify(presented, app.log);
       } catch (error) {
-        return error instanceof AppError && error.code === 'UNAUTHORIZED'
-          ? refuse(socket, 401, 'Unauthorized')
-          : refuse(socket, 503, 'Service Unavailable');
+        if (!(error instanceof AppError && error.code === 'UNAUTHORIZED')) {
+          return refuse(socket, 503, 'Service Unavailable');
+        }
+        await rateLimiter.countRefusedCredential(address, app.log);
+        return refuse(socket, 401, 'Unauthorized');
       }
     }
     if (socket.destroyed) return;
@@ -91,6 +109,7 @@ export function registerCollabUpgrade(
     }
     const given = request.headers['x-request-id'];
     headers['x-request-id'] = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    headers[CLIENT_ADDRESS_HEADER] = address;
     const clientIp = (socket as Socket).remoteAddress ?? '';
     headers['x-forwarded-for'] = request.headers['x-forwarded-for']
       ? `${request.headers['x-forwarded-for']}, ${clientIp}`
@@ -171,19 +190,30 @@ function tokenParameter(query: string | undefined): string | undefined {
 export interface CollabIdentityParts {
   verifier: TokenVerifier;
   localUsers: LocalUsers;
+  rateLimiter: RateLimiter;
 }
 
 /**
  * For the collaboration server only (internal key; the gatekeeper checks it): the user behind a
  * provider token, verified and resolved exactly as for a REST request. 401 for a bad token.
+ * `clientAddress` is the editor's, as the gateway put it on the upgrade (CLIENT_ADDRESS_HEADER):
+ * a refused token counts against it, and once its budget is spent the token is not checked (429).
+ * It is optional so that a collaboration server of the previous release keeps working during a
+ * rolling update; such calls count nothing.
  */
 export function registerCollabIdentity(server: FastifyInstance, parts: CollabIdentityParts): void {
-  server.post<{ Body: { token: string } }>(
+  server.post<{ Body: { token: string; clientAddress?: string } }>(
     '/api/v1/internal/collab/identity',
     {
       schema: {
         hide: true,
-        body: object({ token: Type.String({ minLength: 1, maxLength: 16_384 }) }, ['token']),
+        body: object(
+          {
+            token: Type.String({ minLength: 1, maxLength: 16_384 }),
+            clientAddress: Type.String({ minLength: 1, maxLength: 64 }),
+          },
+          ['token'],
+        ),
         response: {
           200: envelope(
             object({
@@ -196,8 +226,24 @@ export function registerCollabIdentity(server: FastifyInstance, parts: CollabIde
         },
       },
     },
-    async (request) => {
-      const claims = await parts.verifier.verify(request.body.token, request.log);
+    async (request, reply) => {
+      const { token, clientAddress } = request.body;
+      if (clientAddress !== undefined) {
+        const spentMs = await parts.rateLimiter.spentGuesserMs(clientAddress, request.log);
+        if (spentMs > 0) {
+          reply.header('retry-after', Math.max(1, Math.ceil(spentMs / 1000)));
+          throw new AppError('RATE_LIMITED', 'Too many refused credentials from this address, retry later');
+        }
+      }
+      let claims: Awaited<ReturnType<TokenVerifier['verify']>>;
+      try {
+        claims = await parts.verifier.verify(token, request.log);
+      } catch (error) {
+        if (clientAddress !== undefined && error instanceof AppError && error.code === 'UNAUTHORIZED') {
+          await parts.rateLimiter.countRefusedCredential(clientAddress, request.log);
+        }
+        throw error;
+      }
       const user = await parts.localUsers.resolve(claims, request.id, request.log);
       return success({
         id: user.id,

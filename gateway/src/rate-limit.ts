@@ -118,27 +118,42 @@ export class RateLimiter {
    * Redis says its guessing budget is spent, e.g. by refusals counted on another replica.
    */
   async refuseSpentGuesserShared(ip: string, reply: FastifyReply, log: FastifyBaseLogger): Promise<void> {
-    if (!this.options.enabled) return;
+    const leftMs = await this.spentGuesserMs(ip, log);
+    if (leftMs > 0) refuseGuesser(reply, leftMs);
+  }
+
+  /**
+   * The milliseconds until the IP may present credentials again, 0 while its guessing budget is
+   * not spent: as this replica knows it, else as Redis says (refusals counted on another replica).
+   * For callers without a Fastify reply (the collab WebSocket upgrade), and for the internal key.
+   */
+  async spentGuesserMs(ip: string, log: FastifyBaseLogger): Promise<number> {
+    if (!this.options.enabled) return 0;
+    const until = this.spentUntil.get(ip);
+    if (until !== undefined) {
+      if (until > Date.now()) return until - Date.now();
+      this.spentUntil.delete(ip);
+    }
     let failures: number;
     let ttlMs: number;
     try {
       [failures, ttlMs] = await withTimeout(this.commands.gatewayRatePeek(this.failuresKey(ip)), CHECK_TIMEOUT_MS);
     } catch (error) {
       this.warn(log, error);
-      return;
+      return 0;
     }
-    this.noteFailures(ip, failures, ttlMs, reply);
+    return this.rememberFailures(ip, failures, ttlMs);
   }
 
-  /** Remembers and refuses an IP whose refused-credential count has reached the budget. */
-  private noteFailures(ip: string, failures: number, ttlMs: number, reply: FastifyReply): void {
-    if (failures < this.options.authFailuresPerMin || ttlMs <= 0) return;
+  /** Remembers an IP whose refused-credential count has reached the budget; its milliseconds left, else 0. */
+  private rememberFailures(ip: string, failures: number, ttlMs: number): number {
+    if (failures < this.options.authFailuresPerMin || ttlMs <= 0) return 0;
     if (this.spentUntil.size >= MAX_SPENT_ADDRESSES && !this.spentUntil.has(ip)) {
       const oldest = this.spentUntil.keys().next().value;
       if (oldest !== undefined) this.spentUntil.delete(oldest);
     }
     this.spentUntil.set(ip, Date.now() + ttlMs);
-    refuseGuesser(reply, ttlMs);
+    return ttlMs;
   }
 
   /** Counts one refused credential (bad or expired JWT, wrong internal key, unknown MCP key) against the IP. */
@@ -185,7 +200,9 @@ export class RateLimiter {
       this.warn(log, error);
       return;
     }
-    if (clientIp !== undefined) this.noteFailures(clientIp, failures, failuresTtlMs, reply);
+    if (clientIp !== undefined && this.rememberFailures(clientIp, failures, failuresTtlMs) > 0) {
+      refuseGuesser(reply, failuresTtlMs);
+    }
     const resetSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
     reply.header('x-ratelimit-limit', limit);
     reply.header('x-ratelimit-remaining', Math.max(0, limit - count));

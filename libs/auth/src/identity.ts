@@ -25,6 +25,12 @@ export interface Identity {
 }
 
 export const IDENTITY_HEADER = 'x-wiki-identity';
+/**
+ * The editor's address, as the gateway derived it, on the collab WebSocket upgrade it passes on:
+ * collab hands it back when it has a token verified, so refusals count against the editor. Like
+ * every `x-wiki-*` header, the gateway drops a client's own.
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-wiki-client-address';
 const ISSUER = 'wiki-gateway';
 const AUDIENCE = 'wiki-services';
 /** Clock skew allowed between the part that minted a token and the one checking it. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type Connection, type Document, Hocuspocus } from '@hocuspocus/server';
+import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
 import { applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { blockEditor, FRAGMENT } from './block-editor.js';
@@ -69,6 +70,15 @@ export interface AccessContext {
 
 const USERS = Symbol('collab users by document');
 type RequestWithUsers = IncomingMessage & { [USERS]?: Map<string, ShownUser> };
+
+/**
+ * The editor's address as the gateway set it on the upgrade it passed on (it drops a client's own
+ * `x-wiki-*` headers); none when a client reached this server without the gateway (tests).
+ */
+function clientAddressOf(request: IncomingMessage): string | undefined {
+  const value = request.headers[CLIENT_ADDRESS_HEADER];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
 
 /** The user a socket authenticated as for a document (the awareness rewrite reads it). */
 export function shownUserOf(request: IncomingMessage, documentName: string): ShownUser | undefined {
@@ -160,7 +170,7 @@ export class CollabServer {
     // One spelling per document: an upper-case id would open a second room for the same page.
     if (!DOCUMENT_ID.test(documentName)) throw { reason: 'not-found' };
     try {
-      const user = await this.api.verifyUser(token);
+      const user = await this.api.verifyUser(token, clientAddressOf(request));
       const permission = await this.api.permission(documentName, user.id);
       connectionConfig.readOnly = !permission.canEdit;
       const withUsers = request as RequestWithUsers;

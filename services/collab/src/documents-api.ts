@@ -13,9 +13,9 @@ export interface Permission {
   workspaceId: string;
 }
 
-/** A refusal the client caused (bad token, no access, unknown document): not retried. */
+/** A refusal the client caused (bad token, spent guessing budget, no access, unknown document): not retried. */
 export class Refused extends Error {
-  constructor(readonly reason: 'unauthorized' | 'forbidden' | 'not-found') {
+  constructor(readonly reason: 'unauthorized' | 'rate-limited' | 'forbidden' | 'not-found') {
     super(reason);
     this.name = 'Refused';
   }
@@ -67,18 +67,20 @@ export class DocumentsApi {
 
   /**
    * The user the token belongs to, verified by the gateway as for a REST request;
-   * Refused('unauthorized') for a token it refuses.
+   * Refused('unauthorized') for a token it refuses. `clientAddress` is the editor's, as the
+   * gateway told it on the upgrade: the gateway counts a refused token against that address
+   * and, once its budget is spent, answers 429 (Refused('rate-limited')) without checking.
    */
-  async verifyUser(token: string): Promise<CollabUser> {
+  async verifyUser(token: string, clientAddress?: string): Promise<CollabUser> {
     if (!token) throw new Refused('unauthorized');
     const res = await this.internal('/internal/collab/identity', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token }),
+      body: JSON.stringify(clientAddress ? { token, clientAddress } : { token }),
     });
-    if (res.status === 401 || res.status === 400) {
+    if (res.status === 401 || res.status === 400 || res.status === 429) {
       await res.body?.cancel();
-      throw new Refused('unauthorized');
+      throw new Refused(res.status === 429 ? 'rate-limited' : 'unauthorized');
     }
     if (res.status !== 200) return DocumentsApi.fail(res, 'POST /internal/collab/identity');
     const { data } = (await res.json()) as { data: { id: string; name: string; email: string | null } };
