@@ -14,14 +14,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, createWriteStream, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mintDevToken } from '@wiki/auth';
 import { type Config, loadConfig, SERVICE_NAMES } from '@wiki/config';
 import { createDatabasePool, sql } from '@wiki/db';
-import { cleanupConfig, freePort, uniqueName } from '@wiki/testing';
+import { cleanupConfig, freePort, replicaPort, uniqueName } from '@wiki/testing';
 import autocannon, { type RequestSpec } from 'autocannon';
 import { type PrivatePostgres, startPrivatePostgres } from './lib/private-postgres.js';
 import { ReconnectingStream } from './lib/reconnecting-stream.js';
@@ -47,27 +46,6 @@ interface Launcher {
   logFile: string;
   restart(part: string): Promise<void>;
   stop(): Promise<void>;
-}
-
-function listenable(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.once('error', () => done(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
-  });
-}
-
-/** A free port with port + 100 free too (where the launcher puts a second replica). */
-async function replicaPort(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    if (taken.has(port) || taken.has(port + 100)) continue;
-    if ((await listenable(port)) && (await listenable(port + 100))) {
-      taken.add(port);
-      taken.add(port + 100);
-      return port;
-    }
-  }
 }
 
 /** The run's own environment: nothing it writes is shared with another run or `npm start`. */

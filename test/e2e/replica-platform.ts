@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import type { Config, ServiceName } from '@wiki/config';
 import { SERVICE_NAMES } from '@wiki/config';
 import {
@@ -7,6 +6,7 @@ import {
   isolatedConfig,
   type JwksServer,
   type RequestOptions,
+  replicaPort,
   type SignedInUser,
   type Stack,
   startJwks,
@@ -37,27 +37,6 @@ export interface ReplicaPlatform {
   /** Which replicas logged `message` with a field that includes `needle` (e.g. a document id). */
   logged(service: ServiceName, message: string, needle: string): ReplicaName[];
   stop(): Promise<void>;
-}
-
-function listenable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A port that is free, and free 100 above too (where `npm start` puts a second replica). */
-async function replicaPort(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    if (taken.has(port) || taken.has(port + 100)) continue;
-    if ((await listenable(port)) && (await listenable(port + 100))) {
-      taken.add(port);
-      taken.add(port + 100);
-      return port;
-    }
-  }
 }
 
 /** The launcher's log lines of `service`'s replicas, as [replica name, parsed pino object]. */

@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
-import { cleanupConfig, freePort, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
+import { cleanupConfig, freePort, isolatedConfig, type JwksServer, replicaPort, startJwks } from '@wiki/testing';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -11,22 +10,6 @@ interface LauncherMessage {
   part?: string;
   ready?: boolean;
   error?: string;
-}
-
-function listenable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A port that is free, and free 100 above too (where `npm start` puts a second replica). */
-async function replicaPort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    if ((await listenable(port)) && (await listenable(port + 100))) return port;
-  }
 }
 
 /**

@@ -33,3 +33,27 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+function listenable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A loopback port that is free, and free 100 above too (where `npm start` puts a second replica);
+ * `taken` keeps one caller's picks apart.
+ */
+export async function replicaPort(taken = new Set<number>()): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    if (taken.has(port) || taken.has(port + 100)) continue;
+    if ((await listenable(port)) && (await listenable(port + 100))) {
+      taken.add(port);
+      taken.add(port + 100);
+      return port;
+    }
+  }
+}
