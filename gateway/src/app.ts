@@ -83,7 +83,7 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   registerHealthRoutes(app, replicas, deps.redis, deps.expectedServices ?? config.gatewayServices);
   await registerDocs(app, new MergedOpenApi(replicaUrls(replicas), HTTP_SERVICES, app.log));
   registerCollabIdentity(app, { verifier, localUsers, rateLimiter });
-  registerCollabUpgrade(app, config, verifier, replicas, rateLimiter);
+  registerCollabUpgrade(app, config, verifier, replicas, rateLimiter, deps.trustProxy ?? false);
   await registerProxy(app, replicas, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
   return app;
 }

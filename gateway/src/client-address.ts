@@ -1,28 +1,22 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-
-type RequestConstructor = new (
-  id: string,
-  params: object,
-  raw: IncomingMessage,
-  query: object,
-  log: FastifyInstance['log'],
-  context: undefined,
-) => FastifyRequest;
+import proxyAddr from '@fastify/proxy-addr';
+import type { FastifyServerOptions } from 'fastify';
 
 /**
- * The client address of a raw request exactly as `request.ip` gives it on REST requests (the
- * TRUST_PROXY rules included), for the WebSocket upgrade, which never becomes a Fastify request.
- * It is Fastify's own request class (built with the app's trustProxy) that reads the address,
- * so both paths count against the same address; the class is not public API, hence the check
- * at startup rather than a silent fallback to the socket's peer.
+ * The client address of a raw request as `request.ip` gives it on REST requests, for the
+ * WebSocket upgrade, which never becomes a Fastify request: the same `trustProxy` value read by
+ * the same library Fastify reads it with (@fastify/proxy-addr), so both paths count guesses
+ * against the same address. Fastify's forms: false (the socket's peer), true (the furthest
+ * address), a trust function, or addresses/subnets as a list or a comma-separated string. A hop
+ * count arrives here already as a function (service.ts).
  */
-export function clientAddressOf(app: FastifyInstance): (raw: IncomingMessage) => string {
-  const symbol = Object.getOwnPropertySymbols(app).find((s) => s.description === 'fastify.Request');
-  const FastifyRequestClass = symbol && (app as unknown as Record<symbol, unknown>)[symbol];
-  if (typeof FastifyRequestClass !== 'function') {
-    throw new Error("fastify's request class was not found: the client address of an upgrade cannot be derived");
-  }
-  const Request = FastifyRequestClass as RequestConstructor;
-  return (raw) => new Request('client-address', {}, raw, {}, app.log, undefined).ip ?? '';
+export function clientAddressOf(trustProxy: FastifyServerOptions['trustProxy']): (raw: IncomingMessage) => string {
+  if (!trustProxy) return (raw) => raw.socket.remoteAddress ?? '';
+  const trust =
+    typeof trustProxy === 'function'
+      ? trustProxy
+      : trustProxy === true
+        ? () => true
+        : proxyAddr.compile(typeof trustProxy === 'string' ? trustProxy.split(',').map((s) => s.trim()) : trustProxy);
+  return (raw) => proxyAddr(raw, trust);
 }

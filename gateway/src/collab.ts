@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { AppError, envelope, nullableString, object, success, Type } from '@wiki/http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { LocalUsers } from './auth/local-users.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { clientAddressOf } from './client-address.js';
@@ -55,8 +55,9 @@ export function registerCollabUpgrade(
   verifier: TokenVerifier,
   replicas: Replicas,
   rateLimiter: RateLimiter,
+  trustProxy: FastifyServerOptions['trustProxy'],
 ): void {
-  const clientAddress = clientAddressOf(app);
+  const clientAddress = clientAddressOf(trustProxy);
   // Upgraded sockets keep the HTTP server from closing: they are ended before it closes.
   const open = new Set<Duplex>();
   app.addHook('preClose', async () => {
