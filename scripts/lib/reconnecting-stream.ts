@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
  * The notification stream as a browser's EventSource holds it: when the server ends it (a replica
  * stopping says `event: reconnect` with a short `retry`) or the connection breaks, it opens it
  * again after the retry delay with the last id it saw (Last-Event-ID), so nothing is missed. It
- * counts each notification id it receives, and how many came twice.
+ * counts each notification id of one type it receives, and how many came twice.
  */
 export class ReconnectingStream {
   readonly notifications = new Set<string>();
@@ -20,6 +20,8 @@ export class ReconnectingStream {
   constructor(
     private readonly url: string,
     private readonly token: string,
+    /** The notification type counted (the rolling restart counts mentions). */
+    private readonly type = 'COMMENT_MENTION',
   ) {
     this.opened = new Promise((done) => {
       this.markOpened = done;
@@ -87,7 +89,7 @@ export class ReconnectingStream {
     if (id !== undefined) this.lastEventId = id;
     if (event !== 'notification') return;
     const notification = JSON.parse(data) as { id: string; type: string };
-    if (notification.type !== 'COMMENT_MENTION') return;
+    if (notification.type !== this.type) return;
     if (this.notifications.has(notification.id)) this.doubled++;
     else this.notifications.add(notification.id);
   }

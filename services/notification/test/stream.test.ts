@@ -255,6 +255,22 @@ describe('GET /notifications/stream through the gateway', () => {
     }
   });
 
+  it('sends a catch-up in number order across a change of digits (9 → 10), each once', async () => {
+    const tim = await signInNew(stack, 'Tim Twelve');
+    for (let i = 0; i < 12; i++) await notifyOnce(tim);
+    await eventually(async () => expect((await allOf(stack, tim)).length).toBe(12));
+    const stream = await open(tim, { 'last-event-id': '0' });
+    try {
+      await stream.count(12);
+      const ids = notificationsOf(stream).map((e) => Number(e.id));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(new Set(notificationsOf(stream).map((e) => payload(e).id)).size).toBe(ids.length);
+      expect(ids).toHaveLength(12);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('refuses a malformed Last-Event-ID with a 400 envelope', async () => {
     for (const [headers, query] of [
       [{ 'last-event-id': 'abc' }, ''],

@@ -242,7 +242,12 @@ export async function lastSeqOf(db: CommonQueryMethods, userId: string): Promise
 export const StreamRow = NotificationRow.extend({ seq: z.coerce.number() });
 export type StreamRow = z.infer<typeof StreamRow>;
 
-/** The user's visible notifications numbered after `afterSeq`, oldest first, `limit` at most. */
+/**
+ * The user's visible notifications numbered after `afterSeq`, oldest first, `limit` at most.
+ * Ordered by the table's column: a bare `seq` would name the text the query answers (bigint
+ * goes out as text), and "100" sorts before "99": a page across such a step ended on a lower
+ * number, and the next look sent the higher ones again.
+ */
 export function notificationsAfter(
   db: CommonQueryMethods,
   userId: string,
@@ -252,5 +257,5 @@ export function notificationsAfter(
   return db.any(sql.type(StreamRow)`
     SELECT ${columns}, seq::text AS seq FROM notifications
     WHERE user_id = ${userId} AND seq > ${afterSeq} AND ${visible}
-    ORDER BY seq LIMIT ${limit}`);
+    ORDER BY notifications.seq LIMIT ${limit}`);
 }
