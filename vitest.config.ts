@@ -14,6 +14,9 @@ export default defineConfig({
   resolve: { alias },
   test: {
     globals: true,
+    // vitest's default is one worker per core less one: a single file at a time on two cores,
+    // where the integration files mostly wait on services, databases and NATS.
+    maxWorkers: 2,
     projects: [
       {
         resolve: { alias },
