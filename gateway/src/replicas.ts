@@ -1,50 +1,10 @@
 import type { Config, ServiceName } from '@wiki/config';
 import type { FastifyBaseLogger } from 'fastify';
 
-/**
- * Error codes that mean a connection was never made, so nothing of the request reached the
- * replica and sending it to another one cannot make it run twice. A reset or a timeout after
- * connecting is not among them: the replica may have started on the request.
- */
-const CONNECT_ERRORS = new Set([
-  'ECONNREFUSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
-/**
- * Error codes of a connection lost before any answer came, after the request may have gone out: a
- * replica closing a kept-alive connection just as a request was written on it, or a process that
- * died. The replica may have started on the request, so only a read is sent again (proxy.ts).
- */
-const LOST_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-
-/** Methods that change nothing on the services: safe to send twice. */
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function hasCode(codes: ReadonlySet<string>, error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  const causeCode = (error as { cause?: { code?: string } } | null)?.cause?.code;
-  return codes.has(code ?? '') || codes.has(causeCode ?? '');
-}
-
-/** Whether `error` (or its cause, as fetch wraps it) is a failure to connect. */
-export function isConnectError(error: unknown): boolean {
-  return hasCode(CONNECT_ERRORS, error);
-}
-
-/**
- * Whether a request that got no answer because of `error` may go to another replica: any request
- * that never reached one (refused connection), and a read whose connection broke before its answer.
- * A write that may have been received is not sent twice: it could then take effect twice (two
- * documents, two comments); its client gets a 503 and decides.
- */
-export function mayRetryElsewhere(method: string, error: unknown): boolean {
-  return isConnectError(error) || (READS.has(method) && hasCode(LOST_ERRORS, error));
-}
+// What a refused or lost connection means for sending a request again is decided once, in
+// libs/auth, for the gateway and the service client alike: any request that never reached a
+// replica, and a read whose connection broke before its answer (a write is never sent twice).
+export { isConnectError, mayRetryElsewhere } from '@wiki/auth';
 
 /** Whether a service's answer says its replica is leaving (it stopped keeping connections: see markShuttingDown). */
 export function saysLeaving(connection: string | string[] | undefined): boolean {

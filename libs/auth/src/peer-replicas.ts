@@ -18,8 +18,8 @@ const CONNECT_ERRORS = new Set([
 
 /**
  * Error codes of a connection lost after the request went out (a replica stopping, a keep-alive
- * connection it had closed). The replica may have started on the request: only a GET or HEAD is
- * sent again. A timeout is neither: the call's time is spent.
+ * connection it had closed). The replica may have started on the request: only a read (GET, HEAD,
+ * OPTIONS) is sent again. A timeout is neither: the call's time is spent.
  */
 const LOST_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
@@ -37,7 +37,7 @@ export function isConnectError(error: unknown): boolean {
 /** Whether a call that failed with `error` may go to another replica. */
 export function mayRetryElsewhere(method: string, error: unknown): boolean {
   if (isConnectError(error)) return true;
-  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') return false;
   const [code, cause] = codesOf(error);
   return LOST_ERRORS.has(code ?? '') || LOST_ERRORS.has(cause ?? '');
 }
