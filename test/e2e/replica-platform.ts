@@ -1,13 +1,11 @@
 import type { Config, ServiceName } from '@wiki/config';
 import { SERVICE_NAMES } from '@wiki/config';
 import {
-  type ApiResponse,
   cleanupConfig,
+  gatewayClient,
   isolatedConfig,
   type JwksServer,
-  type RequestOptions,
   replicaPort,
-  type SignedInUser,
   type Stack,
   startJwks,
 } from '@wiki/testing';
@@ -100,30 +98,7 @@ export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
       SERVICE_NAMES.map((service) => [service, `http://127.0.0.1:${ports[service]}`]),
     ) as Record<ServiceName, string>;
 
-    // As libs/testing's startStack: the test IdP vouches for every email it signs.
-    const tokenFor = (email: string, name?: string) =>
-      jwks.mint({ sub: `idp|${email.toLowerCase()}`, email, email_verified: true, name: name ?? email.split('@')[0] });
-    const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
-      const headers: Record<string, string> = { ...opts.headers };
-      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-      let body: string | undefined;
-      if (opts.body !== undefined) {
-        body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
-      if (text === '') parsed = null;
-      return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed as T };
-    };
-    const signIn = async (email: string, name?: string): Promise<SignedInUser> => {
-      const token = await tokenFor(email, name);
-      const me = await request<{ data: { id: string; name: string } }>('GET', '/api/v1/users/me', { token });
-      if (me.status !== 200) throw new Error(`sign-in of ${email} failed: ${me.status} ${JSON.stringify(me.body)}`);
-      return { id: me.body.data.id, email, name: me.body.data.name, token };
-    };
+    const { tokenFor, request, signIn } = gatewayClient(gatewayUrl, jwks);
     const stack: Stack = { config, gatewayUrl, jwks, serviceUrls, tokenFor, signIn, request, stop };
 
     const replicas = (service: ServiceName) => [

@@ -164,36 +164,45 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const gatewayUrl = await listen(gateway.app);
     config.gatewayUrl = gatewayUrl;
 
-    // Like a Keycloak realm that verifies addresses: the test IdP vouches for every email it signs.
-    const tokenFor = (email: string, name?: string) =>
-      jwks.mint({ sub: `idp|${email.toLowerCase()}`, email, email_verified: true, name: name ?? email.split('@')[0] });
-
-    const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
-      const headers: Record<string, string> = { ...opts.headers };
-      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-      let body: string | undefined;
-      if (opts.body !== undefined) {
-        body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
-      if (text === '') parsed = null;
-      return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed as T };
-    };
-
-    const signIn = async (email: string, name?: string): Promise<SignedInUser> => {
-      const token = await tokenFor(email, name);
-      const me = await request<{ data: { id: string; name: string } }>('GET', '/api/v1/users/me', { token });
-      if (me.status !== 200) throw new Error(`sign-in of ${email} failed: ${me.status} ${JSON.stringify(me.body)}`);
-      return { id: me.body.data.id, email, name: me.body.data.name, token };
-    };
+    const { tokenFor, request, signIn } = gatewayClient(gatewayUrl, jwks);
 
     return { config, gatewayUrl, jwks, serviceUrls, tokenFor, signIn, request, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * How tests reach a running gateway: tokens from the test IdP (like a Keycloak realm that verifies
+ * addresses, it vouches for every email it signs), requests with JSON bodies parsed, and sign-in
+ * (the account exists from its first request).
+ */
+export function gatewayClient(gatewayUrl: string, jwks: JwksServer): Pick<Stack, 'tokenFor' | 'request' | 'signIn'> {
+  const tokenFor = (email: string, name?: string) =>
+    jwks.mint({ sub: `idp|${email.toLowerCase()}`, email, email_verified: true, name: name ?? email.split('@')[0] });
+
+  const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    if (text === '') parsed = null;
+    return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed as T };
+  };
+
+  const signIn = async (email: string, name?: string): Promise<SignedInUser> => {
+    const token = await tokenFor(email, name);
+    const me = await request<{ data: { id: string; name: string } }>('GET', '/api/v1/users/me', { token });
+    if (me.status !== 200) throw new Error(`sign-in of ${email} failed: ${me.status} ${JSON.stringify(me.body)}`);
+    return { id: me.body.data.id, email, name: me.body.data.name, token };
+  };
+  return { tokenFor, request, signIn };
 }
