@@ -117,6 +117,51 @@ describe('GET /notifications/stream through the gateway', () => {
     }
   });
 
+  it('fixes where a new stream starts before its answer begins: a notification made once the client holds it is sent on it', async () => {
+    const kai = await signInNew(stack, 'Kai Early');
+    // Holding the table the starting point is read from: a stream that answered before reading it
+    // would start "from now" at whatever was last when the read got through, after the client
+    // had made notifications it then never receives.
+    const pool = await createDatabasePool(stack.config.databaseUrls.notification);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = pool.transaction(async (tx) => {
+      await tx.query(sql.unsafe`LOCK TABLE notification_streams IN ACCESS EXCLUSIVE MODE`);
+      locked();
+      await held;
+    });
+    let stream: SseStream | undefined;
+    try {
+      await lockTaken;
+      let answered = false;
+      const opening = open(kai).then((s) => {
+        answered = true;
+        stream = s;
+        return s;
+      });
+      // Long enough for an answer that does not wait on the read to arrive (it takes milliseconds).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(answered).toBe(false);
+      release();
+      await holder;
+      const opened = await opening;
+      const workspaceId = await notifyOnce(kai);
+      await arrival(opened, workspaceId);
+      expect(notificationsOf(opened)).toHaveLength(1);
+    } finally {
+      release();
+      await holder.catch(() => undefined);
+      stream?.close();
+      await pool.end();
+    }
+  });
+
   it('sends the count after read, dismiss, delete and read-all', async () => {
     const fay = await signInNew(stack, 'Fay Counter');
     const stream = await open(fay);

@@ -92,11 +92,18 @@ export class NotificationStreams {
   }
 
   /**
-   * Serves one stream on a hijacked reply until the client goes away. `lastEventId`: the last
-   * notification number the client saw (it gets every visible one after it, then the count);
-   * null: it starts from now, with the count.
+   * The number of the user's latest notification: where a stream that starts "from now" starts.
    */
-  serve(userId: string, res: ServerResponse, lastEventId: number | null, requestId: string): void {
+  currentPosition(userId: string): Promise<number> {
+    return lastSeqOf(this.pool, userId);
+  }
+
+  /**
+   * Serves one stream on a hijacked reply until the client goes away. `lastEventId`: the last
+   * notification number the client saw, or `currentPosition` for a new stream (it gets every
+   * visible one after it, then the count).
+   */
+  serve(userId: string, res: ServerResponse, lastEventId: number, requestId: string): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -152,7 +159,7 @@ export class NotificationStreams {
 /** One open stream: what it has sent so far, and the one catch-up running at a time. */
 class StreamClient {
   closed = false;
-  private cursor: number | null;
+  private cursor: number;
   private lastCount: number | null = null;
   private running = false;
   private again = false;
@@ -162,7 +169,7 @@ class StreamClient {
     private readonly res: ServerResponse,
     private readonly pool: DatabasePool,
     private readonly logger: Logger,
-    lastEventId: number | null,
+    lastEventId: number,
   ) {
     this.cursor = lastEventId;
   }
@@ -189,7 +196,6 @@ class StreamClient {
   private async catchUp(): Promise<void> {
     do {
       this.again = false;
-      if (this.cursor === null) this.cursor = await lastSeqOf(this.pool, this.userId);
       // The first page and the count side by side: one wait per change instead of two. A change
       // committed between the two reads has its own message coming, which makes a next look.
       let [rows, count] = await Promise.all([

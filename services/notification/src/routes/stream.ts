@@ -35,13 +35,17 @@ export function registerStreamRoute(server: FastifyInstance, streams: Notificati
         },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       const { userId } = requireActor(request);
       // The header wins: a browser's EventSource sends it on every reconnect, while a query
       // parameter stays whatever the page first put in the URL.
       const given = request.headers['last-event-id'] ?? request.query.lastEventId;
+      // "From now" is read before the headers go out: a notification made once the client holds
+      // the answer is sent on it, never counted as older than the stream.
+      const from = given === undefined ? await streams.currentPosition(userId) : Number(given);
       reply.hijack();
-      streams.serve(userId, reply.raw, given === undefined ? null : Number(given), request.id);
+      streams.serve(userId, reply.raw, from, request.id);
+      return reply;
     },
   );
 }
