@@ -109,6 +109,57 @@ describe('remembered tree answers', () => {
     expect(titlesOf(gunzipSync(after.body))).toContain('One more');
   });
 
+  it('lets writers of one workspace commit without waiting on each other; each write still moves the version', async () => {
+    const ws = randomUUID();
+    const [a, b] = await insert(ws, 'A', 'B');
+    const before = await treeVersion(pool, ws);
+    const xactShard = sql.type(
+      z.object({ shard: z.number() }),
+    )`SELECT (pg_current_xact_id()::text::bigint % 8)::int AS shard`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered!: (shard: number) => void;
+    const firstShard = new Promise<number>((resolve) => {
+      entered = resolve;
+    });
+    // The first writer changes A and keeps its transaction open.
+    const first = pool.transaction(async (tx) => {
+      await tx.query(sql.unsafe`UPDATE documents SET title = 'A2' WHERE id = ${a}`);
+      entered(await tx.oneFirst(xactShard));
+      await held;
+    });
+    try {
+      const shardOfFirst = await firstShard;
+      // The second changes B meanwhile, and must not wait for the first. With one version row per
+      // workspace it waited for the first's lock (lock_timeout turns that wait into an error). A
+      // transaction id that lands on the first's row is rolled back and the write tried again.
+      let committed = false;
+      for (let attempt = 0; attempt < 5 && !committed; attempt++) {
+        committed = await pool
+          .transaction(async (tx) => {
+            await tx.query(sql.unsafe`SET LOCAL lock_timeout = '2s'`);
+            await tx.query(sql.unsafe`SELECT pg_current_xact_id()`);
+            if ((await tx.oneFirst(xactShard)) === shardOfFirst) throw new Error('same row');
+            await tx.query(sql.unsafe`UPDATE documents SET title = 'B2' WHERE id = ${b}`);
+            return true;
+          })
+          .catch((err: Error) => {
+            if (err.message === 'same row') return false;
+            throw err;
+          });
+      }
+      expect(committed).toBe(true);
+      expect(await treeVersion(pool, ws)).toBe(before + 1);
+    } finally {
+      release();
+      await first;
+    }
+    expect(await treeVersion(pool, ws)).toBe(before + 2);
+    expect(titles(await rememberedTrees(pool)(ws))).toEqual(['A2', 'B2']);
+  });
+
   it('reads Accept-Encoding', () => {
     for (const yes of ['gzip', 'gzip, deflate, br', 'br;q=1, GZIP;q=0.5', '*'])
       expect(acceptsGzip(yes), yes).toBe(true);

@@ -186,9 +186,12 @@ export function treeText(
     ) d`);
 }
 
-/** The workspace's tree version (migrations/0007_tree_versions.sql); 0 before its first document. */
+/**
+ * The workspace's tree version (migrations/0007_tree_versions.sql, summed over the rows of
+ * 0008_tree_version_shards.sql); 0 before its first document.
+ */
 const treeVersionOf = (workspaceId: string) =>
-  sql.fragment`coalesce((SELECT version FROM workspace_tree_versions WHERE workspace_id = ${workspaceId}), 0)`;
+  sql.fragment`(SELECT coalesce(sum(version), 0)::bigint FROM workspace_tree_versions WHERE workspace_id = ${workspaceId})`;
 
 /** The workspace's tree version alone: what a remembered tree is checked against. */
 export function treeVersion(db: CommonQueryMethods, workspaceId: string): Promise<number> {
