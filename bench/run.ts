@@ -17,7 +17,9 @@
 // `--only=endpoints` runs every hot endpoint at 10 and 50 connections (--endpoint-connections=10,50), each beside a
 // hello-world at the same count, with shares, p50/p99, CPU per request per part and the 50-over-10 scaling (issue 18);
 // `--endpoints=roots,children` runs only those rows (names in bench/lib/endpoints.ts ENDPOINT_KEYS), and
-// `--roots=1 --per-root=0` skips seeding the 10,000 documents when neither the read nor the tree row is wanted.
+// `--roots=1 --per-root=0` skips seeding the 10,000 documents when neither the read nor the tree row is wanted; the
+// search, notification and attachment services start for the endpoint rows on them (search, notifications,
+// notification-count, download).
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
@@ -39,7 +41,7 @@ import {
   writeAttachmentReport,
 } from './lib/attachment.js';
 import { benchCollab, type CollabBenchReport, writeCollabReport } from './lib/collab.js';
-import { endpointTable, measureEndpoints } from './lib/endpoints.js';
+import { endpointTable, measureEndpoints, servicesOfEndpoints } from './lib/endpoints.js';
 import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { benchMcp } from './lib/mcp.js';
@@ -105,6 +107,9 @@ const wanted = new Set(settings.only.split(','));
 const seedsDocuments = ['read', 'read-service', 'tree', 'create', 'endpoints'].some((s) => wanted.has(s));
 /** The comment service runs for the mentions of the notification rows and the thread list of the endpoint rows. */
 const wantsComments = wanted.has('notification') || wanted.has('endpoints');
+/** The search, notification and attachment services run for their own rows and for the endpoint rows on them. */
+const endpointServices = new Set(wanted.has('endpoints') ? servicesOfEndpoints(settings.endpointRows) : []);
+const runsService = (service: string) => wanted.has(service) || endpointServices.has(service);
 class PartialRun extends Error {}
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -168,7 +173,7 @@ const env: Record<string, string> = {
     'collab',
     'mcp',
   ]
-    .filter((s) => s === 'workspace' || s === 'document' || (s === 'comment' ? wantsComments : wanted.has(s)))
+    .filter((s) => s === 'workspace' || s === 'document' || (s === 'comment' ? wantsComments : runsService(s)))
     .join(','),
   PORT: String(gatewayPort),
   WORKSPACE_PORT: String(workspacePort),
@@ -210,10 +215,10 @@ try {
     );
   await startService('workspace', workspacePort);
   await startService('document', documentPort);
-  if (wanted.has('search')) await startService('search', searchPort);
+  if (runsService('search')) await startService('search', searchPort);
   if (wantsComments) await startService('comment', commentPort);
-  if (wanted.has('notification')) await startService('notification', notificationPort);
-  if (wanted.has('attachment')) await startService('attachment', attachmentPort);
+  if (runsService('notification')) await startService('notification', notificationPort);
+  if (runsService('attachment')) await startService('attachment', attachmentPort);
   if (wanted.has('mcp')) await startService('mcp', mcpPort);
   if (wanted.has('collab')) await startService('collab', collabPort);
   // The export API and its workers apart (EXPORT_ROLE), so that the rows can add a second worker.
@@ -405,6 +410,7 @@ try {
       cpuMeters,
       withComments: wantsComments,
       only: settings.endpointRows,
+      notificationDatabaseUrl: config.databaseUrls.notification,
       log,
       settle: async () => {
         await sleep(2000);

@@ -37,7 +37,7 @@ export interface AttachmentBenchParts {
 }
 
 /** A multipart body of one file of `size` random (incompressible) bytes and the two ids. */
-function uploadForm(workspaceId: string, documentId: string, size: number) {
+export function uploadForm(workspaceId: string, documentId: string, size: number) {
   const boundary = `----bench${randomBytes(8).toString('hex')}`;
   const head =
     `--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${workspaceId}\r\n` +

@@ -1,6 +1,8 @@
 import { mintDevToken } from '@wiki/auth';
 import type { RequestSpec } from 'autocannon';
+import { uploadForm } from './attachment.js';
 import { type CpuMeter, type LoadResult, load } from './load.js';
+import { fillNotifications } from './notifications.js';
 import { createRoots, creationBody, spreadCreations } from './seed.js';
 
 /**
@@ -9,7 +11,8 @@ import { createRoots, creationBody, spreadCreations } from './seed.js';
  * request per part. The data each row reads is made here through the gateway: a workspace with 200
  * roots, a parent with 100 children, a chain for breadcrumbs, 50 documents to retitle and a hot one,
  * members, and a document with comment threads. The tree row reads the run's 10,000-document
- * workspace.
+ * workspace. Search (a page of 20 of 40 matching pages), the notification list and count (a user
+ * with 500) and an attachment download (64 KiB) are rows too, each on its own service.
  */
 
 export interface EndpointRow extends LoadResult {
@@ -57,6 +60,8 @@ interface Fixture {
   hot: string;
   threadsDocument: string | null;
   membersWorkspace: string;
+  searchParent: string;
+  filesDocument: string;
 }
 
 async function prepare(api: Api, dataDir: string, withComments: boolean): Promise<Fixture> {
@@ -98,7 +103,72 @@ async function prepare(api: Api, dataDir: string, withComments: boolean): Promis
         comment: { content: `Thread ${i + 1}: a remark about this page.` },
       });
   }
-  return { rootsWorkspace, parentOf100, deepest, retitled, hot, threadsDocument, membersWorkspace };
+  return {
+    rootsWorkspace,
+    parentOf100,
+    deepest,
+    retitled,
+    hot,
+    threadsDocument,
+    membersWorkspace,
+    // Roots no other row reads or writes, so that the roots and children rows read what they did.
+    searchParent: roots[3] as string,
+    filesDocument: roots[4] as string,
+  };
+}
+
+/** The searched word: in no other title or text the bench makes (the index matches parts of words). */
+const SEARCH_WORD = 'retrospective';
+const SEARCH_MATCHES = 40;
+/** The downloaded file: about a screenshot's size, random bytes (as incompressible as a PNG). */
+const DOWNLOAD_BYTES = 64 * 1024;
+
+/**
+ * 40 pages of the roots workspace holding SEARCH_WORD (children of one root, so the roots and
+ * children rows read what they did), answered once the index holds all of them. A search answers
+ * at most 50, so 40 is a count that says every page is in.
+ */
+async function prepareSearch(api: Api, f: Fixture): Promise<string> {
+  for (let i = 0; i < SEARCH_MATCHES; i += 20)
+    await Promise.all(
+      Array.from({ length: 20 }, (_, k) =>
+        createIn(api, f.rootsWorkspace, `Sprint ${i + k + 1} ${SEARCH_WORD}`, f.searchParent),
+      ),
+    );
+  const path = (limit: number) =>
+    `/api/v1/documents/search?workspaceId=${f.rootsWorkspace}&query=${SEARCH_WORD}&limit=${limit}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const found = (await call<{ data: unknown[] }>(api, 'GET', path(50))).data.length;
+    if (found === SEARCH_MATCHES) break;
+    if (Date.now() > deadline) throw new Error(`search: ${found} of ${SEARCH_MATCHES} pages indexed after 60 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return path(20);
+}
+
+/**
+ * A user of their own with 500 notifications: the notification section fills the bench user's
+ * with the same source keys, which may not be written twice.
+ */
+async function prepareNotifications(api: Api, dataDir: string, databaseUrl: string): Promise<string> {
+  const token = await mintDevToken(dataDir, `bench-notified-${Date.now()}@example.com`, 'Notified User');
+  const me = await call<{ data: { id: string } }>(api, 'GET', '/api/v1/users/me', undefined, token);
+  await fillNotifications(databaseUrl, me.data.id, 500);
+  return token;
+}
+
+/** Uploads one file to `documentId` through the gateway and answers the path it is read from. */
+async function prepareDownload(api: Api, workspaceId: string, documentId: string): Promise<string> {
+  const form = uploadForm(workspaceId, documentId, DOWNLOAD_BYTES);
+  const res = await fetch(`${api.gatewayUrl}/api/v1/attachments/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${api.token}`, 'content-type': form.contentType },
+    body: form.body,
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`attachment upload: ${res.status} ${text.slice(0, 300)}`);
+  return (JSON.parse(text) as { data: { url: string } }).data.url;
 }
 
 /** A PUT retitling the documents of `ids` in turn (each connection starts at a different one). */
@@ -139,6 +209,8 @@ export interface EndpointBenchOptions {
   settle(): Promise<void>;
   /** Only these rows (ENDPOINT_KEYS; default all): a quick look at one endpoint's cost. */
   only?: readonly string[];
+  /** The notification service's database, where the notification rows' user gets 500. */
+  notificationDatabaseUrl: string;
 }
 
 /** The short names of the rows, for `npm run bench -- --only=endpoints --endpoints=roots,children`. */
@@ -155,8 +227,25 @@ export const ENDPOINT_KEYS = [
   'create',
   'retitle',
   'hot',
+  'search',
+  'notifications',
+  'notification-count',
+  'download',
 ] as const;
 type EndpointKey = (typeof ENDPOINT_KEYS)[number];
+
+const ROWS_OF_SERVICE: Record<string, EndpointKey[]> = {
+  search: ['search'],
+  notification: ['notifications', 'notification-count'],
+  attachment: ['download'],
+};
+
+/** The services, besides the workspace, document and comment ones, that the rows of `only` read. */
+export function servicesOfEndpoints(only?: readonly string[]): string[] {
+  return Object.entries(ROWS_OF_SERVICE)
+    .filter(([, keys]) => keys.some((key) => !only || only.includes(key)))
+    .map(([service]) => service);
+}
 
 export async function measureEndpoints(opts: EndpointBenchOptions): Promise<EndpointReport> {
   const unknown = (opts.only ?? []).filter((key) => !(ENDPOINT_KEYS as readonly string[]).includes(key));
@@ -166,6 +255,12 @@ export async function measureEndpoints(opts: EndpointBenchOptions): Promise<Endp
   const api = { gatewayUrl: opts.gatewayUrl, token: opts.token };
   opts.log('endpoints: preparing their data through the gateway');
   const f = await prepare(api, opts.dataDir, opts.withComments);
+  const searchPath = wants('search') ? await prepareSearch(api, f) : null;
+  const notified =
+    wants('notifications') || wants('notification-count')
+      ? { authorization: `Bearer ${await prepareNotifications(api, opts.dataDir, opts.notificationDatabaseUrl)}` }
+      : null;
+  const filePath = wants('download') ? await prepareDownload(api, f.rootsWorkspace, f.filesDocument) : null;
   const auth = { authorization: `Bearer ${opts.token}` };
   const g = opts.gatewayUrl;
   const creationWorkspace = (
@@ -192,6 +287,22 @@ export async function measureEndpoints(opts: EndpointBenchOptions): Promise<Endp
       'GET /comments/documents/{id}/threads (20)',
       `/api/v1/comments/documents/${f.threadsDocument}/threads`,
     ]);
+  if (searchPath) reads.push(['search', `GET /documents/search (20 of ${SEARCH_MATCHES} matches)`, searchPath]);
+  if (notified) {
+    reads.push([
+      'notifications',
+      'GET /notifications (page of 20 of 500)',
+      '/api/v1/notifications?page=0&size=20',
+      notified,
+    ]);
+    reads.push([
+      'notification-count',
+      'GET /notifications/count (250 unread)',
+      '/api/v1/notifications/count',
+      notified,
+    ]);
+  }
+  if (filePath) reads.push(['download', `GET /attachments/file (${DOWNLOAD_BYTES / 1024} KiB)`, filePath]);
 
   const hello: LoadResult[] = [];
   const rows: EndpointRow[] = [];
