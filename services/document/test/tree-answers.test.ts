@@ -115,7 +115,7 @@ describe('remembered tree answers', () => {
     const before = await treeVersion(pool, ws);
     const xactShard = sql.type(
       z.object({ shard: z.number() }),
-    )`SELECT (pg_current_xact_id()::text::bigint % 8)::int AS shard`;
+    )`SELECT (pg_current_xact_id()::text::bigint % 64)::int AS shard`;
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
       release = resolve;

@@ -65,7 +65,7 @@ const LIST_CHILDREN = {
     ORDER BY d.position, d.created_at, d.id`,
 };
 
-/** What a remembered list is checked against (queries/list-answers.ts): one index range of at most 8 rows. */
+/** What a remembered list is checked against (queries/list-answers.ts): one index range of at most 64 rows. */
 const WORKSPACE_VERSION = {
   name: 'workspace_version_v2',
   text: 'SELECT coalesce(sum(version), 0)::bigint AS version FROM workspace_tree_versions WHERE workspace_id = $1',
