@@ -1,6 +1,7 @@
 import { createPreparedPool } from '@wiki/db';
 import { EVENT_TEXT_MAX_BYTES, type EventEnvelope, insertEnvelopesSql } from '@wiki/events';
 import { DocumentDetail, ListItem, type NewDocument } from './documents.js';
+import { oneAtATimePerKey } from './one-at-a-time.js';
 
 /**
  * The hottest reads (GET /documents/:id, the lists of roots and children, the version lists are checked against) and write (POST /documents) on a plain node-postgres pool
@@ -16,7 +17,10 @@ export interface PreparedStatements {
   listChildren(workspaceId: string, parentId: string | null): Promise<ListItem[]>;
   /** The workspace's version (migrations/0007_tree_versions.sql); 0 before its first document. */
   workspaceVersion(workspaceId: string): Promise<number>;
-  /** See UPDATE_FIELDS: the document as a GET reads it after the change, or why nothing changed. */
+  /**
+   * See UPDATE_FIELDS: the document as a GET reads it after the change, or why nothing changed.
+   * One document's edits reach Postgres one at a time from this replica (one-at-a-time.ts).
+   */
   updateFields(id: string, actorId: string, fields: FieldsUpdate, template: EventEnvelope): Promise<FieldsUpdated>;
   /** See INSERT_DOCUMENTS. Answers the inserted documents by id; a document missing there was not inserted. */
   insertDocuments(documents: readonly NewDocumentWithEvent[]): Promise<Map<string, DocumentDetail>>;
@@ -176,6 +180,7 @@ export function createPreparedStatements(
   maxConnections = 10,
 ): PreparedStatements {
   const pool = createPreparedPool(connectionString, logger, maxConnections);
+  const editsOfOneDocument = oneAtATimePerKey();
   return {
     async findDetail(id) {
       const result = await pool.query<DocumentDetail>({ ...FIND_DETAIL, values: [id] });
@@ -196,26 +201,28 @@ export function createPreparedStatements(
     async updateFields(id, actorId, fields, template) {
       const has = (key: keyof FieldsUpdate) => fields[key] !== undefined;
       const content = fields.content;
-      const result = await pool.query<DocumentDetail & { wasArchived: boolean }>({
-        ...UPDATE_FIELDS,
-        values: [
-          id,
-          actorId,
-          has('title'),
-          fields.title ?? null,
-          has('content'),
-          content?.json ?? null,
-          content?.plainText ?? null,
-          content?.excerpt ?? null,
-          content?.wordCount ?? null,
-          has('icon'),
-          fields.icon ?? null,
-          has('coverImageUrl'),
-          fields.coverImageUrl ?? null,
-          JSON.stringify(template),
-          EVENT_TEXT_MAX_BYTES,
-        ],
-      });
+      const statement = () =>
+        pool.query<DocumentDetail & { wasArchived: boolean }>({
+          ...UPDATE_FIELDS,
+          values: [
+            id,
+            actorId,
+            has('title'),
+            fields.title ?? null,
+            has('content'),
+            content?.json ?? null,
+            content?.plainText ?? null,
+            content?.excerpt ?? null,
+            content?.wordCount ?? null,
+            has('icon'),
+            fields.icon ?? null,
+            has('coverImageUrl'),
+            fields.coverImageUrl ?? null,
+            JSON.stringify(template),
+            EVENT_TEXT_MAX_BYTES,
+          ],
+        });
+      const result = await editsOfOneDocument(id, statement);
       const row = result.rows[0];
       if (!row) return { outcome: 'missing' };
       if (row.wasArchived) return { outcome: 'archived' };
