@@ -4,6 +4,7 @@ import { sql } from '@wiki/db';
 import { addScrapeGauge, HealthDetails } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
+import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
 import { NotificationStreams } from './live/streams.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerStreamRoute } from './routes/stream.js';
@@ -19,7 +20,10 @@ declare module 'fastify' {
   }
 }
 
-export type AppDeps = ServiceAppDeps;
+export interface AppDeps extends ServiceAppDeps {
+  /** Defaults to prepared statements on a pool of the service's own (closed with the app). */
+  reads?: PreparedReads;
+}
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   let openStreams = () => 0;
@@ -52,7 +56,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     createMembershipAccess({ pool: deps.pool, client: peers, service: 'notification', logger }),
   );
   app.decorate('notificationPeers', peers);
-  registerNotificationRoutes(app, { pool: deps.pool, notify: (userIds) => streams.notify(userIds) });
+  let reads = deps.reads;
+  if (!reads) {
+    const owned = createPreparedReads(config.databaseUrls.notification, logger);
+    app.addHook('onClose', () => owned.end());
+    reads = owned;
+  }
+  registerNotificationRoutes(app, { pool: deps.pool, reads, notify: (userIds) => streams.notify(userIds) });
   registerStreamRoute(app, streams);
   return app;
 }

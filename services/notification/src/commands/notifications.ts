@@ -1,9 +1,7 @@
 import type { DatabasePool } from '@wiki/db';
 import { notFound } from '@wiki/http';
 import {
-  countUnread,
   dismiss,
-  listNotifications,
   markActioned,
   markAllRead,
   markRead,
@@ -11,6 +9,7 @@ import {
   type SortDirection,
   type SortField,
 } from '../db/notifications.js';
+import type { PreparedReads } from '../db/prepared-reads.js';
 import type { NotificationStatus, NotificationType } from '../domain/notification.js';
 import { presentNotification, presentPage } from '../presenters/notification.js';
 
@@ -25,9 +24,9 @@ export interface PageRequest {
   type?: NotificationType;
 }
 
-export async function listPage(pool: DatabasePool, userId: string, q: PageRequest) {
+export async function listPage(reads: PreparedReads, userId: string, q: PageRequest) {
   const [field, direction] = (q.sort ?? 'createdAt,DESC').split(',') as [SortField, SortDirection];
-  const { rows, total } = await listNotifications(pool, {
+  const { rows, total } = await reads.listNotifications({
     userId,
     status: q.status,
     type: q.type,
@@ -38,8 +37,8 @@ export async function listPage(pool: DatabasePool, userId: string, q: PageReques
   return presentPage(rows.map(presentNotification), total, q.page, q.size);
 }
 
-export async function unreadCountOf(pool: DatabasePool, userId: string) {
-  return { unreadCount: await countUnread(pool, userId) };
+export async function unreadCountOf(reads: PreparedReads, userId: string) {
+  return { unreadCount: await reads.countUnread(userId) };
 }
 
 export async function read(pool: DatabasePool, userId: string, id: string) {

@@ -91,6 +91,10 @@ export interface ListFilter {
   sort: { field: SortField; direction: SortDirection };
 }
 
+/**
+ * The list as two slonik queries: the routes read it from db/prepared-reads.ts in one prepared
+ * statement, and the tests hold that one to this reference.
+ */
 export async function listNotifications(
   db: CommonQueryMethods,
   f: ListFilter,
@@ -112,6 +116,7 @@ export async function listNotifications(
   return { rows, total };
 }
 
+/** For the streams; GET /notifications/count reads its prepared twin (db/prepared-reads.ts). */
 export function countUnread(db: CommonQueryMethods, userId: string): Promise<number> {
   return db.oneFirst(sql.type(z.object({ n: z.number() }))`
     SELECT count(*)::int AS n FROM notifications WHERE user_id = ${userId} AND status = 'UNREAD' AND ${visible}`);

@@ -5,6 +5,7 @@ import type { DatabasePool } from '@wiki/db';
 import { errorEnvelope, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { actioned, deleteOne, dismissOne, listPage, read, readAll, unreadCountOf } from '../commands/notifications.js';
+import type { PreparedReads } from '../db/prepared-reads.js';
 import {
   idParam,
   markedCount,
@@ -25,7 +26,7 @@ const BASE = '/api/v1/notifications';
 /** Spec 4.9: the signed-in user's own notifications. */
 export function registerNotificationRoutes(
   server: FastifyInstance,
-  { pool, notify }: { pool: DatabasePool; notify: (userIds: Iterable<string>) => void },
+  { pool, reads, notify }: { pool: DatabasePool; reads: PreparedReads; notify: (userIds: Iterable<string>) => void },
 ): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   /** After a change has committed: the user's open streams (on any replica) send the new count. */
@@ -44,7 +45,7 @@ export function registerNotificationRoutes(
         response: { 200: notificationPage, ...errors },
       },
     },
-    async (request) => success(await listPage(pool, requireActor(request).userId, request.query)),
+    async (request) => success(await listPage(reads, requireActor(request).userId, request.query)),
   );
 
   app.get(
@@ -58,7 +59,7 @@ export function registerNotificationRoutes(
       },
     },
     async (request) =>
-      success(await listPage(pool, requireActor(request).userId, { ...request.query, status: 'UNREAD' })),
+      success(await listPage(reads, requireActor(request).userId, { ...request.query, status: 'UNREAD' })),
   );
 
   app.get(
@@ -73,7 +74,7 @@ export function registerNotificationRoutes(
       },
     },
     async (request) =>
-      success(await listPage(pool, requireActor(request).userId, { ...request.query, type: request.params.type })),
+      success(await listPage(reads, requireActor(request).userId, { ...request.query, type: request.params.type })),
   );
 
   app.get(
@@ -85,7 +86,7 @@ export function registerNotificationRoutes(
         response: { 200: unreadCount, ...errors },
       },
     },
-    async (request) => success(await unreadCountOf(pool, requireActor(request).userId)),
+    async (request) => success(await unreadCountOf(reads, requireActor(request).userId)),
   );
 
   app.post(
