@@ -61,6 +61,16 @@ export interface StackOptions {
 const INHERITED = ['PG_URL', 'NATS_URL', 'REDIS_URL', 'CHROMIUM_PATH'];
 
 /**
+ * For a test that talks to a service's database or bus but signs nobody in: an identity provider
+ * that is never asked (nothing listens on port 9).
+ */
+export const UNUSED_IDP: Pick<JwksServer, 'issuer' | 'jwksUrl' | 'audience'> = {
+  issuer: 'http://127.0.0.1:9/realms/unused',
+  jwksUrl: 'http://127.0.0.1:9/certs',
+  audience: 'unused',
+};
+
+/**
  * Makes a configuration private to one test file: its own database prefix, event stream,
  * subject prefix, secrets and data folder, with the gateway in `oidc` mode against `jwks`.
  */

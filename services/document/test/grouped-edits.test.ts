@@ -3,7 +3,7 @@ import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { createEnvelope } from '@wiki/events';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, isolatedConfig, UNUSED_IDP } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPreparedStatements, type PreparedStatements } from '../src/db/prepared-statements.js';
 import { documentService } from '../src/service.js';
@@ -20,11 +20,7 @@ const userId = randomUUID();
 const silent = { warn() {} };
 
 beforeAll(async () => {
-  config = isolatedConfig({
-    issuer: 'http://127.0.0.1:9/realms/unused',
-    jwksUrl: 'http://127.0.0.1:9/certs',
-    audience: 'unused',
-  });
+  config = isolatedConfig(UNUSED_IDP);
   await prepareDatabase(documentService, config);
   pool = await createDatabasePool(config.databaseUrls.document);
   prepared = createPreparedStatements(config.databaseUrls.document, silent);

@@ -5,7 +5,7 @@ import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { listOf, success } from '@wiki/http';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, isolatedConfig, UNUSED_IDP } from '@wiki/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -28,11 +28,7 @@ const prepared: PreparedStatements[] = [];
 const userId = randomUUID();
 
 beforeAll(async () => {
-  config = isolatedConfig({
-    issuer: 'http://127.0.0.1:9/realms/unused',
-    jwksUrl: 'http://127.0.0.1:9/certs',
-    audience: 'unused',
-  });
+  config = isolatedConfig(UNUSED_IDP);
   await prepareDatabase(documentService, config);
   pool = await createDatabasePool(config.databaseUrls.document);
 });

@@ -4,7 +4,7 @@ import { type MembershipAccess, membershipMigrations, mintIdentityToken, usersPr
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { createEnvelope, eventsMigrations, parseEventData } from '@wiki/events';
-import { cleanupConfig, countingStatements, ISO_RE, isolatedConfig, readOutbox } from '@wiki/testing';
+import { cleanupConfig, countingStatements, ISO_RE, isolatedConfig, readOutbox, UNUSED_IDP } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { DocumentDetail, ListItem } from '../src/db/documents.js';
@@ -63,11 +63,7 @@ describe('queries per request', () => {
   const workspaceId = randomUUID();
 
   beforeAll(async () => {
-    config = isolatedConfig({
-      issuer: 'http://127.0.0.1:9/realms/unused',
-      jwksUrl: 'http://127.0.0.1:9/certs',
-      audience: 'unused',
-    });
+    config = isolatedConfig(UNUSED_IDP);
     const url = config.databaseUrls.document;
     await ensureDatabase(url);
     await migrate(url, [

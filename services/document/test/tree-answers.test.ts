@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, countingStatements, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, countingStatements, isolatedConfig, UNUSED_IDP } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { treeVersion } from '../src/db/documents.js';
 import { acceptsGzip, rememberedTrees as treesOn } from '../src/queries/tree-answers.js';
@@ -19,11 +19,7 @@ let pool: DatabasePool;
 const userId = randomUUID();
 
 beforeAll(async () => {
-  config = isolatedConfig({
-    issuer: 'http://127.0.0.1:9/realms/unused',
-    jwksUrl: 'http://127.0.0.1:9/certs',
-    audience: 'unused',
-  });
+  config = isolatedConfig(UNUSED_IDP);
   await prepareDatabase(documentService, config);
   pool = await createDatabasePool(config.databaseUrls.document);
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, isolatedConfig, UNUSED_IDP } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   countUnread,
@@ -29,11 +29,7 @@ describe('prepared reads', () => {
   const other = randomUUID();
 
   beforeAll(async () => {
-    config = isolatedConfig({
-      issuer: 'http://127.0.0.1:9/realms/unused',
-      jwksUrl: 'http://127.0.0.1:9/certs',
-      audience: 'unused',
-    });
+    config = isolatedConfig(UNUSED_IDP);
     await prepareDatabase(notificationService, config);
     pool = await createDatabasePool(config.databaseUrls.notification);
     reads = createPreparedReads(config.databaseUrls.notification, console);

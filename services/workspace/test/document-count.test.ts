@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, countingStatements, isolatedConfig, testEvent } from '@wiki/testing';
+import { cleanupConfig, countingStatements, isolatedConfig, testEvent, UNUSED_IDP } from '@wiki/testing';
 import { applyDocumentEvent, applyDocumentEvents, type DocumentCountEvent } from '../src/events/document-count.js';
 import { workspaceService } from '../src/service.js';
 
@@ -16,11 +16,7 @@ let pool: DatabasePool;
 let ownerId: string;
 
 beforeAll(async () => {
-  config = isolatedConfig({
-    issuer: 'http://127.0.0.1:9/realms/unused',
-    jwksUrl: 'http://127.0.0.1:9/certs',
-    audience: 'unused',
-  });
+  config = isolatedConfig(UNUSED_IDP);
   const url = config.databaseUrls.workspace;
   await prepareDatabase(workspaceService, config);
   pool = await createDatabasePool(url);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { migrationSetsOf } from '@wiki/service';
-import { cleanupConfig, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, isolatedConfig, UNUSED_IDP } from '@wiki/testing';
 import { workspaceService } from '../src/service.js';
 
 /**
@@ -13,11 +13,6 @@ import { workspaceService } from '../src/service.js';
  * every row, so an unverified row no longer blocks another account from the address.
  */
 
-const UNUSED_IDP = {
-  issuer: 'http://127.0.0.1:9/realms/unused',
-  jwksUrl: 'http://127.0.0.1:9/certs',
-  audience: 'unused',
-};
 const NARROWING = '0003_users_email_unique_when_trusted';
 
 let config: Config;

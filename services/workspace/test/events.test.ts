@@ -10,6 +10,7 @@ import {
   isolatedConfig,
   recordEvents,
   testEvent,
+  UNUSED_IDP,
 } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { startService } from '../src/service.js';
@@ -36,11 +37,7 @@ async function call(method: string, url: string, body?: unknown, identity = owne
 }
 
 beforeAll(async () => {
-  config = isolatedConfig({
-    issuer: 'http://127.0.0.1:9/realms/unused',
-    jwksUrl: 'http://127.0.0.1:9/certs',
-    audience: 'unused',
-  });
+  config = isolatedConfig(UNUSED_IDP);
   service = await startService(config, { logLevel: 'silent' });
   bus = await connectTestBus(config);
   recorder = await recordEvents(config);

@@ -12,6 +12,7 @@ import {
   type SignedInUser,
   startStack,
   type TestApi,
+  UNUSED_IDP,
 } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { startService as startGateway } from '../../../gateway/src/service.js';
@@ -55,12 +56,6 @@ export interface Harness extends TestApi {
   outbox(type?: string): Promise<OutboxEvent[]>;
   stop(): Promise<void>;
 }
-
-const UNUSED_IDP = {
-  issuer: 'http://127.0.0.1:9/realms/unused',
-  jwksUrl: 'http://127.0.0.1:9/certs',
-  audience: 'unused',
-};
 
 export async function startHarness(mode: Mode, env: Record<string, string> = {}): Promise<Harness> {
   return mode === 'service' ? startServiceHarness(env) : startGatewayHarness(env);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, countingStatements, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, countingStatements, isolatedConfig, UNUSED_IDP } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PREFERENCES, findUserWithPreferences, savePreferences } from '../src/db/preferences.js';
 import { workspaceService } from '../src/service.js';
@@ -12,11 +12,7 @@ let config: Config;
 let pool: DatabasePool;
 
 beforeAll(async () => {
-  config = isolatedConfig({
-    issuer: 'http://127.0.0.1:9/realms/unused',
-    jwksUrl: 'http://127.0.0.1:9/certs',
-    audience: 'unused',
-  });
+  config = isolatedConfig(UNUSED_IDP);
   await prepareDatabase(workspaceService, config);
   pool = await createDatabasePool(config.databaseUrls.workspace);
 });

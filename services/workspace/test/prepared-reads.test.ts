@@ -3,7 +3,7 @@ import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
-import { cleanupConfig, countingStatements, isolatedConfig } from '@wiki/testing';
+import { cleanupConfig, countingStatements, isolatedConfig, UNUSED_IDP } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -56,11 +56,7 @@ describe('prepared reads', () => {
   };
 
   beforeAll(async () => {
-    config = isolatedConfig({
-      issuer: 'http://127.0.0.1:9/realms/unused',
-      jwksUrl: 'http://127.0.0.1:9/certs',
-      audience: 'unused',
-    });
+    config = isolatedConfig(UNUSED_IDP);
     await prepareDatabase(workspaceService, config);
     pool = await createDatabasePool(config.databaseUrls.workspace);
     reads = createPreparedReads(config.databaseUrls.workspace, console);
