@@ -256,6 +256,7 @@ export function createPreparedStatements(
         return { outcome: 'updated', document };
       });
     },
+    // A batch is one message to Postgres: capped by count and by text (content JSON and its plain text).
     { maxItems: 100, maxWeight: 4 * 1024 * 1024, weightOf: (e) => (e.fields.content?.json.length ?? 0) * 2 },
   );
   return {
