@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startFakeCollab, upgrade } from './helpers/collab.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startIdp, type TestIdp } from './helpers/idp.js';
 
@@ -12,19 +11,6 @@ import { startIdp, type TestIdp } from './helpers/idp.js';
  * trusted proxy, so X-Forwarded-For names the client); once spent, even a valid token gets 429.
  */
 const FAILURES = 3;
-
-/** A stand-in collaboration server: accepts the upgrade and remembers its headers. */
-async function startFakeCollab() {
-  const seen: IncomingHttpHeaders[] = [];
-  const server: Server = createServer((_req, res) => res.writeHead(426).end());
-  server.on('upgrade', (req, socket: Socket) => {
-    seen.push(req.headers);
-    socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
-}
 
 let idp: TestIdp;
 let gw: TestGateway;
@@ -60,29 +46,10 @@ let nextIp = 1;
 const freshIp = () => `10.7.0.${nextIp++}`;
 
 /** A WebSocket upgrade through the gateway from `ip` (behind the trusted proxy 127.0.0.1). */
-function upgrade(ip: string, path: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: IncomingHttpHeaders }>((resolve, reject) => {
-    const req = request(`${base}${path}`, {
-      headers: {
-        connection: 'Upgrade',
-        upgrade: 'websocket',
-        'sec-websocket-version': '13',
-        'sec-websocket-key': randomBytes(16).toString('base64'),
-        'x-forwarded-for': ip,
-        ...headers,
-      },
-    });
-    req.on('upgrade', (res, socket) => {
-      socket.destroy();
-      resolve({ status: res.statusCode ?? 0, headers: res.headers });
-    });
-    req.on('response', (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, headers: res.headers });
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function upgradeFrom(ip: string, path: string, headers: Record<string, string> = {}) {
+  const { status, headers: answered, socket } = await upgrade(base, path, { 'x-forwarded-for': ip, ...headers });
+  socket?.destroy();
+  return { status, headers: answered };
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -107,16 +74,16 @@ describe('the collab sign-in and the budget of refused credentials', () => {
   it('counts refused upgrade tokens (header or ?token=); once spent, even a valid one gets 429 unchecked', async () => {
     const ip = freshIp();
     const valid = await idp.mint({ sub: 'idp|upgrader', email: 'upgrader@example.com' });
-    expect((await upgrade(ip, '/collab', bearer(`${valid}x`))).status).toBe(401);
-    expect((await upgrade(ip, `/collab?token=${valid}x`)).status).toBe(401);
-    expect((await upgrade(ip, '/api/v1/collab', bearer('not-even-a-jwt'))).status).toBe(401);
+    expect((await upgradeFrom(ip, '/collab', bearer(`${valid}x`))).status).toBe(401);
+    expect((await upgradeFrom(ip, `/collab?token=${valid}x`)).status).toBe(401);
+    expect((await upgradeFrom(ip, '/api/v1/collab', bearer('not-even-a-jwt'))).status).toBe(401);
 
     const before = collab.seen.length;
-    const limited = await upgrade(ip, '/collab', bearer(valid));
+    const limited = await upgradeFrom(ip, '/collab', bearer(valid));
     expect(limited.status).toBe(429);
     expectRetryAfter(limited.headers);
     // Without a token too: the in-protocol one would be a guess all the same.
-    expect((await upgrade(ip, '/collab')).status).toBe(429);
+    expect((await upgradeFrom(ip, '/collab')).status).toBe(429);
     expect(collab.seen.length).toBe(before);
     // The same budget as REST, against the same address.
     const rest = await gw.app.inject({
@@ -129,8 +96,8 @@ describe('the collab sign-in and the budget of refused credentials', () => {
 
     // Another address is not affected, and is passed on to collab as the gateway derived it.
     const other = freshIp();
-    expect((await upgrade(other, '/collab', { ...bearer(valid), 'x-wiki-client-address': ip })).status).toBe(101);
-    expect(collab.seen.at(-1)!['x-wiki-client-address']).toBe(other);
+    expect((await upgradeFrom(other, '/collab', { ...bearer(valid), 'x-wiki-client-address': ip })).status).toBe(101);
+    expect(collab.seen.at(-1)!.headers['x-wiki-client-address']).toBe(other);
   });
 
   it('REST refusals spend the upgrade budget too', async () => {
@@ -144,7 +111,7 @@ describe('the collab sign-in and the budget of refused credentials', () => {
       });
       expect(res.statusCode).toBe(401);
     }
-    expect((await upgrade(ip, '/collab')).status).toBe(429);
+    expect((await upgradeFrom(ip, '/collab')).status).toBe(429);
   });
 
   it('counts refused in-protocol tokens against the editor address collab passes back', async () => {
@@ -160,9 +127,9 @@ describe('the collab sign-in and the budget of refused credentials', () => {
     expectRetryAfter(limited.headers as IncomingHttpHeaders);
     expect(gw.resolveCalls.length).toBe(resolvesBefore);
     // The editor cannot open another socket either; other editors (and collab itself) go on.
-    expect((await upgrade(editor, '/collab')).status).toBe(429);
+    expect((await upgradeFrom(editor, '/collab')).status).toBe(429);
     expect((await identity(valid, freshIp())).statusCode).toBe(200);
-    expect((await upgrade(freshIp(), '/collab')).status).toBe(101);
+    expect((await upgradeFrom(freshIp(), '/collab')).status).toBe(101);
   });
 
   it('a collab server that passes no address (the previous release) is not limited by anyone', async () => {

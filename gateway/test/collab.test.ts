@@ -1,53 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { startFakeCollab, upgrade } from './helpers/collab.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startIdp, type TestIdp } from './helpers/idp.js';
 import { closedUrl } from './helpers/upstreams.js';
-
-/** A stand-in collaboration server: accepts the upgrade, remembers the request, echoes bytes. */
-async function startFakeCollab() {
-  const seen: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
-  const server: Server = createServer((_req, res) => res.writeHead(426).end());
-  server.on('upgrade', (req, socket: Socket) => {
-    seen.push({ url: req.url ?? '', headers: req.headers });
-    socket.write(
-      'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Fake: collab\r\n\r\n',
-    );
-    socket.on('data', (data) => socket.write(data));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
-}
-
-interface Upgraded {
-  status: number;
-  headers: IncomingHttpHeaders;
-  socket?: Socket;
-}
-
-function upgrade(base: string, path: string, headers: Record<string, string> = {}): Promise<Upgraded> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, {
-      headers: {
-        connection: 'Upgrade',
-        upgrade: 'websocket',
-        'sec-websocket-version': '13',
-        'sec-websocket-key': randomBytes(16).toString('base64'),
-        ...headers,
-      },
-    });
-    req.on('upgrade', (res, socket) => resolve({ status: res.statusCode ?? 0, headers: res.headers, socket }));
-    req.on('response', (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, headers: res.headers });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('gateway: the /collab WebSocket upgrade, CORS and the collab identity route', () => {
   let idp: TestIdp;
