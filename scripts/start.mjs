@@ -4,6 +4,11 @@
 // answer, then runs every built service and the gateway as child processes, prefixes their logs with
 // their names and stops them all together.
 //
+// A part that exits without being asked once everything was up (a crash, an OOM kill, kill -9) is
+// started again alone, after a back-off, while the others keep running; one that keeps failing
+// at once is given up on, and then everything stops (scripts/lib/crash-restarts.mjs and
+// docs/OPERATIONS.md, "Crashes"). A part that fails during start-up stops everything at once.
+//
 //   npm start                 pretty logs on a terminal, pino JSON otherwise
 //   npm start -- --json       always the raw pino JSON lines
 //   npm start -- --timeout=120  seconds to wait for every part to be ready (default 90)
@@ -15,8 +20,8 @@
 // Started by another Node process with an IPC channel (as scripts/rolling-restart.ts does), it says
 // { type: 'up' } once everything is ready, and takes { type: 'restart', part: 'document-2' }: that
 // part is stopped gracefully and started again, and { type: 'restarted', part, ready: true } (or
-// { type: 'restarted', part, error }) answers once it is ready. When that channel closes, everything
-// stops, as on Ctrl-C.
+// { type: 'restarted', part, error }) answers once it is ready (an error while that part is being
+// restarted after a crash). When that channel closes, everything stops, as on Ctrl-C.
 //
 // Each process reads the environment itself (ARCHITECTURE 6); PORT is the gateway's only,
 // so it is removed from the services' environment. GATEWAY_SERVICES, when unset, becomes the
@@ -24,6 +29,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { CRASH_RESTART_POLICY, crashRecord } from './lib/crash-restarts.mjs';
 import { checkDependencies, isListening } from './lib/dependencies.mjs';
 import { describeStarted, ensureChromium, ensureLocalServers } from './lib/local-servers.mjs';
 import { createLogPrinter } from './lib/log-lines.mjs';
@@ -126,7 +132,7 @@ try {
     await Promise.all(wave.map((part) => waitUntilReady(part, options.timeoutMs)));
   }
 } catch (error) {
-  if (!stopping) await stopAll(1, error.message);
+  if (!stopping) await stopAll(1, `${error.message}; stopping everything.`);
 }
 if (!stopping) {
   started = true;
@@ -309,6 +315,8 @@ function startPart(part) {
   });
   part.lastLines = [];
   part.child = child;
+  part.exited = undefined;
+  part.startedAt = Date.now();
   children.set(part.name, child);
   const remember = (line) => {
     part.lastLines.push(line);
@@ -324,10 +332,58 @@ function startPart(part) {
     part.exited = { code, signal };
     if (stopping || part.restarting) return;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    const when = started ? '' : ' during start-up';
-    const tail = part.lastLines.length ? `\nIts last log lines:\n${part.lastLines.join('\n')}\n` : '';
-    void stopAll(1, `${part.name} ${how}${when}; stopping the others.${tail}`);
+    if (started) return restartAfterCrash(part, child, how);
+    void stopAll(1, `${part.name} ${how} during start-up; stopping the others.${lastLinesOf(part)}`);
   });
+}
+
+function lastLinesOf(part) {
+  return part.lastLines.length ? `\nIts last log lines:\n${part.lastLines.join('\n')}\n` : '';
+}
+
+/**
+ * A part exited unasked after start-up: whatever it left in its process group (a browser it
+ * started) is killed, and it is started again after its back-off, or given up on.
+ */
+function restartAfterCrash(part, child, how) {
+  killGroup(child, 'SIGKILL');
+  part.crashes ??= crashRecord();
+  const next = part.crashes.exited(Date.now(), Date.now() - part.startedAt);
+  if (next.giveUp) {
+    const within = Math.round(CRASH_RESTART_POLICY.giveUpWithinMs / 60_000);
+    void stopAll(
+      1,
+      `npm start: GIVING UP on ${part.name}: it ${how}, ${next.failures} failures within ${within} min. ` +
+        `Stopping the others: the platform is not whole without it (docs/OPERATIONS.md, "Crashes").${lastLinesOf(part)}`,
+    );
+    return;
+  }
+  part.recovering = true;
+  note(`${part.name} ${how}; restarting in ${next.delayMs / 1000} s (attempt ${next.attempt}).`);
+  part.backOff = setTimeout(() => void recover(part, next.attempt), next.delayMs);
+}
+
+/**
+ * Starts a crashed part again and says so once it is ready. One that does not get ready in time is
+ * killed, which counts as its next failure; one that exits again is handled by its exit handler.
+ */
+async function recover(part, attempt) {
+  part.backOff = undefined;
+  if (stopping) return;
+  startPart(part);
+  const child = part.child;
+  note(`${part.name}: starting again (attempt ${attempt}, pid ${child.pid}).`);
+  try {
+    await waitUntilReady(part, options.timeoutMs);
+  } catch (error) {
+    if (stopping || part.exited || part.child !== child) return;
+    note(`${error.message}; killing it.`);
+    killGroup(child, 'SIGKILL');
+    return;
+  }
+  if (stopping || part.exited || part.child !== child) return;
+  part.recovering = false;
+  note(`${part.name}: back up and ready after attempt ${attempt}.`);
 }
 
 /**
@@ -341,6 +397,8 @@ async function restartOnRequest(name) {
   if (!started || stopping) return answer({ error: 'the platform is not up' });
   if (part?.kind !== 'service') return answer({ error: `no service part named ${name}` });
   if (part.restarting) return answer({ error: `${name} is already restarting` });
+  // Its crash restart is under way: a second start now would race it for the port.
+  if (part.recovering) return answer({ error: `${name} is being restarted after a crash` });
   part.restarting = true;
   try {
     const child = part.child;
@@ -356,7 +414,6 @@ async function restartOnRequest(name) {
     await exited;
     clearTimeout(timer);
     if (stopping) return answer({ error: 'stopping' });
-    part.exited = undefined;
     startPart(part);
     await waitUntilReady(part, options.timeoutMs);
     if (part.exited) throw new Error(`${name} exited while starting again`);
@@ -396,7 +453,7 @@ async function waitUntilReady(part, timeoutMs) {
       }
     }
     if (Date.now() > deadline) {
-      throw new Error(`${part.name} was not ready after ${timeoutMs / 1000} s (${last}); stopping everything.`);
+      throw new Error(`${part.name} was not ready after ${timeoutMs / 1000} s (${last})`);
     }
     await sleep(300);
   }
@@ -438,6 +495,8 @@ function onSignal(signal) {
 async function stopAll(exitCode, message) {
   if (stopping) return;
   stopping = true;
+  // A part waiting out its back-off stays down.
+  for (const part of parts) clearTimeout(part.backOff);
   note(`\n${message}`);
   const waiting = [...children.values()].map(
     (child) =>

@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
 import { freePort, type JwksServer } from '@wiki/testing';
@@ -14,6 +15,13 @@ export interface Launch {
   output(): string;
 }
 
+export interface LaunchOptions {
+  /** More arguments for the launcher (`--only=document`). */
+  args?: string[];
+  /** Give the launcher an IPC channel, as `npm run restart:rolling` does (closing it stops everything). */
+  ipc?: boolean;
+}
+
 /**
  * Runs `node scripts/start.mjs --no-build --json` as an operator would (real processes from the
  * compiled dist/, configured only through the environment: oidc mode against `jwks`, free ports,
@@ -24,6 +32,7 @@ export async function launchPlatform(
   config: Config,
   jwks: JwksServer,
   extraEnv: Record<string, string> = {},
+  { args = [], ipc = false }: LaunchOptions = {},
 ): Promise<Launch> {
   const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const [gateway, workspace, document, comment] = ports.map(String);
@@ -50,10 +59,10 @@ export async function launchPlatform(
     LOG_LEVEL: 'warn',
     ...extraEnv,
   };
-  const child = spawn(process.execPath, ['scripts/start.mjs', '--no-build', '--json'], {
+  const child = spawn(process.execPath, ['scripts/start.mjs', '--no-build', '--json', ...args], {
     cwd: root,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const collect = (chunk: Buffer) => {
@@ -87,4 +96,22 @@ export async function launchPlatform(
     child.once('exit', onExit);
   });
   return { child, ports, gatewayUrl: `http://127.0.0.1:${gateway}`, output: () => output };
+}
+
+/** Resolves true when something accepts a TCP connection on the loopback port. */
+export function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** The pids listening on `port` (from `ss`): which process serves a part, and orphans to end by id after a failure. */
+export function listeners(port: number): number[] {
+  const out = spawnSync('ss', ['-Hltnp', `sport = :${port}`], { encoding: 'utf8' }).stdout ?? '';
+  return [...new Set([...out.matchAll(/pid=(\d+)/g)].map((match) => Number(match[1])))];
 }

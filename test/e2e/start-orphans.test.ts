@@ -1,26 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { connect } from 'node:net';
 import type { Config } from '@wiki/config';
 import { cleanupConfig, eventually, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
-import { type Launch, launchPlatform } from './launch.js';
-
-/** Resolves true when something accepts a TCP connection on the loopback port. */
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** The pids listening on `port` (from `ss`), to end orphans by their ids after a failure. */
-function listeners(port: number): number[] {
-  const out = spawnSync('ss', ['-Hltnp', `sport = :${port}`], { encoding: 'utf8' }).stdout ?? '';
-  return [...out.matchAll(/pid=(\d+)/g)].map((match) => Number(match[1]));
-}
+import { answers, type Launch, launchPlatform, listeners } from './launch.js';
 
 /**
  * Issue 11, point 11: the parts `npm start` launched stop with it, even when it dies without
