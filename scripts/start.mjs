@@ -316,7 +316,7 @@ function startPart(part) {
   part.lastLines = [];
   part.child = child;
   part.exited = undefined;
-  part.startedAt = Date.now();
+  part.readyAt = undefined;
   children.set(part.name, child);
   const remember = (line) => {
     part.lastLines.push(line);
@@ -348,7 +348,8 @@ function lastLinesOf(part) {
 function restartAfterCrash(part, child, how) {
   killGroup(child, 'SIGKILL');
   part.crashes ??= crashRecord();
-  const next = part.crashes.exited(Date.now(), Date.now() - part.startedAt);
+  // How long it served: a part slow to start on a busy machine has not run stably for that.
+  const next = part.crashes.exited(Date.now(), part.readyAt === undefined ? 0 : Date.now() - part.readyAt);
   if (next.giveUp) {
     const within = Math.round(CRASH_RESTART_POLICY.giveUpWithinMs / 60_000);
     void stopAll(
@@ -444,7 +445,10 @@ async function waitUntilReady(part, timeoutMs) {
         const response = await fetch(`http://${probeHost()}:${part.port}${path}`, {
           signal: AbortSignal.timeout(2000),
         });
-        if (response.ok) return;
+        if (response.ok) {
+          part.readyAt = Date.now();
+          return;
+        }
         last = `${path} answered ${response.status} ${(await response.text()).slice(0, 300)}`;
         if (response.status !== 404) break;
       } catch (error) {

@@ -3,7 +3,7 @@
 
 /**
  * - the first restart waits `firstDelayMs`, each further one twice as long, up to `maxDelayMs`;
- * - a part that ran `stableAfterMs` before it exited starts again from the first delay;
+ * - a part that had been ready for `stableAfterMs` when it exited starts again from the first delay;
  * - the `giveUpAfter`-th unasked exit within `giveUpWithinMs` is not restarted: the part fails at
  *   once each time (a bad deploy, a port taken, a store it cannot use) and restarting hides it.
  */
@@ -16,16 +16,16 @@ export const CRASH_RESTART_POLICY = Object.freeze({
 });
 
 /**
- * A part's unasked exits. `exited(now, ranMs)` is called at each one (`ranMs`: how long that
- * process ran) and answers `{ giveUp: true, failures }` or `{ giveUp: false, delayMs, attempt }`
- * (attempt 1 is the first restart since the part last ran stably).
+ * A part's unasked exits. `exited(now, readyMs)` is called at each one (`readyMs`: how long that
+ * process had been ready, 0 if it never was) and answers `{ giveUp: true, failures }` or
+ * `{ giveUp: false, delayMs, attempt }` (attempt 1 is the first restart since it last ran stably).
  */
 export function crashRecord(policy = CRASH_RESTART_POLICY) {
   let exits = [];
   let attempt = 0;
   return {
-    exited(now, ranMs) {
-      if (ranMs >= policy.stableAfterMs) attempt = 0;
+    exited(now, readyMs) {
+      if (readyMs >= policy.stableAfterMs) attempt = 0;
       exits = exits.filter((time) => now - time < policy.giveUpWithinMs);
       exits.push(now);
       if (exits.length >= policy.giveUpAfter) return { giveUp: true, failures: exits.length };

@@ -142,7 +142,15 @@ describe('npm start: the document service killed with SIGKILL under a load of wr
       await eventually(() => expect(writesAcknowledged).toBeGreaterThan(20), { timeoutMs: 30_000, intervalMs: 20 });
       killedAt = Date.now();
       process.kill(pidsBefore.document, 'SIGKILL');
-      await printed(launch!, /document: back up and ready after attempt 1\./);
+      // Down for at least its 0.5 s back-off: the gateway's health says so meanwhile.
+      const health = await fetch(`${gatewayUrl}/actuator/health`);
+      expect(health.status).toBe(503);
+      expect(((await health.json()) as { services: Record<string, string> }).services).toEqual({
+        workspace: 'UP',
+        document: 'DOWN',
+      });
+      // Bounded as the launcher bounds a restart's readiness (--timeout, 90 s).
+      await printed(launch!, /document: back up and ready after attempt 1\./, 90_000);
       // The load goes on until the restarted service has taken a good number of writes.
       const before = writesAcknowledged;
       await eventually(() => expect(writesAcknowledged).toBeGreaterThan(before + 20), {
@@ -200,7 +208,7 @@ describe('npm start: the document service killed with SIGKILL under a load of wr
     } finally {
       await pool.end();
     }
-  }, 120_000);
+  }, 180_000);
 
   it('stops everything cleanly on SIGTERM while a crashed part waits out its back-off', async () => {
     const [gatewayPort, workspacePort, documentPort] = launch!.ports;
@@ -262,7 +270,8 @@ describe('npm start: a part that fails at once each time it is restarted', () =>
     expect(output).not.toMatch(/back up and ready/);
     expect(isRunning(gatewayPid)).toBe(false);
     expect(await answers(gatewayPort)).toBe(false);
-  }, 90_000);
+    // 7.5 s of back-off and four start-ups, each up to 30 s on a machine as busy as ours got.
+  }, 180_000);
 });
 
 describe('npm start: its IPC channel closing while a crashed part is starting again', () => {
