@@ -7,4 +7,6 @@ export interface CrashRestartPolicy {
 }
 export type CrashDecision = { giveUp: true; failures: number } | { giveUp: false; delayMs: number; attempt: number };
 export declare const CRASH_RESTART_POLICY: Readonly<CrashRestartPolicy>;
-export declare function crashRecord(policy?: CrashRestartPolicy): { exited(now: number, readyMs: number): CrashDecision };
+export declare function crashRecord(policy?: CrashRestartPolicy): {
+  exited(now: number, readyMs: number): CrashDecision;
+};
