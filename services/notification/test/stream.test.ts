@@ -224,13 +224,24 @@ describe('GET /notifications/stream through the gateway', () => {
 
       // A mention about a document that is then deleted (the comment event as the comment service sends it).
       const workspace = await workspaceWith(stack, ada, [[pat, 'COMMENTER']]);
+      // Joining made an invitation notification, answered at once: the stream has shown it and
+      // counts 0 again before the mark, so that the count after the mark is the mention's.
+      await awaitNotification(
+        stack,
+        pat,
+        'WORKSPACE_INVITATION',
+        (n) => n.workspace?.id === workspace.id && n.status === 'ACTIONED',
+      );
+      await arrival(stream, workspace.id);
+      await eventually(async () => expect(stream.named('unread-count').map(countOf).at(-1)).toBe(0));
       const documentId = randomUUID();
+      // The mark comes before the event: its count may arrive before publishEvent returns.
+      mark = stream.events.length;
       await publishEvent(bus, {
         type: 'comment.added',
         actorId: ada.id,
         data: { workspaceId: workspace.id, documentId, authorId: ada.id, threadCreatedBy: ada.id, mentions: [pat.id] },
       });
-      mark = stream.events.length;
       await stream.count(1, mark);
       mark = stream.events.length;
       await publishEvent(bus, { type: 'document.deleted', data: { id: documentId, ids: [documentId] } });

@@ -247,20 +247,37 @@ export async function lastSeqOf(db: CommonQueryMethods, userId: string): Promise
 export const StreamRow = NotificationRow.extend({ seq: z.coerce.number() });
 export type StreamRow = z.infer<typeof StreamRow>;
 
+/** A catch-up row: the unread count beside one notification of the page (parsed as a StreamRow), or beside nothing. */
+const CatchUpRow = z.object({ unread: z.number(), id: z.string().nullable() }).passthrough();
+
 /**
- * The user's visible notifications numbered after `afterSeq`, oldest first, `limit` at most.
- * Ordered by the table's column: a bare `seq` would name the text the query answers (bigint
- * goes out as text), and "100" sorts before "99": a page across such a step ended on a lower
- * number, and the next look sent the higher ones again.
+ * The user's visible notifications numbered after `afterSeq`, oldest first, `limit` at most, and
+ * their unread count, read in ONE statement and so from one snapshot: a notification on the page
+ * is always in the count beside it while it is unread. (Read side by side on two connections, the
+ * count could predate a notification the page already held: the stream sent it without ever
+ * counting it, and a read of it then left the count where it was, so no count event followed.)
+ * Ordered by the number, never its text: "100" sorts before "99", so a page across such a step
+ * would end on a lower number and the next look would send the higher ones again.
  */
-export function notificationsAfter(
+export async function catchUpPage(
   db: CommonQueryMethods,
   userId: string,
   afterSeq: number,
   limit: number,
-): Promise<readonly StreamRow[]> {
-  return db.any(sql.type(StreamRow)`
-    SELECT ${columns}, seq::text AS seq FROM notifications
-    WHERE user_id = ${userId} AND seq > ${afterSeq} AND ${visible}
-    ORDER BY notifications.seq LIMIT ${limit}`);
+): Promise<{ rows: StreamRow[]; unread: number }> {
+  const result = await db.any(sql.type(CatchUpRow)`
+    WITH page AS (
+      SELECT ${columns}, seq FROM notifications
+      WHERE user_id = ${userId} AND seq > ${afterSeq} AND ${visible}
+      ORDER BY notifications.seq LIMIT ${limit}
+    ), unread AS (
+      SELECT count(*)::int AS unread FROM notifications WHERE user_id = ${userId} AND status = 'UNREAD' AND ${visible}
+    )
+    SELECT unread.unread, page.*
+    FROM unread LEFT JOIN page ON true
+    ORDER BY page.seq`);
+  return {
+    unread: result[0]?.unread ?? 0,
+    rows: result.filter((row) => row.id !== null).map((row) => StreamRow.parse(row)),
+  };
 }

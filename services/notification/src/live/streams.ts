@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { DatabasePool } from '@wiki/db';
 import type { EventBus, Logger } from '@wiki/events';
-import { countUnread, lastSeqOf, notificationsAfter, type StreamRow } from '../db/notifications.js';
+import { catchUpPage, lastSeqOf, type StreamRow } from '../db/notifications.js';
 import { presentNotification } from '../presenters/notification.js';
 
 /** Rows read per query while a stream catches up (a long-gone client may have missed many). */
@@ -196,18 +196,16 @@ class StreamClient {
   private async catchUp(): Promise<void> {
     do {
       this.again = false;
-      // The first page and the count side by side: one wait per change instead of two. A change
-      // committed between the two reads has its own message coming, which makes a next look.
-      let [rows, count] = await Promise.all([
-        notificationsAfter(this.pool, this.userId, this.cursor, CATCH_UP_PAGE),
-        countUnread(this.pool, this.userId),
-      ]);
+      // Each page comes with the count of the same snapshot (one statement), so the count sent
+      // after a page always includes its notifications that are still unread. A change committed
+      // after the read has its own message coming, which makes a next look.
+      let page = await catchUpPage(this.pool, this.userId, this.cursor, CATCH_UP_PAGE);
       for (;;) {
-        for (const row of rows) this.sendNotification(row);
-        if (rows.length < CATCH_UP_PAGE || this.closed) break;
-        rows = await notificationsAfter(this.pool, this.userId, this.cursor, CATCH_UP_PAGE);
-        count = await countUnread(this.pool, this.userId);
+        for (const row of page.rows) this.sendNotification(row);
+        if (page.rows.length < CATCH_UP_PAGE || this.closed) break;
+        page = await catchUpPage(this.pool, this.userId, this.cursor, CATCH_UP_PAGE);
       }
+      const count = page.unread;
       if (count !== this.lastCount && !this.closed) {
         this.lastCount = count;
         this.write(`id: ${this.cursor}\nevent: unread-count\ndata: ${JSON.stringify({ unreadCount: count })}\n\n`);
