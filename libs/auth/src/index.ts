@@ -2,6 +2,7 @@ export * from './dev-keys.js';
 export * from './document-stream.js';
 export * from './document-text.js';
 export * from './identity.js';
+export * from './mcp-key.js';
 export * from './membership.js';
 export * from './peer-replicas.js';
 export * from './plugin.js';

@@ -1,13 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { MCP_KEY_BYTES, MCP_KEY_PREFIX } from '@wiki/auth';
 
-/** Marks a string as a wiki MCP key (helps secret scanners and humans recognise a leaked one). */
-export const MCP_KEY_PREFIX = 'wmk_';
 /** How many characters of the key are kept in clear to tell keys apart in the list. */
 const SHOWN_CHARS = MCP_KEY_PREFIX.length + 8;
 export const MAX_KEYS_PER_USER = 25;
 
 export function newMcpKey(): { key: string; prefix: string; hash: string } {
-  const key = `${MCP_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const key = `${MCP_KEY_PREFIX}${randomBytes(MCP_KEY_BYTES).toString('base64url')}`;
   return { key, prefix: key.slice(0, SHOWN_CHARS), hash: hashMcpKey(key) };
 }
 
