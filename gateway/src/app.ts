@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { McpKeys } from './auth/api-keys.js';
 import { registerGatekeeper } from './auth/gatekeeper.js';
+import { GuessingBudget } from './auth/guessing.js';
 import { LocalUsers } from './auth/local-users.js';
 import { providerFor } from './auth/providers/index.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
@@ -16,6 +17,7 @@ import { IdentityTokens } from './identity-forwarding.js';
 import { DEFAULT_PROXY_TIMEOUTS, type ProxyTimeouts, registerProxy } from './proxy.js';
 import { RateLimiter } from './rate-limit.js';
 import { DEFAULT_REPLICA_OPTIONS, type ReplicaOptions, Replicas } from './replicas.js';
+import { type AwaitingTokenOptions, DEFAULT_AWAITING_TOKEN } from './upgrades-awaiting-token.js';
 
 export interface GatewayDeps {
   /** Rate-limit counters (shared by every replica) and the readiness check. */
@@ -33,6 +35,8 @@ export interface GatewayDeps {
   rateLimitPrefix?: string;
   /** Readiness checks of services with several replicas (default every 2 s). */
   replicaOptions?: Partial<ReplicaOptions>;
+  /** Collab upgrades without a token from an address over its guessing budget (default 4 per address, 10 s). */
+  awaitingToken?: Partial<AwaitingTokenOptions>;
 }
 
 /**
@@ -71,19 +75,29 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     ...config.rateLimit,
     keyPrefix: deps.rateLimitPrefix ?? `${config.eventsPrefix}:gateway:rate:`,
   });
+  const guessingBudget = new GuessingBudget(rateLimiter);
   registerGatekeeper(app, {
     verifier,
     localUsers,
     mcpKeys: new McpKeys(peers),
     identityTokens: new IdentityTokens(config.internalTokenSecret),
     rateLimiter,
+    guessingBudget,
     internalApiKey: config.internalApiKey,
   });
 
   registerHealthRoutes(app, replicas, deps.redis, deps.expectedServices ?? config.gatewayServices);
   await registerDocs(app, new MergedOpenApi(replicaUrls(replicas), HTTP_SERVICES, app.log));
-  registerCollabIdentity(app, { verifier, localUsers, rateLimiter });
-  registerCollabUpgrade(app, config, verifier, replicas, rateLimiter, deps.trustProxy ?? false);
+  registerCollabIdentity(app, { verifier, localUsers, rateLimiter, guessingBudget });
+  registerCollabUpgrade(app, {
+    config,
+    verifier,
+    replicas,
+    rateLimiter,
+    guessingBudget,
+    trustProxy: deps.trustProxy ?? false,
+    awaitingToken: { ...DEFAULT_AWAITING_TOKEN, ...deps.awaitingToken },
+  });
   await registerProxy(app, replicas, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
   return app;
 }

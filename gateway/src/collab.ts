@@ -2,16 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
+import { CLIENT_ADDRESS_HEADER, UPGRADE_TICKET_HEADER } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { AppError, envelope, nullableString, object, success, Type } from '@wiki/http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { type GuessingBudget, GuessingThrottled } from './auth/guessing.js';
 import type { LocalUsers } from './auth/local-users.js';
-import type { TokenVerifier } from './auth/token-verifier.js';
+import type { TokenVerifier, VerifiedToken } from './auth/token-verifier.js';
 import { clientAddressOf } from './client-address.js';
 import { originAllowed } from './cors.js';
 import type { RateLimiter } from './rate-limit.js';
 import { isConnectError, type Replicas } from './replicas.js';
+import { type AwaitingTokenOptions, UpgradesAwaitingToken } from './upgrades-awaiting-token.js';
 
 /** Where editors open the collaboration WebSocket (ARCHITECTURE 5.15); `/api/v1/collab` too. */
 export const COLLAB_PATHS = new Set(['/collab', '/api/v1/collab']);
@@ -22,6 +24,20 @@ function refuse(socket: Duplex, status: number, text: string, extra = ''): void 
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n${extra}Content-Length: 0\r\n\r\n`, () =>
     socket.destroy(),
   );
+}
+
+function tooManyRequests(socket: Duplex, retryAfterSeconds: number): void {
+  refuse(socket, 429, 'Too Many Requests', `Retry-After: ${retryAfterSeconds}\r\n`);
+}
+
+export interface CollabUpgradeParts {
+  config: Config;
+  verifier: TokenVerifier;
+  replicas: Replicas;
+  rateLimiter: RateLimiter;
+  guessingBudget: GuessingBudget;
+  trustProxy: FastifyServerOptions['trustProxy'];
+  awaitingToken: AwaitingTokenOptions;
 }
 
 /** Request headers of an upgrade not sent to collab: the consumed credentials and the trace context. */
@@ -46,18 +62,18 @@ function headerBlock(status: number, message: string, rawHeaders: string[]): str
  * it opens a document. Sockets open at shutdown are closed with the gateway. The collaboration
  * server's replica is picked like a REST request's, and a refused connection tries another once.
  *
- * Guessing costs here as on REST: an address that spent its budget of refused credentials is
- * refused (429) before any token is looked at, and a refused upgrade token counts against it.
+ * Guessing costs here as on REST (auth/guessing.ts): a token sent with the upgrade is judged like
+ * a REST credential (a refusal counts against the address; over budget, a failing one is a 429 and
+ * a valid one is served). An upgrade without a token counts as a refused credential too, until a
+ * valid in-protocol token on its socket redeems it: the gateway hands collab a ticket with the
+ * upgrade (UPGRADE_TICKET_HEADER), and collab hands it back with the token. From an address over
+ * its budget, such an upgrade must also hold one of the address's few waiting slots until it is
+ * redeemed (upgrades-awaiting-token.ts).
  */
-export function registerCollabUpgrade(
-  app: FastifyInstance,
-  config: Config,
-  verifier: TokenVerifier,
-  replicas: Replicas,
-  rateLimiter: RateLimiter,
-  trustProxy: FastifyServerOptions['trustProxy'],
-): void {
-  const clientAddress = clientAddressOf(trustProxy);
+export function registerCollabUpgrade(app: FastifyInstance, parts: CollabUpgradeParts): void {
+  const { config, verifier, replicas, rateLimiter, guessingBudget } = parts;
+  const clientAddress = clientAddressOf(parts.trustProxy);
+  const awaitingToken = new UpgradesAwaitingToken(rateLimiter, parts.awaitingToken, app.log);
   // Upgraded sockets keep the HTTP server from closing: they are ended before it closes.
   const open = new Set<Duplex>();
   app.addHook('preClose', async () => {
@@ -79,30 +95,28 @@ export function registerCollabUpgrade(
     if (origin !== undefined && !originAllowed(origin, request.headers.host, config.corsOrigins)) {
       return refuse(socket, 403, 'Forbidden');
     }
-    // Every upgrade leads to a credential check (with it, or in-protocol): a spent budget ends it here.
     const address = clientAddress(request);
-    const spentMs = await rateLimiter.spentGuesserMs(address, app.log);
-    if (spentMs > 0) {
-      return refuse(socket, 429, 'Too Many Requests', `Retry-After: ${Math.max(1, Math.ceil(spentMs / 1000))}\r\n`);
-    }
+    const headers: Record<string, string | string[]> = {};
     // A client that sends its token with the upgrade (a header, or ?token= where a browser cannot
     // set one) has it checked here, like a REST request; the provider's in-protocol token is
     // checked when it arrives (POST /internal/collab/identity below).
     const presented = BEARER.exec(request.headers.authorization ?? '')?.[1] ?? tokenParameter(query);
     if (presented !== undefined) {
       try {
-        await verifier.verify(presented, app.log);
+        await guessingBudget.judge(verifier.screen(presented, app.log), address, app.log);
       } catch (error) {
-        if (!(error instanceof AppError && error.code === 'UNAUTHORIZED')) {
-          return refuse(socket, 503, 'Service Unavailable');
-        }
-        await rateLimiter.countRefusedCredential(address, app.log);
-        return refuse(socket, 401, 'Unauthorized');
+        if (error instanceof GuessingThrottled) return tooManyRequests(socket, error.retryAfterSeconds);
+        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return refuse(socket, 401, 'Unauthorized');
+        return refuse(socket, 503, 'Service Unavailable');
       }
+    } else {
+      const ticket = randomUUID();
+      const { counted, overMs } = await rateLimiter.countUpgradeWithoutToken(address, ticket, app.log);
+      if (counted) headers[UPGRADE_TICKET_HEADER] = ticket;
+      if (overMs > 0 && !awaitingToken.admit(address, ticket, socket)) return tooManyRequests(socket, 1);
     }
     if (socket.destroyed) return;
 
-    const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) {
       // A client's trace context is not passed on (see createApp's trustTraceparent in app.ts).
       if (value === undefined || name.startsWith('x-wiki-') || NOT_PASSED.has(name)) continue;
@@ -192,18 +206,22 @@ export interface CollabIdentityParts {
   verifier: TokenVerifier;
   localUsers: LocalUsers;
   rateLimiter: RateLimiter;
+  guessingBudget: GuessingBudget;
 }
 
 /**
  * For the collaboration server only (internal key; the gatekeeper checks it): the user behind a
  * provider token, verified and resolved exactly as for a REST request. 401 for a bad token.
  * `clientAddress` is the editor's, as the gateway put it on the upgrade (CLIENT_ADDRESS_HEADER):
- * a refused token counts against it, and once its budget is spent the token is not checked (429).
- * It is optional so that a collaboration server of the previous release keeps working during a
- * rolling update; such calls count nothing.
+ * the token is judged against its guessing budget as on REST (a refusal counts; over budget, a
+ * failing token is a 429 and a valid one is served). `upgradeTicket` is the ticket of an upgrade
+ * that came without a token (UPGRADE_TICKET_HEADER), counted as a refused credential: a valid token
+ * redeems it, and a refused one takes over its count (one count per guess, not two). Both are optional so
+ * that a collaboration server of the previous release keeps working during a rolling update; its
+ * calls count nothing.
  */
 export function registerCollabIdentity(server: FastifyInstance, parts: CollabIdentityParts): void {
-  server.post<{ Body: { token: string; clientAddress?: string } }>(
+  server.post<{ Body: { token: string; clientAddress?: string; upgradeTicket?: string } }>(
     '/api/v1/internal/collab/identity',
     {
       schema: {
@@ -212,6 +230,7 @@ export function registerCollabIdentity(server: FastifyInstance, parts: CollabIde
           {
             token: Type.String({ minLength: 1, maxLength: 16_384 }),
             clientAddress: Type.String({ minLength: 1, maxLength: 64 }),
+            upgradeTicket: Type.String({ minLength: 1, maxLength: 64 }),
           },
           ['token'],
         ),
@@ -228,22 +247,17 @@ export function registerCollabIdentity(server: FastifyInstance, parts: CollabIde
       },
     },
     async (request, reply) => {
-      const { token, clientAddress } = request.body;
-      if (clientAddress !== undefined) {
-        const spentMs = await parts.rateLimiter.spentGuesserMs(clientAddress, request.log);
-        if (spentMs > 0) {
-          reply.header('retry-after', Math.max(1, Math.ceil(spentMs / 1000)));
-          throw new AppError('RATE_LIMITED', 'Too many refused credentials from this address, retry later');
-        }
-      }
-      let claims: Awaited<ReturnType<TokenVerifier['verify']>>;
+      const { token, clientAddress, upgradeTicket } = request.body;
+      let claims: VerifiedToken;
       try {
-        claims = await parts.verifier.verify(token, request.log);
+        const screened = parts.verifier.screen(token, request.log);
+        claims = await parts.guessingBudget.judge(screened, clientAddress, request.log, upgradeTicket);
       } catch (error) {
-        if (clientAddress !== undefined && error instanceof AppError && error.code === 'UNAUTHORIZED') {
-          await parts.rateLimiter.countRefusedCredential(clientAddress, request.log);
-        }
+        if (error instanceof GuessingThrottled) reply.header('retry-after', error.retryAfterSeconds);
         throw error;
+      }
+      if (clientAddress !== undefined && upgradeTicket !== undefined) {
+        await parts.rateLimiter.redeemUpgrade(clientAddress, upgradeTicket, request.log);
       }
       const user = await parts.localUsers.resolve(claims, request.id, request.log);
       return success({

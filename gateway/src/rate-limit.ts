@@ -12,7 +12,7 @@ const WARN_EVERY_MS = 10_000;
  * Fixed one-minute windows: the first hit creates the counter with its expiry; every hit counts.
  * Returns the count and the milliseconds until the window ends; with a second key (an IP's
  * refused-credential counter), also that counter and its milliseconds left, read without counting,
- * so the guessing budget costs an allowed request no round trip of its own.
+ * so that a replica learns an address is over its guessing budget without a round trip of its own.
  */
 const HIT_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
@@ -28,12 +28,54 @@ if failuresTtl < 0 then failuresTtl = 0 end
 return {count, ttl, failures, failuresTtl}
 `;
 
-/** The count of a window and the milliseconds until it ends, without counting: {0, 0} when none is open. */
-const PEEK_SCRIPT = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+/**
+ * A WebSocket upgrade without a token: counted like a refused credential (KEYS[1], the address's
+ * counter, as HIT_SCRIPT counts) and remembered under a ticket (KEYS[2], holding the address) that
+ * lives no longer than the window it was counted in. Returns the count and its milliseconds left.
+ */
+const UPGRADE_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then ttl = 0 end
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ttl)
 return {count, ttl}
+`;
+
+/**
+ * A refused token arrived on the socket of a ticket (KEYS[2]) of this address (ARGV[2]): the
+ * upgrade's count becomes this refusal's, and the ticket is used up. Without such a ticket, the
+ * refusal is counted on the address's counter (KEYS[1]) as HIT_SCRIPT counts. Returns the count
+ * and its milliseconds left.
+ */
+const SETTLE_SCRIPT = `
+if redis.call('GET', KEYS[2]) == ARGV[2] then
+  redis.call('DEL', KEYS[2])
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then return {tonumber(redis.call('GET', KEYS[1]) or '0'), ttl} end
+end
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;
+
+/**
+ * A valid token arrived on the socket of a ticket (KEYS[1]) of this address (ARGV[1]): the ticket
+ * is used up and its count taken back from the address's counter (KEYS[2]). Returns the counter
+ * afterwards, or -1 when there was no such ticket (used already, expired, or another address's).
+ */
+const REDEEM_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+redis.call('DEL', KEYS[1])
+local count = tonumber(redis.call('GET', KEYS[2]) or '0')
+if count > 0 then count = redis.call('DECR', KEYS[2]) end
+return count
 `;
 
 /** Addresses known to have spent their guessing budget, at most this many (oldest forgotten first). */
@@ -42,7 +84,19 @@ const MAX_SPENT_ADDRESSES = 10_000;
 type RedisWithHit = Redis & {
   gatewayRateHit(key: string, windowMs: number): Promise<[number, number, number, number]>;
   gatewayRateHitAndPeek(key: string, failuresKey: string, windowMs: number): Promise<[number, number, number, number]>;
-  gatewayRatePeek(key: string): Promise<[number, number]>;
+  gatewayCountUpgrade(
+    failuresKey: string,
+    ticketKey: string,
+    windowMs: number,
+    address: string,
+  ): Promise<[number, number]>;
+  gatewayRedeemUpgrade(ticketKey: string, failuresKey: string, address: string): Promise<number>;
+  gatewaySettleUpgrade(
+    failuresKey: string,
+    ticketKey: string,
+    windowMs: number,
+    address: string,
+  ): Promise<[number, number]>;
 };
 
 /** Who a request is counted against: the verified local user, or else the client IP. */
@@ -52,7 +106,7 @@ export interface RateLimitOptions {
   enabled: boolean;
   userPerMin: number;
   publicPerMin: number;
-  /** Refused credentials per client IP per minute; past it, credentials from that IP are not checked. */
+  /** Refused credentials per client IP per minute; past it, those that fail are answered 429 (auth/guessing.ts). */
   authFailuresPerMin: number;
   /** Prefix of every Redis key, so that environments and test runs sharing a Redis never collide. */
   keyPrefix: string;
@@ -69,8 +123,6 @@ export class RateLimiter {
   /**
    * Client IPs whose guessing budget is spent, with when their window ends, as this replica has
    * learnt it (from its own count of a refusal, or from Redis along with a request's rate check).
-   * Checking here first keeps the common case (an IP that guesses nothing) free of a Redis round
-   * trip of its own; another replica's count reaches this one with the IP's next request.
    */
   private readonly spentUntil = new Map<string, number>();
 
@@ -82,8 +134,10 @@ export class RateLimiter {
       redis.defineCommand('gatewayRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
       redis.defineCommand('gatewayRateHitAndPeek', { numberOfKeys: 2, lua: HIT_SCRIPT });
     }
-    if (!(redis as unknown as Partial<RedisWithHit>).gatewayRatePeek) {
-      redis.defineCommand('gatewayRatePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    if (!(redis as unknown as Partial<RedisWithHit>).gatewayCountUpgrade) {
+      redis.defineCommand('gatewayCountUpgrade', { numberOfKeys: 2, lua: UPGRADE_SCRIPT });
+      redis.defineCommand('gatewayRedeemUpgrade', { numberOfKeys: 2, lua: REDEEM_SCRIPT });
+      redis.defineCommand('gatewaySettleUpgrade', { numberOfKeys: 2, lua: SETTLE_SCRIPT });
     }
   }
 
@@ -95,54 +149,24 @@ export class RateLimiter {
     return `${this.options.keyPrefix}auth-failures:${ip}`;
   }
 
-  /**
-   * Throws a 429 `RATE_LIMITED` (with Retry-After) when the client IP is known to have spent its
-   * budget of refused credentials in this window. Called BEFORE a credential is checked, whatever
-   * it is: if a valid credential still went through, 200 against 429 would tell a guesser which
-   * guess was right, and the budget would cost them nothing.
-   */
-  refuseSpentGuesser(ip: string, reply: FastifyReply): void {
-    if (!this.options.enabled) return;
-    const until = this.spentUntil.get(ip);
-    if (until === undefined) return;
-    const leftMs = until - Date.now();
-    if (leftMs <= 0) {
-      this.spentUntil.delete(ip);
-      return;
-    }
-    refuseGuesser(reply, leftMs);
+  private ticketKey(ticket: string): string {
+    return `${this.options.keyPrefix}upgrade-ticket:${ticket}`;
   }
 
   /**
-   * For a caller that no other rate check reads Redis for (the internal key): refuses the IP when
-   * Redis says its guessing budget is spent, e.g. by refusals counted on another replica.
+   * The milliseconds left in the window of an address this replica knows to be over its budget
+   * of refused credentials, else 0. Memory only: the common case (an address that guesses
+   * nothing) costs no Redis round trip; another replica's count reaches this one with the
+   * address's next rate check or refusal.
    */
-  async refuseSpentGuesserShared(ip: string, reply: FastifyReply, log: FastifyBaseLogger): Promise<void> {
-    const leftMs = await this.spentGuesserMs(ip, log);
-    if (leftMs > 0) refuseGuesser(reply, leftMs);
-  }
-
-  /**
-   * The milliseconds until the IP may present credentials again, 0 while its guessing budget is
-   * not spent: as this replica knows it, else as Redis says (refusals counted on another replica).
-   * For callers without a Fastify reply (the collab WebSocket upgrade), and for the internal key.
-   */
-  async spentGuesserMs(ip: string, log: FastifyBaseLogger): Promise<number> {
+  spentMs(ip: string): number {
     if (!this.options.enabled) return 0;
     const until = this.spentUntil.get(ip);
-    if (until !== undefined) {
-      if (until > Date.now()) return until - Date.now();
-      this.spentUntil.delete(ip);
-    }
-    let failures: number;
-    let ttlMs: number;
-    try {
-      [failures, ttlMs] = await withTimeout(this.commands.gatewayRatePeek(this.failuresKey(ip)), CHECK_TIMEOUT_MS);
-    } catch (error) {
-      this.warn(log, error);
-      return 0;
-    }
-    return this.rememberFailures(ip, failures, ttlMs);
+    if (until === undefined) return 0;
+    const leftMs = until - Date.now();
+    if (leftMs > 0) return leftMs;
+    this.spentUntil.delete(ip);
+    return 0;
   }
 
   /** Remembers an IP whose refused-credential count has reached the budget; its milliseconds left, else 0. */
@@ -156,30 +180,90 @@ export class RateLimiter {
     return ttlMs;
   }
 
-  /** Counts one refused credential (bad or expired JWT, wrong internal key, unknown MCP key) against the IP. */
-  async countRefusedCredential(ip: string, log: FastifyBaseLogger): Promise<void> {
-    if (!this.options.enabled) return;
+  /**
+   * Counts one refused credential (bad JWT, wrong internal key, unknown MCP key) against the IP.
+   * Returns the milliseconds left in the window when the IP was over its budget before this one
+   * (so this refusal is answered 429), else 0 (answered with its own 401). A refused in-protocol
+   * token that comes with the ticket of its socket's upgrade takes over that upgrade's count.
+   */
+  async countRefusedCredential(ip: string, log: FastifyBaseLogger, upgradeTicket?: string): Promise<number> {
+    if (!this.options.enabled) return 0;
     let failures: number;
     let ttlMs: number;
     try {
-      [failures, ttlMs] = await withTimeout(
-        this.commands.gatewayRateHit(this.failuresKey(ip), WINDOW_MS),
+      const counted: Promise<[number, number, ...number[]]> =
+        upgradeTicket === undefined
+          ? this.commands.gatewayRateHit(this.failuresKey(ip), WINDOW_MS)
+          : this.commands.gatewaySettleUpgrade(this.failuresKey(ip), this.ticketKey(upgradeTicket), WINDOW_MS, ip);
+      [failures, ttlMs] = await withTimeout(counted, CHECK_TIMEOUT_MS);
+    } catch (error) {
+      this.warn(log, error);
+      return 0;
+    }
+    this.rememberFailures(ip, failures, ttlMs);
+    return failures > this.options.authFailuresPerMin ? ttlMs : 0;
+  }
+
+  /**
+   * Counts a WebSocket upgrade that carries no token as a refused credential of the IP, under a
+   * ticket (`ticket`) that a valid token on that socket redeems (redeemUpgrade). Returns whether it
+   * was counted (not when limits are off or Redis is down) and the milliseconds left in the window
+   * when the IP is now over its budget, else 0. Not remembered as spent: the count is provisional.
+   */
+  async countUpgradeWithoutToken(
+    ip: string,
+    ticket: string,
+    log: FastifyBaseLogger,
+  ): Promise<{ counted: boolean; overMs: number }> {
+    if (!this.options.enabled) return { counted: false, overMs: 0 };
+    try {
+      const [failures, ttlMs] = await withTimeout(
+        this.commands.gatewayCountUpgrade(this.failuresKey(ip), this.ticketKey(ticket), WINDOW_MS, ip),
+        CHECK_TIMEOUT_MS,
+      );
+      return { counted: true, overMs: failures > this.options.authFailuresPerMin ? ttlMs : 0 };
+    } catch (error) {
+      this.warn(log, error);
+      return { counted: false, overMs: 0 };
+    }
+  }
+
+  /**
+   * A valid token arrived on the socket of `ticket`: its upgrade's count is taken back from the IP
+   * (once per ticket, and only for the IP it was counted against).
+   */
+  async redeemUpgrade(ip: string, ticket: string, log: FastifyBaseLogger): Promise<void> {
+    if (!this.options.enabled) return;
+    let failures: number;
+    try {
+      failures = await withTimeout(
+        this.commands.gatewayRedeemUpgrade(this.ticketKey(ticket), this.failuresKey(ip), ip),
         CHECK_TIMEOUT_MS,
       );
     } catch (error) {
       this.warn(log, error);
       return;
     }
-    if (failures >= this.options.authFailuresPerMin) {
-      // Only remembered here: this request is answered with its own refusal (401).
-      this.spentUntil.set(ip, Date.now() + ttlMs);
+    if (failures >= 0 && failures < this.options.authFailuresPerMin) this.spentUntil.delete(ip);
+  }
+
+  /**
+   * Whether the upgrade of `ticket` still waits for a valid token (false once redeemed, when its
+   * window ended, or when Redis cannot say: the socket is then given the benefit of the doubt).
+   */
+  async upgradeAwaitsToken(ticket: string, log: FastifyBaseLogger): Promise<boolean> {
+    try {
+      return (await withTimeout(this.redis.exists(this.ticketKey(ticket)), CHECK_TIMEOUT_MS)) === 1;
+    } catch (error) {
+      this.warn(log, error);
+      return false;
     }
   }
 
   /**
    * Counts the request; throws a 429 `RATE_LIMITED` (with Retry-After) when the key is over its
-   * limit, or when `clientIp` is given and Redis says that IP's guessing budget is spent (learnt
-   * in the same round trip).
+   * limit. With `clientIp`, also learns in the same round trip whether that IP is over its budget
+   * of refused credentials (remembered for spentMs; the request itself is not refused for it).
    */
   async check(key: RateKey, reply: FastifyReply, log: FastifyBaseLogger, clientIp?: string): Promise<void> {
     if (!this.options.enabled) return;
@@ -200,9 +284,7 @@ export class RateLimiter {
       this.warn(log, error);
       return;
     }
-    if (clientIp !== undefined && this.rememberFailures(clientIp, failures, failuresTtlMs) > 0) {
-      refuseGuesser(reply, failuresTtlMs);
-    }
+    if (clientIp !== undefined) this.rememberFailures(clientIp, failures, failuresTtlMs);
     const resetSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
     reply.header('x-ratelimit-limit', limit);
     reply.header('x-ratelimit-remaining', Math.max(0, limit - count));
@@ -219,11 +301,6 @@ export class RateLimiter {
     this.lastWarning = now;
     log.warn({ err: (error as Error).message }, 'rate limiting skipped: Redis unavailable');
   }
-}
-
-function refuseGuesser(reply: FastifyReply, leftMs: number): never {
-  reply.header('retry-after', Math.max(1, Math.ceil(leftMs / 1000)));
-  throw new AppError('RATE_LIMITED', 'Too many refused credentials from this address, retry later');
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

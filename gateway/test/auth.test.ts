@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { forwardedIdentity, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { forwardedIdentity, mcpKeyOf, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startIdp, type TestIdp, tamperedToken, unsignedToken } from './helpers/idp.js';
 
 let idp: TestIdp;
@@ -228,7 +228,7 @@ describe('internal API key', () => {
 });
 
 describe('MCP keys', () => {
-  const key = 'wmcp_test_0123456789abcdef';
+  const key = mcpKeyOf('auth-test');
 
   beforeAll(() => {
     gw.mcpKeys.set(key, {
@@ -267,6 +267,7 @@ describe('MCP keys', () => {
   it('refuses a missing or unknown key', async () => {
     expectUnauthorized(await get('/api/v1/mcp/sse'));
     expectUnauthorized(await get('/api/v1/mcp/sse', { 'x-mcp-api-key': 'wmcp_unknown' }));
+    expectUnauthorized(await get('/api/v1/mcp/sse', { 'x-mcp-api-key': mcpKeyOf('unknown') }));
   });
 
   it('works only on /mcp/**, and /mcp accepts nothing else', async () => {

@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ServiceClient } from '@wiki/auth';
+import { isMcpKeyShaped, type ServiceClient } from '@wiki/auth';
 import { unauthorized } from '@wiki/http';
 import type { FastifyBaseLogger } from 'fastify';
 import { hashOf, SingleFlight, TtlCache } from '../ttl-cache.js';
+import type { Screened } from './guessing.js';
 
 export const INTERNAL_KEY_HEADER = 'x-internal-api-key';
 export const MCP_KEY_HEADER = 'x-mcp-api-key';
@@ -15,6 +16,13 @@ export function isInternalKey(presented: string, expected: string): boolean {
   const a = createHash('sha256').update(presented).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
+}
+
+/** The internal key needs no screening: comparing it costs two hashes, as little as any prefilter. */
+export function screenInternalKey(presented: string, expected: string): Screened<true> {
+  return isInternalKey(presented, expected)
+    ? { verdict: 'known', check: () => Promise.resolve(true) }
+    : { verdict: 'refused', error: unauthorized('A valid X-Internal-Api-Key is required') };
 }
 
 /** The user an MCP key acts as (the workspace service's `/internal/mcp-keys/resolve` answer). */
@@ -36,21 +44,35 @@ const CACHE_MS = 10_000;
 export const UNKNOWN_KEY_CACHE_MS = 60_000;
 /** At most this many unknown keys are remembered (the oldest go first): bounded memory under a flood. */
 const UNKNOWN_KEY_CACHE_SIZE = 10_000;
+/** A key that resolved is "known" this long: over budget, its lookups need no free slot (guessing.ts). */
+const VOUCHED_MS = 10 * 60_000;
+
+const invalid = () => unauthorized('Invalid MCP API key');
 
 /** Resolves MCP keys to their users through the workspace service, which stores only their hashes. */
 export class McpKeys {
   private readonly cache = new TtlCache<McpKeyOwner>();
   private readonly unknown = new TtlCache<true>(UNKNOWN_KEY_CACHE_SIZE);
+  private readonly vouched = new TtlCache<true>();
   private readonly inFlight = new SingleFlight<McpKeyOwner>();
 
   constructor(private readonly peers: ServiceClient) {}
 
-  resolve(key: string, requestId: string, log: FastifyBaseLogger): Promise<McpKeyOwner> {
+  /**
+   * What can be told of the key without asking the workspace service: refused when it has not the
+   * shape of a key or is remembered unknown, known when cached or resolved not long ago.
+   */
+  screen(key: string, requestId: string, log: FastifyBaseLogger): Screened<McpKeyOwner> {
+    if (!isMcpKeyShaped(key)) return { verdict: 'refused', error: invalid() };
     const cacheKey = hashOf(key);
     const hit = this.cache.get(cacheKey);
-    if (hit) return Promise.resolve(hit);
-    const invalid = () => unauthorized('Invalid MCP API key');
-    if (this.unknown.get(cacheKey)) return Promise.reject(invalid());
+    if (hit) return { verdict: 'known', check: () => Promise.resolve(hit) };
+    if (this.unknown.get(cacheKey)) return { verdict: 'refused', error: invalid() };
+    const check = () => this.lookUp(key, cacheKey, requestId, log);
+    return { verdict: this.vouched.get(cacheKey) ? 'known' : 'unknown', check };
+  }
+
+  private lookUp(key: string, cacheKey: string, requestId: string, log: FastifyBaseLogger): Promise<McpKeyOwner> {
     return this.inFlight.run(cacheKey, async () => {
       const owner = await this.peers.post<McpKeyOwner>(
         'workspace',
@@ -72,6 +94,7 @@ export class McpKeys {
         throw invalid();
       }
       this.cache.set(cacheKey, owner, CACHE_MS);
+      this.vouched.set(cacheKey, true, VOUCHED_MS);
       return owner;
     });
   }

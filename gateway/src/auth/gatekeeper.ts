@@ -1,11 +1,12 @@
 import type { Identity } from '@wiki/auth';
-import { AppError, unauthorized } from '@wiki/http';
+import { unauthorized } from '@wiki/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Access, accessFor } from '../access.js';
 import type { IdentityTokens } from '../identity-forwarding.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { pathOf } from '../routing.js';
-import { INTERNAL_KEY_HEADER, isInternalKey, MCP_KEY_HEADER, type McpKeys } from './api-keys.js';
+import { INTERNAL_KEY_HEADER, MCP_KEY_HEADER, type McpKeys, screenInternalKey } from './api-keys.js';
+import { type GuessingBudget, GuessingThrottled } from './guessing.js';
 import type { LocalUsers } from './local-users.js';
 import type { TokenVerifier } from './token-verifier.js';
 
@@ -24,6 +25,7 @@ export interface GatekeeperParts {
   mcpKeys: McpKeys;
   identityTokens: IdentityTokens;
   rateLimiter: RateLimiter;
+  guessingBudget: GuessingBudget;
   internalApiKey: string;
 }
 
@@ -34,14 +36,6 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
-/** The header that carries each area's credential. */
-const CREDENTIAL_HEADER = { internal: INTERNAL_KEY_HEADER, mcp: MCP_KEY_HEADER, user: 'authorization' } as const;
-
-/** A refusal of the credential itself (401), not an outage behind it (503) that retrying fixes. */
-function isRefusedCredential(error: unknown): boolean {
-  return error instanceof AppError && error.code === 'UNAUTHORIZED';
-}
-
 /**
  * Authenticates every request before routing (ARCHITECTURE 2.1, 5.13): each area accepts exactly
  * one kind of credential, so an MCP key works only on /mcp/**, the internal key only on
@@ -49,12 +43,12 @@ function isRefusedCredential(error: unknown): boolean {
  * user's rate limit, or the client IP's when nobody was verified, and only then refuses a bad
  * credential (so guessing credentials is rate-limited too).
  *
- * Guessing has its own, smaller budget: every refused credential counts against the client IP,
- * and once that budget is spent the IP's credentials are not checked at all until the window
- * ends (429, even for a valid one: otherwise the answer would still tell right from wrong).
+ * Refused credentials also spend the client IP's guessing budget (guessing.ts): once it is spent,
+ * a credential that fails is answered 429 without further work, and a valid one is still served,
+ * since many people may share the address. A missing credential guesses nothing and counts nothing.
  */
 export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts): void {
-  const { verifier, localUsers, mcpKeys, identityTokens, rateLimiter, internalApiKey } = parts;
+  const { verifier, localUsers, mcpKeys, identityTokens, rateLimiter, guessingBudget, internalApiKey } = parts;
 
   async function authenticate(
     access: Exclude<Access, 'probe' | 'public' | 'optional'>,
@@ -63,13 +57,15 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
     switch (access) {
       case 'internal': {
         const key = header(request, INTERNAL_KEY_HEADER);
-        if (!key || !isInternalKey(key, internalApiKey)) throw unauthorized('A valid X-Internal-Api-Key is required');
+        if (!key) throw unauthorized('A valid X-Internal-Api-Key is required');
+        await guessingBudget.judge(screenInternalKey(key, internalApiKey), request.ip, request.log);
         return { kind: 'internal', roles: [] };
       }
       case 'mcp': {
         const key = header(request, MCP_KEY_HEADER);
         if (!key) throw unauthorized('A valid X-Mcp-Api-Key is required');
-        const owner = await mcpKeys.resolve(key, request.id, request.log);
+        const screened = mcpKeys.screen(key, request.id, request.log);
+        const owner = await guessingBudget.judge(screened, request.ip, request.log);
         return {
           kind: 'mcp',
           userId: owner.userId,
@@ -83,7 +79,7 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
       case 'user': {
         const token = BEARER.exec(header(request, 'authorization') ?? '')?.[1];
         if (!token) throw unauthorized('A Bearer token is required');
-        const claims = await verifier.verify(token, request.log);
+        const claims = await guessingBudget.judge(verifier.screen(token, request.log), request.ip, request.log);
         const user = await localUsers.resolve(claims, request.id, request.log);
         return {
           kind: 'user',
@@ -112,28 +108,26 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
     let caller: Identity | null = null;
     let refusal: unknown;
     if (access !== 'public') {
-      rateLimiter.refuseSpentGuesser(request.ip, reply);
       try {
         caller = await authenticate(access, request);
       } catch (error) {
-        refusal = error;
-        // A missing credential guesses nothing; a presented one that is refused is a guess.
-        if (header(request, CREDENTIAL_HEADER[access]) && isRefusedCredential(error)) {
-          await rateLimiter.countRefusedCredential(request.ip, request.log);
+        // Over the guessing budget: answered without further work (no rate check either).
+        if (error instanceof GuessingThrottled) {
+          reply.header('retry-after', error.retryAfterSeconds);
+          throw error;
         }
+        refusal = error;
       }
     }
 
-    // The collaboration server is trusted infrastructure: its internal calls are not limited,
-    // but an address that spent its guessing budget (on any replica) is refused all the same.
-    if (caller?.kind === 'internal') {
-      await rateLimiter.refuseSpentGuesserShared(request.ip, reply, request.log);
-    } else {
+    // The collaboration server is trusted infrastructure: its internal calls are not limited.
+    if (caller?.kind !== 'internal') {
       await rateLimiter.check(
         caller?.userId ? { kind: 'user', id: caller.userId } : { kind: 'ip', id: request.ip },
         reply,
         request.log,
-        access === 'public' || refusal ? undefined : request.ip,
+        // A verified caller's check also learns whether its address is over the guessing budget.
+        caller ? request.ip : undefined,
       );
     }
     if (refusal) {

@@ -1,7 +1,16 @@
 import { serviceUnavailable, unauthorized } from '@wiki/http';
 import type { FastifyBaseLogger } from 'fastify';
-import { errors, type JWTPayload, jwtVerify } from 'jose';
+import {
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
 import { hashOf, TtlCache } from '../ttl-cache.js';
+import { type Screened, StaleCredential } from './guessing.js';
 import type { TokenProvider } from './providers/index.js';
 
 /**
@@ -13,6 +22,11 @@ export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 
 export const CLOCK_TOLERANCE_SECONDS = 30;
 /** A verified token is trusted from the cache for at most this long (and never past its expiry). */
 const CACHE_MS = 60_000;
+/**
+ * A token whose signature did not verify is refused from memory for this long: a signature that
+ * failed never verifies later (a key id names one key).
+ */
+const REFUSED_CACHE_MS = 60_000;
 
 /** The caller as the identity provider describes them. */
 export interface VerifiedToken {
@@ -30,6 +44,11 @@ export interface TokenVerifier {
   readonly provider: TokenProvider['name'];
   /** The token's claims, or an AppError: 401 for a bad token, 503 when the provider's keys cannot be fetched. */
   verify(token: string, log?: FastifyBaseLogger): Promise<VerifiedToken>;
+  /**
+   * What can be told of the token without checking its signature or fetching keys (guessing.ts);
+   * a `known` or `unknown` verdict carries the check that `verify` would run.
+   */
+  screen(token: string, log?: FastifyBaseLogger): Screened<VerifiedToken>;
 }
 
 const text = (value: unknown): string | undefined =>
@@ -68,40 +87,119 @@ export function isForClient(payload: JWTPayload, client: string): boolean {
   return payload.azp === client;
 }
 
+/** Whether `aud` names `audience`, as jose checks it. */
+function audienceIncludes(aud: unknown, audience: string): boolean {
+  return aud === audience || (Array.isArray(aud) && aud.includes(audience));
+}
+
+type KeySet = JWTVerifyGetKey & { jwks?: () => JSONWebKeySet | undefined; coolingDown?: boolean; fresh?: boolean };
+
+/**
+ * True when no key of the provider's set can have signed a token with this key id, and the set
+ * will not be fetched again for it: a local set, or a remote one jose fetched recently (within
+ * its cooldown, so it would not fetch on an unknown key id). A rotated-in key is therefore never
+ * refused here for longer than jose itself refuses it.
+ */
+function certainlyNoKey(keys: KeySet, kid: unknown): boolean {
+  if (typeof kid !== 'string' || typeof keys.jwks !== 'function') return false;
+  if ('coolingDown' in keys && !(keys.coolingDown && keys.fresh)) return false;
+  const set = keys.jwks();
+  return set !== undefined && !set.keys.some((key) => key.kid === kid);
+}
+
+/**
+ * Why the token would certainly be refused, read from its header and claims without checking
+ * the signature (the same rules jwtVerify and `verify` apply after it), or `expired` when only its
+ * expiry is past; undefined when only the signature can tell.
+ */
+function precheck(token: string, provider: TokenProvider): { reason: string; claim?: string } | 'expired' | undefined {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  let payload: JWTPayload;
+  try {
+    header = decodeProtectedHeader(token);
+    payload = decodeJwt(token);
+  } catch {
+    return { reason: 'ERR_JWT_INVALID' };
+  }
+  if (typeof header.alg !== 'string' || !ALLOWED_ALGORITHMS.includes(header.alg)) {
+    return { reason: 'ERR_JOSE_ALG_NOT_ALLOWED' };
+  }
+  const claimFailed = (claim: string) => ({ reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim });
+  if (payload.iss !== provider.issuer) return claimFailed('iss');
+  if (provider.audience !== undefined && !audienceIncludes(payload.aud, provider.audience)) return claimFailed('aud');
+  if (provider.client !== undefined && !isForClient(payload, provider.client)) return claimFailed('aud');
+  if (!text(payload.sub)) return claimFailed('sub');
+  if (typeof payload.exp !== 'number') return claimFailed('exp');
+  // jose's own rule and clock: expired when exp <= now - tolerance, in whole seconds. Before the
+  // key id: a tab left open since its provider's old key was retired is still a stale session.
+  if (payload.exp <= Math.floor(Date.now() / 1000) - CLOCK_TOLERANCE_SECONDS) return 'expired';
+  if (certainlyNoKey(provider.keys as KeySet, header.kid)) return { reason: 'ERR_JWKS_NO_MATCHING_KEY' };
+  return undefined;
+}
+
+const invalidToken = () => unauthorized('Invalid or expired token');
+
 export function createTokenVerifier(provider: TokenProvider): TokenVerifier {
   const cache = new TtlCache<VerifiedToken>();
+  /** Tokens whose signature failed (REFUSED_CACHE_MS). */
+  const refused = new TtlCache<true>();
+  /** Tokens verified before, until they expire: over budget, their re-check needs no free slot. */
+  const vouched = new TtlCache<true>();
+
+  async function check(token: string, key: string, log?: FastifyBaseLogger): Promise<VerifiedToken> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, provider.keys, {
+        issuer: provider.issuer,
+        audience: provider.audience,
+        algorithms: ALLOWED_ALGORITHMS,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['sub', 'exp'],
+      }));
+    } catch (error) {
+      if (isKeySetOutage(error)) {
+        log?.error({ err: (error as Error).message, provider: provider.name }, 'identity provider keys unavailable');
+        throw serviceUnavailable('The identity provider cannot be reached');
+      }
+      // The reason helps operators; the token itself is never logged.
+      log?.info({ reason: (error as { code?: string }).code ?? (error as Error).message }, 'bearer token refused');
+      if (error instanceof errors.JWSSignatureVerificationFailed) refused.set(key, true, REFUSED_CACHE_MS);
+      if (error instanceof errors.JWTExpired) throw new StaleCredential('Invalid or expired token');
+      throw invalidToken();
+    }
+    if (!text(payload.sub)) throw invalidToken();
+    if (provider.client !== undefined && !isForClient(payload, provider.client)) {
+      log?.info({ reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'aud' }, 'bearer token refused');
+      throw invalidToken();
+    }
+    const claims = claimsOf(payload, provider);
+    const leftMs = (payload.exp as number) * 1000 - Date.now();
+    cache.set(key, claims, Math.min(leftMs, CACHE_MS));
+    vouched.set(key, true, leftMs);
+    return claims;
+  }
+
+  function screen(token: string, log?: FastifyBaseLogger): Screened<VerifiedToken> {
+    const key = hashOf(token);
+    const hit = cache.get(key);
+    if (hit) return { verdict: 'known', check: () => Promise.resolve(hit) };
+    if (refused.get(key)) return { verdict: 'refused', error: invalidToken() };
+    const problem = precheck(token, provider);
+    if (problem === 'expired') return { verdict: 'stale', error: new StaleCredential('Invalid or expired token') };
+    if (problem) {
+      log?.info(problem, 'bearer token refused');
+      return { verdict: 'refused', error: invalidToken() };
+    }
+    return { verdict: vouched.get(key) ? 'known' : 'unknown', check: () => check(token, key, log) };
+  }
+
   return {
     provider: provider.name,
+    screen,
     async verify(token, log) {
-      const key = hashOf(token);
-      const hit = cache.get(key);
-      if (hit) return hit;
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, provider.keys, {
-          issuer: provider.issuer,
-          audience: provider.audience,
-          algorithms: ALLOWED_ALGORITHMS,
-          clockTolerance: CLOCK_TOLERANCE_SECONDS,
-          requiredClaims: ['sub', 'exp'],
-        }));
-      } catch (error) {
-        if (isKeySetOutage(error)) {
-          log?.error({ err: (error as Error).message, provider: provider.name }, 'identity provider keys unavailable');
-          throw serviceUnavailable('The identity provider cannot be reached');
-        }
-        // The reason helps operators; the token itself is never logged.
-        log?.info({ reason: (error as { code?: string }).code ?? (error as Error).message }, 'bearer token refused');
-        throw unauthorized('Invalid or expired token');
-      }
-      if (!text(payload.sub)) throw unauthorized('Invalid or expired token');
-      if (provider.client !== undefined && !isForClient(payload, provider.client)) {
-        log?.info({ reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'aud' }, 'bearer token refused');
-        throw unauthorized('Invalid or expired token');
-      }
-      const claims = claimsOf(payload, provider);
-      cache.set(key, claims, Math.min((payload.exp as number) * 1000 - Date.now(), CACHE_MS));
-      return claims;
+      const screened = screen(token, log);
+      if (screened.verdict === 'refused' || screened.verdict === 'stale') throw screened.error;
+      return screened.check();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { IDENTITY_HEADER, verifyIdentityToken } from '@wiki/auth';
 import type { Config, ServiceName } from '@wiki/config';
@@ -173,4 +173,9 @@ async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
 /** The identity a fake service received, verified as a service would. */
 export function forwardedIdentity(gateway: TestGateway, headers: Record<string, unknown>) {
   return verifyIdentityToken(gateway.config.internalTokenSecret, String(headers[IDENTITY_HEADER]));
+}
+
+/** An MCP key of the issued shape (`wmk_` and 43 base64url characters), the same for the same seed. */
+export function mcpKeyOf(seed: string): string {
+  return `wmk_${createHash('sha256').update(seed).digest('base64url')}`;
 }

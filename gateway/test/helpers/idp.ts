@@ -94,3 +94,15 @@ export function tamperedToken(token: string, change: (claims: JWTPayload) => JWT
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as JWTPayload;
   return `${header}.${b64(change(claims))}.${signature}`;
 }
+
+/**
+ * Counts the identity provider's signatures the process checks (RS256/ES256 through WebCrypto,
+ * as jose does), leaving out HMAC: the gateway's own identity tokens. Restore it after the tests.
+ */
+export function countSignatureChecks() {
+  const verify = vi.spyOn(crypto.subtle, 'verify');
+  return {
+    count: () => verify.mock.calls.filter(([algorithm]) => (algorithm as { name?: string }).name !== 'HMAC').length,
+    restore: () => verify.mockRestore(),
+  };
+}

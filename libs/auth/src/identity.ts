@@ -31,6 +31,11 @@ export const IDENTITY_HEADER = 'x-wiki-identity';
  * every `x-wiki-*` header, the gateway drops a client's own.
  */
 export const CLIENT_ADDRESS_HEADER = 'x-wiki-client-address';
+/**
+ * The ticket of a collab WebSocket upgrade that came without a token, which the gateway counts as a
+ * refused credential until collab hands the ticket back with a valid in-protocol token.
+ */
+export const UPGRADE_TICKET_HEADER = 'x-wiki-upgrade-ticket';
 const ISSUER = 'wiki-gateway';
 const AUDIENCE = 'wiki-services';
 /** Clock skew allowed between the part that minted a token and the one checking it. */

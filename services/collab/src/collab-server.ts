@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type Connection, type Document, Hocuspocus } from '@hocuspocus/server';
-import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
+import { CLIENT_ADDRESS_HEADER, UPGRADE_TICKET_HEADER } from '@wiki/auth';
 import { applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { blockEditor, FRAGMENT } from './block-editor.js';
@@ -76,7 +76,11 @@ type RequestWithUsers = IncomingMessage & { [USERS]?: Map<string, ShownUser> };
  * `x-wiki-*` headers); none when a client reached this server without the gateway (tests).
  */
 function clientAddressOf(request: IncomingMessage): string | undefined {
-  const value = request.headers[CLIENT_ADDRESS_HEADER];
+  return gatewayHeader(request, CLIENT_ADDRESS_HEADER);
+}
+
+function gatewayHeader(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
@@ -170,7 +174,9 @@ export class CollabServer {
     // One spelling per document: an upper-case id would open a second room for the same page.
     if (!DOCUMENT_ID.test(documentName)) throw { reason: 'not-found' };
     try {
-      const user = await this.api.verifyUser(token, clientAddressOf(request));
+      // The upgrade's ticket (it came without a token) goes back too: a valid token redeems it.
+      const ticket = gatewayHeader(request, UPGRADE_TICKET_HEADER);
+      const user = await this.api.verifyUser(token, clientAddressOf(request), ticket);
       const permission = await this.api.permission(documentName, user.id);
       connectionConfig.readOnly = !permission.canEdit;
       const withUsers = request as RequestWithUsers;

@@ -69,14 +69,16 @@ export class DocumentsApi {
    * The user the token belongs to, verified by the gateway as for a REST request;
    * Refused('unauthorized') for a token it refuses. `clientAddress` is the editor's, as the
    * gateway told it on the upgrade: the gateway counts a refused token against that address
-   * and, once its budget is spent, answers 429 (Refused('rate-limited')) without checking.
+   * and, once its budget is spent, answers 429 (Refused('rate-limited')) for a token that fails.
+   * `upgradeTicket` is the gateway's ticket of an upgrade that came without a token: a valid token
+   * redeems it, so that the upgrade no longer counts as a refused credential.
    */
-  async verifyUser(token: string, clientAddress?: string): Promise<CollabUser> {
+  async verifyUser(token: string, clientAddress?: string, upgradeTicket?: string): Promise<CollabUser> {
     if (!token) throw new Refused('unauthorized');
     const res = await this.internal('/internal/collab/identity', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(clientAddress ? { token, clientAddress } : { token }),
+      body: JSON.stringify(clientAddress ? { token, clientAddress, upgradeTicket } : { token }),
     });
     if (res.status === 401 || res.status === 400 || res.status === 429) {
       await res.body?.cancel();

@@ -9,7 +9,8 @@ import { collabUrl, startCollabStack } from './helpers.js';
  * Issue 11, point 4, end to end: the provider's in-protocol token goes gateway -> collab ->
  * gateway (identity route) and its refusals count against the editor's address as the gateway
  * derived it on the upgrade (behind a trusted proxy here, so X-Forwarded-For names the editor),
- * not against the collaboration server's own address.
+ * not against the collaboration server's own address. Issue 24: over budget, valid tokens are
+ * still served, and an upgrade without a token counts until its socket's token redeems it.
  */
 const FAILURES = 3;
 
@@ -100,23 +101,49 @@ describe('collab sign-in and the guessing budget (Hocuspocus provider through th
     expect(await from('10.6.0.1').open(docId, owner.token)).toBe('synced');
   });
 
-  it('refused in-protocol tokens count against the editor; then even a valid one is refused unchecked', async () => {
+  it('refused in-protocol tokens count against the editor; over budget a valid one is still served', async () => {
     const guesser = from('10.6.0.2');
     // One provider per document on a socket: the guesses go to documents that need not exist.
     for (let i = 0; i < FAILURES; i++) {
       expect(await guesser.open(randomUUID(), `${owner.token}${i}`)).toBe('unauthorized');
     }
-    // On the socket already open: the gateway answers the identity check 429.
-    expect(await guesser.open(docId, owner.token)).toBe('rate-limited');
-    // A new socket from that address is refused at the upgrade, and REST shares the budget.
-    expect(await upgradeStatus(collabUrl(t), '10.6.0.2')).toBe(429);
-    const rest = await fetch(`${t.gatewayUrl}/api/v1/workspaces`, {
-      headers: { authorization: `Bearer ${owner.token}`, 'x-forwarded-for': '10.6.0.2' },
-    });
-    await rest.body?.cancel();
-    expect(rest.status).toBe(429);
+    // On the socket already open: a failing token is refused unchecked, the valid one opens.
+    expect(await guesser.open(randomUUID(), 'not-even-a-jwt')).toBe('rate-limited');
+    expect(await guesser.open(docId, owner.token)).toBe('synced');
+    // A new socket from that address opens too, and REST serves the valid token, not a bad one.
+    expect(await from('10.6.0.2').open(docId, owner.token)).toBe('synced');
+    const rest = (token: string) =>
+      fetch(`${t.gatewayUrl}/api/v1/workspaces`, {
+        headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '10.6.0.2' },
+      }).then(async (res) => {
+        await res.body?.cancel();
+        return res.status;
+      });
+    expect(await rest(owner.token)).toBe(200);
+    expect(await rest('not-even-a-jwt')).toBe(429);
 
     // Counted against the editor, not the collaboration server: other editors go on.
     expect(await from('10.6.0.3').open(docId, owner.token)).toBe('synced');
+  });
+
+  it('sockets whose provider signs in validly leave the budget untouched (collab hands the ticket back)', async () => {
+    for (let i = 0; i < FAILURES + 2; i++) expect(await from('10.6.0.4').open(docId, owner.token)).toBe('synced');
+    const res = await fetch(`${t.gatewayUrl}/api/v1/workspaces`, {
+      headers: { authorization: 'Bearer not-even-a-jwt', 'x-forwarded-for': '10.6.0.4' },
+    });
+    await res.body?.cancel();
+    expect(res.status).toBe(401);
+    // A socket that never signs in counts: with the budget nearly spent by it, it shows.
+    for (let i = 0; i < FAILURES - 1; i++) expect(await upgradeStatus(collabUrl(t), '10.6.0.5')).toBe(101);
+    const after = await fetch(`${t.gatewayUrl}/api/v1/workspaces`, {
+      headers: { authorization: 'Bearer not-even-a-jwt', 'x-forwarded-for': '10.6.0.5' },
+    });
+    await after.body?.cancel();
+    expect(after.status).toBe(401);
+    const over = await fetch(`${t.gatewayUrl}/api/v1/workspaces`, {
+      headers: { authorization: 'Bearer not-even-a-jwt-either', 'x-forwarded-for': '10.6.0.5' },
+    });
+    await over.body?.cancel();
+    expect(over.status).toBe(429);
   });
 });
