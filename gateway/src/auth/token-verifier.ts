@@ -42,11 +42,10 @@ export interface VerifiedToken {
 
 export interface TokenVerifier {
   readonly provider: TokenProvider['name'];
-  /** The token's claims, or an AppError: 401 for a bad token, 503 when the provider's keys cannot be fetched. */
-  verify(token: string, log?: FastifyBaseLogger): Promise<VerifiedToken>;
   /**
-   * What can be told of the token without checking its signature or fetching keys (guessing.ts);
-   * a `known` or `unknown` verdict carries the check that `verify` would run.
+   * What can be told of the token without checking its signature or fetching keys (guessing.ts).
+   * A `known` or `unknown` verdict carries the full check: the token's claims, or an AppError
+   * (401 for a bad token, 503 when the provider's keys cannot be fetched).
    */
   screen(token: string, log?: FastifyBaseLogger): Screened<VerifiedToken>;
 }
@@ -193,13 +192,5 @@ export function createTokenVerifier(provider: TokenProvider): TokenVerifier {
     return { verdict: vouched.get(key) ? 'known' : 'unknown', check: () => check(token, key, log) };
   }
 
-  return {
-    provider: provider.name,
-    screen,
-    async verify(token, log) {
-      const screened = screen(token, log);
-      if (screened.verdict === 'refused' || screened.verdict === 'stale') throw screened.error;
-      return screened.check();
-    },
-  };
+  return { provider: provider.name, screen };
 }
