@@ -93,6 +93,10 @@ describe('an address over its budget of refused credentials', () => {
     expect((await get('/api/v1/workspaces', ip, bearer(valid))).statusCode).toBe(200);
 
     // What the screening can tell is wrong: 429 at once, no signature checked, no key fetched.
+    // (An unknown key id from an address under budget first: jose fetches the key set again unless
+    // it just did, and will not for the next 30 s, so the screening can tell that key id is unknown.)
+    const unknownKid = await idp.mint({ sub: 'idp-unknown-kid' }, { kid: 'rsa-never-published' });
+    expect((await get('/api/v1/workspaces', freshIp(), bearer(unknownKid))).statusCode).toBe(401);
     const before = { signatures: signatures.count(), fetches: idp.jwksFetches(), resolves: gw.resolveCalls.length };
     const hs256 = await new SignJWT({ sub: 'idp-hs' })
       .setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' })
@@ -106,7 +110,7 @@ describe('an address over its budget of refused credentials', () => {
       hs256,
       await idp.mint({ sub: 'idp-elsewhere' }, { issuer: 'https://elsewhere.example.com' }),
       await idp.mint({ sub: 'idp-other-app' }, { audience: 'another-app' }),
-      await idp.mint({ sub: 'idp-unknown-kid' }, { kid: 'rsa-never-published' }),
+      unknownKid,
       repeated, // refused by its signature before: remembered
     ];
     for (const token of failing) expectLimited(await get('/api/v1/workspaces', ip, bearer(token)));
