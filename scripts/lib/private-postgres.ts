@@ -5,7 +5,16 @@ import { join } from 'node:path';
 
 export interface PrivatePostgres {
   url: string;
+  /** Stops the server and removes its files. */
   stop(): void;
+  /**
+   * Stops the server but keeps its files, as an outage would (`fast`: sessions are terminated
+   * with 57P01; `immediate`: the server quits without a clean shutdown, as in a crash; `smart`:
+   * new sessions are refused with 57P03 until the open ones end). `wait: false` returns at once.
+   */
+  halt(mode?: 'smart' | 'fast' | 'immediate', options?: { wait?: boolean }): void;
+  /** Starts a halted server again on the same port and files. */
+  resume(): void;
 }
 
 /** Debian keeps the server binaries out of PATH, under /usr/lib/postgresql/<version>/bin. */
@@ -49,15 +58,29 @@ export function startPrivatePostgres(port: number, maxConnections: number): Priv
     join(data, 'postgresql.conf'),
     `\nunix_socket_directories = ''\nmax_connections = ${maxConnections}\nlisten_addresses = '127.0.0.1'\nport = ${port}\n`,
   );
-  run(bin('pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', 'start']);
+  const start = () => run(bin('pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', 'start']);
+  start();
+  let running = true;
   return {
     url: `postgres://postgres@127.0.0.1:${port}`,
     stop() {
       try {
+        // Also after a halt: a `smart` one may still be waiting for sessions to end.
         run(bin('pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+      } catch (error) {
+        if (running) throw error; // else it had stopped already
       } finally {
+        running = false;
         rmSync(dir, { recursive: true, force: true });
       }
+    },
+    halt(mode = 'fast', { wait = true } = {}) {
+      run(bin('pg_ctl'), ['-D', data, '-m', mode, wait ? '-w' : '-W', 'stop']);
+      running = false;
+    },
+    resume() {
+      start();
+      running = true;
     },
   };
 }

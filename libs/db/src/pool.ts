@@ -6,6 +6,7 @@ import {
   type QueryResultRow,
   SchemaValidationError,
 } from 'slonik';
+import { recoveringPgDriverFactory } from './recovering-driver.js';
 
 export interface DatabaseOptions {
   maximumPoolSize?: number;
@@ -35,6 +36,9 @@ export async function createDatabasePool(connectionUri: string, options: Databas
     maximumPoolSize: options.maximumPoolSize ?? 10,
     statementTimeout: options.statementTimeoutMs ?? 30_000,
     captureStackTrace: false,
+    // A connection cut mid-query must leave the pool (recovering-driver.ts), or a crash of Postgres
+    // under load leaves the pool without connections.
+    driverFactory: recoveringPgDriverFactory(),
     // slonik's default sends DISCARD ALL to the server every time a connection goes back to the
     // pool: one more round trip per query. Nothing here sets session state (no SET, temporary
     // tables, session advisory locks or LISTEN on pooled connections), so there is nothing to reset.

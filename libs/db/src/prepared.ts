@@ -5,13 +5,23 @@ export type PreparedPool = pg.Pool;
 
 /** Same statement timeout as the shared slonik pool (pool.ts). */
 const STATEMENT_TIMEOUT_MS = 30_000;
+/**
+ * As slonik's connection timeout: node-postgres waits for ever by default, so a database that
+ * stops answering (rather than refusing) would hold every request until the client gave up.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 export function createPreparedPool(
   connectionString: string,
   logger: { warn(obj: object, msg: string): void },
   maxConnections = 10,
 ): PreparedPool {
-  const pool = new pg.Pool({ connectionString, max: maxConnections, statement_timeout: STATEMENT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString,
+    max: maxConnections,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err }, 'idle read connection failed'));
   return pool;
