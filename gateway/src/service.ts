@@ -1,5 +1,5 @@
 import type { Config, ServiceName } from '@wiki/config';
-import { markShuttingDown } from '@wiki/http';
+import { markShuttingDown, nameDependency } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp, type GatewayDeps } from './app.js';
@@ -55,6 +55,8 @@ export async function startService(
   config: Config,
   opts: GatewayOptions = {},
 ): Promise<{ app: FastifyInstance; stop(): Promise<void> }> {
+  // A refused socket towards Redis is logged as a Redis outage (libs/http outage.ts).
+  nameDependency(config.redisUrl, 'redis');
   const redis = createRedis(config.redisUrl);
   // Errors are reported by the readiness check and the rate limiter; keep them out of stderr.
   redis.on('error', () => undefined);

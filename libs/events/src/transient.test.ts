@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { isConnectionError } from './transient.js';
 
-function withCode(message: string, code: string): Error {
-  return Object.assign(new Error(message), { code });
+function withCode(message: string, code: string, syscall?: string): Error {
+  return Object.assign(new Error(message), { code, ...(syscall ? { syscall } : {}) });
 }
 
 describe('isConnectionError', () => {
   it('recognises lost or refused database connections, also when wrapped', () => {
-    expect(isConnectionError(withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'))).toBe(true);
+    expect(isConnectionError(withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED', 'connect'))).toBe(true);
     expect(isConnectionError(withCode('terminating connection due to administrator command', '57P01'))).toBe(true);
     class ConnectionError extends Error {}
     expect(isConnectionError(new ConnectionError('pool could not connect'))).toBe(true);
-    expect(isConnectionError(new Error('query failed', { cause: withCode('reset', 'ECONNRESET') }))).toBe(true);
+    expect(
+      isConnectionError(new Error('query failed', { cause: withCode('read ECONNRESET', 'ECONNRESET', 'read') })),
+    ).toBe(true);
   });
 
   it('leaves handler and data errors to the normal retry and dead-letter path', () => {

@@ -11,6 +11,7 @@ import Fastify, {
 import { AppError, type ErrorDetail, errorBody } from './errors.js';
 import { registerMetrics } from './metrics.js';
 import { nulFieldError, nulFieldOfJson, refuseNulInUrls } from './nul-text.js';
+import { dependencyOutage, OUTAGE_RETRY_AFTER_SECONDS } from './outage.js';
 import { traceRequests } from './tracing.js';
 import { useRequestValidation } from './validation.js';
 
@@ -131,10 +132,20 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   });
 
   app.setErrorHandler((error: FastifyError & { details?: ErrorDetail[] }, request, reply) => {
-    const mapped = mapError(error);
-    if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A dependency that cannot be reached is an outage, not a bug: 503 and a warning, no stack.
+    const outage = error instanceof AppError ? null : dependencyOutage(error);
+    const mapped: MappedError = outage
+      ? { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry later' }
+      : mapError(error);
+    if (outage)
+      request.log.warn({ dependency: outage.dependency, reason: outage.reason }, `${outage.dependency} unavailable`);
+    else if (mapped.status === 503)
+      request.log.warn({ code: mapped.code, message: mapped.message }, 'request unavailable');
+    else if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: mapped.code, message: mapped.message }, 'request refused');
     if (mapped.code === 'RATE_LIMITED' && !reply.getHeader('retry-after')) reply.header('retry-after', '60');
+    if (mapped.status === 503 && !reply.getHeader('retry-after'))
+      reply.header('retry-after', OUTAGE_RETRY_AFTER_SECONDS);
     return reply.status(mapped.status).send(errorBody(mapped.code, mapped.message, request.id, mapped.details));
   });
 

@@ -5,6 +5,7 @@ export * from './image-url.js';
 export * from './launcher.js';
 export * from './metrics.js';
 export { findNulField, nulFieldError } from './nul-text.js';
+export * from './outage.js';
 export * from './schemas.js';
 export * from './serve.js';
 export * from './text.js';
