@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +10,12 @@ export interface PrivatePostgres {
   /**
    * Stops the server but keeps its files, as an outage would (`fast`: sessions are terminated
    * with 57P01; `immediate`: the server quits without a clean shutdown, as in a crash; `smart`:
-   * new sessions are refused with 57P03 until the open ones end). `wait: false` returns at once.
+   * new sessions are refused with 57P03 until the open ones end). Resolves once it is stopped, or
+   * at once with `wait: false`.
    */
-  halt(mode?: 'smart' | 'fast' | 'immediate', options?: { wait?: boolean }): void;
-  /** Starts a halted server again on the same port and files. */
-  resume(): void;
+  halt(mode?: 'smart' | 'fast' | 'immediate', options?: { wait?: boolean }): Promise<void>;
+  /** Starts a halted server again on the same port and files; resolves once it accepts connections. */
+  resume(): Promise<void>;
 }
 
 /** Debian keeps the server binaries out of PATH, under /usr/lib/postgresql/<version>/bin. */
@@ -34,6 +35,22 @@ function run(command: string, args: string[]): void {
   const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
   const done = spawnSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (done.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${done.stderr || done.stdout}`);
+}
+
+/** `run`, without blocking the event loop: the services of a test keep running while it stops or starts. */
+function runInBackground(command: string, args: string[]): Promise<void> {
+  const asRoot = process.getuid?.() === 0;
+  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed: ${output}`)),
+    );
+  });
 }
 
 /**
@@ -74,12 +91,12 @@ export function startPrivatePostgres(port: number, maxConnections: number): Priv
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    halt(mode = 'fast', { wait = true } = {}) {
-      run(bin('pg_ctl'), ['-D', data, '-m', mode, wait ? '-w' : '-W', 'stop']);
+    async halt(mode = 'fast', { wait = true } = {}) {
+      await runInBackground(bin('pg_ctl'), ['-D', data, '-m', mode, wait ? '-w' : '-W', 'stop']);
       running = false;
     },
-    resume() {
-      start();
+    async resume() {
+      await runInBackground(bin('pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', 'start']);
       running = true;
     },
   };

@@ -32,11 +32,11 @@ it('serves again once Postgres is back after crashing while every connection ran
   while (pool.state().acquiredConnections < 2) await new Promise((resolve) => setTimeout(resolve, 20));
   await new Promise((resolve) => setTimeout(resolve, 100)); // both queries are on the server
 
-  server.halt('immediate');
+  await server.halt('immediate');
   for (const outcome of await Promise.all(busy)) {
     expect((outcome as Error).constructor.name).toBe('BackendTerminatedUnexpectedlyError');
   }
-  server.resume();
+  await server.resume();
 
   expect(await answerWithin(pool.query(sql.unsafe`SELECT 1 AS one`), 10_000)).toEqual([{ one: 1 }]);
   expect(pool.state()).toMatchObject({ pendingDestroyConnections: 0, waitingClients: 0 });

@@ -99,7 +99,7 @@ describe('Postgres unreachable', () => {
 
   it('a server stopped (fast shutdown) during a query, then refusing: 57P01, then ConnectionError', async () => {
     const both = await sleepingOnBoth();
-    server.halt('fast');
+    await server.halt('fast');
     try {
       expect(dependencyOutage(await both.plainQuery)).toEqual({ dependency: 'postgres', reason: 'SQLSTATE 57P01' });
       expect(dependencyOutage(await both.slonikQuery)).toMatchObject({ dependency: 'postgres' });
@@ -110,14 +110,14 @@ describe('Postgres unreachable', () => {
       expect((slonikLater as Error).constructor.name).toBe('ConnectionError');
       expect(dependencyOutage(slonikLater)).toEqual({ dependency: 'postgres', reason: 'ConnectionError' });
     } finally {
-      server.resume();
+      await server.resume();
       await both.end();
     }
   });
 
   it('a server that crashed (immediate shutdown) during a query: the connection terminated unexpectedly', async () => {
     const both = await sleepingOnBoth();
-    server.halt('immediate');
+    await server.halt('immediate');
     try {
       const plainError = await both.plainQuery;
       const slonikError = await both.slonikQuery;
@@ -129,7 +129,7 @@ describe('Postgres unreachable', () => {
       expect((slonikError as Error).constructor.name).toBe('BackendTerminatedUnexpectedlyError');
       expect(dependencyOutage(slonikError)).toMatchObject({ dependency: 'postgres' });
     } finally {
-      server.resume();
+      await server.resume();
       await both.end();
     }
   });
@@ -138,7 +138,7 @@ describe('Postgres unreachable', () => {
     const held = new pg.Client({ connectionString: url });
     held.on('error', () => undefined);
     await held.connect();
-    server.halt('smart', { wait: false }); // waits for `held` to end
+    await server.halt('smart', { wait: false }); // waits for `held` to end
     try {
       let refusal: unknown;
       for (let attempt = 0; attempt < 100 && !refusal; attempt++) {
@@ -164,7 +164,7 @@ describe('Postgres unreachable', () => {
         if (refused) break;
         await pause(50);
       }
-      server.resume();
+      await server.resume();
     }
   });
 
