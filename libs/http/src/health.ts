@@ -10,6 +10,21 @@ export class HealthDetails {
   constructor(readonly details: Record<string, Record<string, unknown>>) {}
 }
 
+/** Checks made with `degradedWhenDown`, with what their failure means. */
+const degradedOnly = new WeakMap<HealthCheck, string>();
+
+/**
+ * A check whose failure leaves the service ready: it is reported DOWN under `checks` and its
+ * `warning` under `details`, but `/health/ready` still answers 200. For a dependency the service
+ * serves without (NATS for a service whose events wait in its outbox): taking every replica out
+ * of rotation for it would turn a delay into an outage.
+ */
+export function degradedWhenDown(check: HealthCheck, warning: string): HealthCheck {
+  const wrapped: HealthCheck = () => check();
+  degradedOnly.set(wrapped, warning);
+  return wrapped;
+}
+
 /** Apps whose shutdown has begun: their readiness fails from then on (check `accepting`). */
 const shuttingDown = new WeakSet<FastifyInstance>();
 
@@ -34,7 +49,10 @@ export function markShuttingDown(app: FastifyInstance): void {
  * `/health/live` answers while the process serves HTTP; `/health/ready` also checks every
  * dependency (database, NATS, ...) and answers 503 naming the ones that are down. Its check
  * `accepting` fails once the shutdown has begun (`markShuttingDown`). A check that resolves to
- * HealthDetails stays UP; its entries appear under `details` (absent when no check has any).
+ * HealthDetails stays UP; its entries appear under `details` (absent when no check has any). A
+ * check made with `degradedWhenDown` is reported DOWN with its warning but leaves the service ready.
+ * Nothing is cached: each probe asks every dependency again, so readiness follows an outage and
+ * its end at the next probe.
  */
 export function registerHealth(app: FastifyInstance, given: Record<string, HealthCheck>, timeoutMs = 2000): void {
   const checks: Record<string, HealthCheck> = {
@@ -64,12 +82,14 @@ export function registerHealth(app: FastifyInstance, given: Record<string, Healt
             if (outcome instanceof HealthDetails) Object.assign(details, outcome.details);
             return [name, 'UP'] as const;
           } catch (error) {
-            request.log.warn({ check: name, err: error }, 'readiness check failed');
+            const warning = degradedOnly.get(check);
+            request.log.warn({ check: name, reason: (error as Error).message }, 'readiness check failed');
+            if (warning !== undefined) details[name] = { warning };
             return [name, 'DOWN'] as const;
           }
         }),
       );
-      const up = results.every(([, s]) => s === 'UP');
+      const up = results.every(([name, s]) => s === 'UP' || degradedOnly.has(checks[name]));
       const body = { status: up ? 'UP' : 'DOWN', checks: Object.fromEntries(results) };
       return reply.status(up ? 200 : 503).send(Object.keys(details).length > 0 ? { ...body, details } : body);
     },

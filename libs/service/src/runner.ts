@@ -14,11 +14,21 @@ import {
   startOutboxRelay,
   wakeRelayAfterCommit,
 } from '@wiki/events';
-import { addScrapeCounter, addScrapeGauge, type HealthCheck, HealthDetails, markShuttingDown } from '@wiki/http';
+import {
+  addScrapeCounter,
+  addScrapeGauge,
+  degradedWhenDown,
+  type HealthCheck,
+  HealthDetails,
+  markShuttingDown,
+  nameDependency,
+} from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { RuntimeKit, ServiceDefinition, Starter, Stoppable } from './definition.js';
 
 const SET_ASIDE_WARNING = 'events NATS refused for good are set aside in event_outbox (failed_at, failure)';
+const NATS_DOWN_WARNING =
+  'NATS is unreachable: requests are served, events wait in the outbox and consumers pause until it is back';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -67,6 +77,11 @@ export async function startService(
     await parts.stopAll(app?.log);
   };
 
+  // A refused socket towards one of these is logged as an outage of that dependency (libs/http outage.ts).
+  nameDependency(config.databaseUrls[definition.name], 'postgres');
+  nameDependency(config.natsUrl, 'nats');
+  nameDependency(config.redisUrl, 'redis');
+
   try {
     await prepareDatabase(definition, config);
     const pool = await createDatabasePool(config.databaseUrls[definition.name], {
@@ -84,7 +99,11 @@ export async function startService(
         const setAside = await countSetAside(pool);
         return setAside > 0 ? new HealthDetails({ outbox: { setAside, warning: SET_ASIDE_WARNING } }) : undefined;
       },
-      nats: () => (bus ? bus.health() : Promise.reject(new Error('not connected yet'))),
+      // The service serves reads and writes without NATS (events wait in the outbox): reported, not unready.
+      nats: degradedWhenDown(
+        () => (bus ? bus.health() : Promise.reject(new Error('not connected yet'))),
+        NATS_DOWN_WARNING,
+      ),
     };
 
     const writingPool = wakeRelayAfterCommit(pool, wakeRelay);
