@@ -3,7 +3,7 @@ import type {} from '@fastify/swagger';
 import { createServiceClient, identity, type ServiceClient } from '@wiki/auth';
 import type { Config, ServiceName } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
-import { createApp, type HealthCheck, registerHealth } from '@wiki/http';
+import { createApp, errorEnvelope, type HealthCheck, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 
 /** What every service's `buildApp` takes besides its own dependencies. */
@@ -40,8 +40,32 @@ export async function createServiceApp(
     bodyLimit: options.bodyLimit,
     openapi: options.openapi,
   });
+  describeOutages(app);
   await app.register(identity, { secret: config.internalTokenSecret });
   registerHealth(app, deps.checks ?? { database: () => deps.pool.query(ping) });
   const peers = createServiceClient({ service: options.service, config, logger: app.log });
   return { app, peers };
 }
+
+/**
+ * Every route of a service touches its database (its own rows, or the membership and
+ * users projections behind the access check), so each one can meet an outage: its OpenAPI
+ * description lists the 503 (with Retry-After) the error handler then answers, also where the route
+ * lists the bare envelope for its own 503s. Hidden routes (health, openapi.json) are left alone.
+ */
+function describeOutages(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ?? {}) as { hide?: boolean; response?: Record<string, unknown> };
+    if (schema.hide) return;
+    const listed = schema.response?.['503'];
+    if (listed !== undefined && listed !== errorEnvelope) return;
+    route.schema = { ...schema, response: { ...schema.response, 503: OUTAGE_RESPONSE } };
+  });
+}
+
+/** The envelope, with the header @fastify/swagger lists for it. */
+const OUTAGE_RESPONSE = {
+  ...errorEnvelope,
+  description: 'SERVICE_UNAVAILABLE: a dependency (database, queue) cannot be reached; retry after Retry-After',
+  headers: { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } },
+};
