@@ -34,7 +34,7 @@ export class ExportClient {
   }
 
   async ready(): Promise<void> {
-    await Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]);
+    await Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady(), this.redis.ping()]);
   }
 
   /** Jobs on the queue by state, for the metrics scrape. */
@@ -48,6 +48,8 @@ export class ExportClient {
 
   /** The file and the document's title; 404 when the document went away, 503 when no worker finished in time. */
   async run(data: ExportJobData): Promise<{ file: Buffer; title: string }> {
+    // BullMQ would wait for Redis until the deadline: while the connection to it is down, say so at once.
+    if (this.redis.status !== 'ready') throw serviceUnavailable('The export queue is unavailable; try again later');
     const { settings } = this.options;
     const deadline = Date.now() + settings.timeoutMs;
     // BullMQ's commands wait for Redis as long as it takes: the request's own deadline bounds them.
