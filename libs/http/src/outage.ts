@@ -6,7 +6,7 @@
  * so this module imports none of the clients.
  */
 export interface DependencyOutage {
-  /** `postgres`, `redis`, `nats`, or what a socket error's address was registered as (else `host:port`). */
+  /** `postgres`, `redis`, `nats`, `elasticsearch`, or what a socket error's address was registered as (else `host:port`). */
   dependency: string;
   /** A short text for the log: the code or message that gave it away. */
   reason: string;
@@ -44,6 +44,9 @@ const REDIS_MESSAGES = [
   /^Command timed out$/,
   /^(LOADING|MASTERDOWN) /,
 ];
+
+/** The Elasticsearch client's errors for a node it cannot reach or that does not answer (they carry `meta`). */
+const ELASTICSEARCH_ERRORS = new Set(['ConnectionError', 'TimeoutError', 'NoLivingConnectionsError']);
 
 /**
  * @nats-io client errors (they set `name`) for a connection that is closed, draining, or a request
@@ -147,6 +150,7 @@ function classify(error: ErrorLike): DependencyOutage | null {
   const message = typeof error.message === 'string' ? error.message : '';
 
   if (code && POSTGRES_UNAVAILABLE.test(code)) return { dependency: 'postgres', reason: `SQLSTATE ${code}` };
+  if (ELASTICSEARCH_ERRORS.has(name) && 'meta' in error) return { dependency: 'elasticsearch', reason: name };
   // NATS' ConnectionError names itself; slonik's keeps the name `Error`.
   if (Object.hasOwn(NATS_ERRORS, name) && NATS_ERRORS[name](message)) return { dependency: 'nats', reason: name };
   if (SLONIK_CONNECTION_CLASSES.has(className)) return { dependency: 'postgres', reason: className };

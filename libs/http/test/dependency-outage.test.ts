@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { Writable } from 'node:stream';
+import { Client } from '@elastic/elasticsearch';
 import { connect as connectNats } from '@nats-io/transport-node';
 import { createDatabasePool, sql } from '@wiki/db';
 import { freePort } from '@wiki/testing';
@@ -304,6 +305,29 @@ describe('NATS unreachable', () => {
     await nc.close();
     const closed = await rejection(nc.request(`${subject}.any`, 'x'));
     expect(dependencyOutage(closed)).toEqual({ dependency: 'nats', reason: 'ClosedConnectionError' });
+  });
+});
+
+describe('Elasticsearch unreachable', () => {
+  it('a refused connection and a node that does not answer', async () => {
+    const refusing = new Client({ node: `http://127.0.0.1:${await closedPort()}`, maxRetries: 0 });
+    const refused = await rejection(refusing.info());
+    await refusing.close();
+    expect((refused as Error).name).toBe('ConnectionError');
+    expect(dependencyOutage(refused)).toEqual({ dependency: 'elasticsearch', reason: 'ConnectionError' });
+
+    const silent = createNetServer(() => undefined); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const waiting = new Client({ node: `http://127.0.0.1:${port}`, maxRetries: 0, requestTimeout: 200 });
+    try {
+      const timedOut = await rejection(waiting.info());
+      expect((timedOut as Error).name).toBe('TimeoutError');
+      expect(dependencyOutage(timedOut)).toEqual({ dependency: 'elasticsearch', reason: 'TimeoutError' });
+    } finally {
+      await waiting.close();
+      silent.close();
+    }
   });
 });
 
