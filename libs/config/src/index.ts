@@ -130,6 +130,23 @@ export interface Config {
    */
   notificationHeartbeatMs: number;
   /**
+   * Long-lived connections per user or key, counted across every replica (ARCHITECTURE 5.14).
+   * At the limit a new notification stream or MCP SSE session closes the oldest one; a collab
+   * connection is refused.
+   */
+  connectionLimits: {
+    /** Open notification streams per user (NOTIFICATION_STREAMS_PER_USER, default 10). */
+    notificationStreamsPerUser: number;
+    /** Collab connections (one per document a provider opens) per user (COLLAB_CONNECTIONS_PER_USER, default 50). */
+    collabConnectionsPerUser: number;
+    /** Messages per second one collab WebSocket may send in the long run (COLLAB_UPDATES_PER_SECOND, default 50). */
+    collabUpdatesPerSecond: number;
+    /** Messages one collab WebSocket may send at once (COLLAB_UPDATES_BURST, default 500). */
+    collabUpdatesBurst: number;
+    /** Open MCP SSE sessions per MCP key (MCP_SESSIONS_PER_KEY, default 10). */
+    mcpSessionsPerKey: number;
+  };
+  /**
    * Browser origins allowed to call the gateway cross-origin and to open the collaboration
    * WebSocket (CORS_ORIGINS, comma-separated, e.g. `https://wiki.example.com`); none by default.
    */
@@ -459,6 +476,13 @@ export function loadConfig(env: Env = process.env): Config {
     eventMaxBytes: int(env, 'EVENT_MAX_BYTES', 256 * 1024, 128 * 1024, 64 * 1024 * 1024),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
     notificationHeartbeatMs: int(env, 'NOTIFICATION_HEARTBEAT_MS', 25_000, 10, 3_600_000),
+    connectionLimits: {
+      notificationStreamsPerUser: int(env, 'NOTIFICATION_STREAMS_PER_USER', 10, 1, 10_000),
+      collabConnectionsPerUser: int(env, 'COLLAB_CONNECTIONS_PER_USER', 50, 1, 100_000),
+      collabUpdatesPerSecond: int(env, 'COLLAB_UPDATES_PER_SECOND', 50, 1, 1_000_000),
+      collabUpdatesBurst: int(env, 'COLLAB_UPDATES_BURST', 500, 1, 1_000_000),
+      mcpSessionsPerKey: int(env, 'MCP_SESSIONS_PER_KEY', 10, 1, 10_000),
+    },
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     collab: {
       debounceMs: int(env, 'COLLAB_DEBOUNCE_MS', 2000, 0, 60_000),

@@ -5,6 +5,7 @@ import { addScrapeGauge, HealthDetails } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
+import { StreamLimit } from './live/stream-limit.js';
 import { NotificationStreams } from './live/streams.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerStreamRoute } from './routes/stream.js';
@@ -17,6 +18,8 @@ declare module 'fastify' {
     notificationPeers: ServiceClient;
     /** This replica's open streams and the fan-out between replicas (service.ts joins it). */
     notificationStreams: NotificationStreams;
+    /** Open streams per user across replicas (service.ts attaches it to NATS). */
+    notificationStreamLimit: StreamLimit;
   }
 }
 
@@ -51,6 +54,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('notificationStreams', streams);
   // Open streams would hold the server's close up: end them first (clients reconnect elsewhere).
   app.addHook('preClose', async () => streams.closeAll());
+  const streamLimit = new StreamLimit(config, logger);
+  await streamLimit.ready();
+  app.decorate('notificationStreamLimit', streamLimit);
+  app.addHook('onClose', () => streamLimit.close());
   app.decorate(
     'notificationMembership',
     createMembershipAccess({ pool: deps.pool, client: peers, service: 'notification', logger }),
@@ -63,6 +70,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     reads = owned;
   }
   registerNotificationRoutes(app, { pool: deps.pool, reads, notify: (userIds) => streams.notify(userIds) });
-  registerStreamRoute(app, streams);
+  registerStreamRoute(app, streams, streamLimit);
   return app;
 }

@@ -20,6 +20,11 @@ export const notificationService = defineService({
   consumers: [
     // First: the producer below tells streams through it from its first event on.
     async ({ app, bus }) => app.notificationStreams.connect(bus),
+    // Streams of this replica that a newer one of the same user, on another replica, pushes out.
+    async ({ app, bus }) => {
+      app.notificationStreamLimit.attach(bus);
+      return { stop: async () => undefined };
+    },
     ({ app, bus }) => app.notificationMembership.startProjection(bus),
     ({ bus, pool, logger }) => startUsersProjection({ bus, pool, logger, service: 'notification' }),
     ({ app, bus, pool, logger }) =>

@@ -103,7 +103,7 @@ export class NotificationStreams {
    * notification number the client saw, or `currentPosition` for a new stream (it gets every
    * visible one after it, then the count).
    */
-  serve(userId: string, res: ServerResponse, lastEventId: number, requestId: string): void {
+  serve(userId: string, res: ServerResponse, lastEventId: number, requestId: string): ServedStream {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -129,6 +129,12 @@ export class NotificationStreams {
     });
     // Registered first, then read: a change committed meanwhile marks it for another look.
     client.sync();
+    return {
+      endWith: (notice) => {
+        client.write(notice);
+        client.end();
+      },
+    };
   }
 
   /** Brings this replica's streams of the user up to date. */
@@ -154,6 +160,11 @@ export class NotificationStreams {
         client.end();
       }
   }
+}
+
+/** A stream as its route sees it: it can be ended with a last word (the per-user limit). */
+export interface ServedStream {
+  endWith(notice: string): void;
 }
 
 /** One open stream: what it has sent so far, and the one catch-up running at a time. */

@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
 import { errorEnvelope, object, openObject, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import type { NotificationStreams } from '../live/streams.js';
+import { type StreamLimit, TOO_MANY_STREAMS_NOTICE } from '../live/stream-limit.js';
+import type { NotificationStreams, ServedStream } from '../live/streams.js';
 
 /** An SSE id this service gave out: a notification number (at most 18 digits, under 2^63). */
 const eventId = Type.String({ pattern: '^[0-9]{1,18}$' });
@@ -14,7 +15,7 @@ const eventId = Type.String({ pattern: '^[0-9]{1,18}$' });
  * comment, and resumption from `Last-Event-ID` (or `lastEventId` in the query, for clients that
  * cannot set headers).
  */
-export function registerStreamRoute(server: FastifyInstance, streams: NotificationStreams): void {
+export function registerStreamRoute(server: FastifyInstance, streams: NotificationStreams, limit: StreamLimit): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/notifications/stream',
@@ -43,8 +44,22 @@ export function registerStreamRoute(server: FastifyInstance, streams: Notificati
       // "From now" is read before the headers go out: a notification made once the client holds
       // the answer is sent on it, never counted as older than the stream.
       const from = given === undefined ? await streams.currentPosition(userId) : Number(given);
+      // Counted last, right before it is served: nothing between can fail and leave it counted.
+      let served: ServedStream | undefined;
+      let pushedOut = false;
+      const slot = await limit.admit(userId, () => {
+        pushedOut = true;
+        served?.endWith(TOO_MANY_STREAMS_NOTICE);
+      });
       reply.hijack();
-      streams.serve(userId, reply.raw, from, request.id);
+      if (reply.raw.destroyed) {
+        // The client left while its slot was taken: nothing to serve.
+        slot.release();
+        return reply;
+      }
+      reply.raw.once('close', () => slot.release());
+      served = streams.serve(userId, reply.raw, from, request.id);
+      if (pushedOut) served.endWith(TOO_MANY_STREAMS_NOTICE);
       return reply;
     },
   );

@@ -1,0 +1,3 @@
+export * from './connection-slots.js';
+export * from './redis.js';
+export * from './token-bucket.js';
