@@ -46,6 +46,15 @@ export const IMPLEMENTED_SERVICES: ServiceName[] = [
 
 export type AuthProvider = 'dev' | 'oidc' | 'firebase';
 
+/** The per-user (per-key) bounds on long-lived connections when nothing else is set (ARCHITECTURE 5.14). */
+export const DEFAULT_CONNECTION_LIMITS = {
+  notificationStreamsPerUser: 10,
+  collabConnectionsPerUser: 50,
+  collabUpdatesPerSecond: 50,
+  collabUpdatesBurst: 500,
+  mcpSessionsPerKey: 10,
+} as const;
+
 export interface Config {
   nodeEnv: string;
   logLevel: string;
@@ -477,11 +486,29 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
     notificationHeartbeatMs: int(env, 'NOTIFICATION_HEARTBEAT_MS', 25_000, 10, 3_600_000),
     connectionLimits: {
-      notificationStreamsPerUser: int(env, 'NOTIFICATION_STREAMS_PER_USER', 10, 1, 10_000),
-      collabConnectionsPerUser: int(env, 'COLLAB_CONNECTIONS_PER_USER', 50, 1, 100_000),
-      collabUpdatesPerSecond: int(env, 'COLLAB_UPDATES_PER_SECOND', 50, 1, 1_000_000),
-      collabUpdatesBurst: int(env, 'COLLAB_UPDATES_BURST', 500, 1, 1_000_000),
-      mcpSessionsPerKey: int(env, 'MCP_SESSIONS_PER_KEY', 10, 1, 10_000),
+      notificationStreamsPerUser: int(
+        env,
+        'NOTIFICATION_STREAMS_PER_USER',
+        DEFAULT_CONNECTION_LIMITS.notificationStreamsPerUser,
+        1,
+        10_000,
+      ),
+      collabConnectionsPerUser: int(
+        env,
+        'COLLAB_CONNECTIONS_PER_USER',
+        DEFAULT_CONNECTION_LIMITS.collabConnectionsPerUser,
+        1,
+        100_000,
+      ),
+      collabUpdatesPerSecond: int(
+        env,
+        'COLLAB_UPDATES_PER_SECOND',
+        DEFAULT_CONNECTION_LIMITS.collabUpdatesPerSecond,
+        1,
+        1_000_000,
+      ),
+      collabUpdatesBurst: int(env, 'COLLAB_UPDATES_BURST', DEFAULT_CONNECTION_LIMITS.collabUpdatesBurst, 1, 1_000_000),
+      mcpSessionsPerKey: int(env, 'MCP_SESSIONS_PER_KEY', DEFAULT_CONNECTION_LIMITS.mcpSessionsPerKey, 1, 10_000),
     },
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     collab: {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type Connection, type Document, Hocuspocus } from '@hocuspocus/server';
 import { CLIENT_ADDRESS_HEADER, UPGRADE_TICKET_HEADER } from '@wiki/auth';
+import type { ConnectionSlots, Slot } from '@wiki/limits';
 import { applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { blockEditor, FRAGMENT } from './block-editor.js';
@@ -66,10 +67,16 @@ export interface AccessContext {
   user: CollabUser;
   workspaceId: string;
   role: string;
+  /** The connection's place in its user's COLLAB_CONNECTIONS_PER_USER. */
+  slot?: Slot;
 }
 
+/** The answer (a Hocuspocus permission-denied reason) to a user who holds as many connections as allowed. */
+export const TOO_MANY_CONNECTIONS = 'too-many-connections';
+
 const USERS = Symbol('collab users by document');
-type RequestWithUsers = IncomingMessage & { [USERS]?: Map<string, ShownUser> };
+const SLOTS = Symbol('collab connection slots by document');
+type RequestWithUsers = IncomingMessage & { [USERS]?: Map<string, ShownUser>; [SLOTS]?: Map<string, Slot> };
 
 /**
  * The editor's address as the gateway set it on the upgrade it passed on (it drops a client's own
@@ -125,6 +132,8 @@ export class CollabServer {
     private readonly api: DocumentsApi,
     private readonly log: Logger,
     options: { debounceMs: number; maxDebounceMs: number },
+    /** Connections per user across replicas (refusing at the limit); none: unbounded (tests of other things). */
+    private readonly slots?: ConnectionSlots,
   ) {
     this.hocuspocus = new Hocuspocus({
       quiet: true,
@@ -140,7 +149,10 @@ export class CollabServer {
           documentId: documentName,
           workspaceId: access.workspaceId,
         });
-        connection.onClose(() => this.members.delete(connection));
+        connection.onClose(() => {
+          this.members.delete(connection);
+          access.slot?.release();
+        });
       },
       onLoadDocument: ({ documentName, document }) => this.load(documentName, document),
       afterLoadDocument: async ({ documentName, document }) => this.joinReplicas(documentName, document),
@@ -173,22 +185,50 @@ export class CollabServer {
   ): Promise<AccessContext> {
     // One spelling per document: an upper-case id would open a second room for the same page.
     if (!DOCUMENT_ID.test(documentName)) throw { reason: 'not-found' };
+    let access: AccessContext;
+    let canEdit: boolean;
     try {
       // The upgrade's ticket (it came without a token) goes back too: a valid token redeems it.
       const ticket = gatewayHeader(request, UPGRADE_TICKET_HEADER);
       const user = await this.api.verifyUser(token, clientAddressOf(request), ticket);
       const permission = await this.api.permission(documentName, user.id);
-      connectionConfig.readOnly = !permission.canEdit;
-      const withUsers = request as RequestWithUsers;
-      withUsers[USERS] ??= new Map();
-      const users = withUsers[USERS];
-      users.set(documentName, { id: user.id, name: user.name });
-      return { user, workspaceId: permission.workspaceId, role: permission.role };
+      access = { user, workspaceId: permission.workspaceId, role: permission.role };
+      canEdit = permission.canEdit;
     } catch (error) {
       if (error instanceof Refused) throw { reason: error.reason };
       this.log.warn({ err: error, documentId: documentName }, 'collab: access could not be checked');
       throw { reason: 'unavailable' };
     }
+    // Counted once the user is known and may open the document, so a refused token costs nobody a place.
+    if (this.slots) {
+      const slot = await this.slots.take(access.user.id, () => undefined);
+      if (!slot) {
+        this.log.info({ userId: access.user.id }, 'collab: connection refused, the user holds as many as allowed');
+        throw { reason: TOO_MANY_CONNECTIONS };
+      }
+      access.slot = slot;
+      const withSlots = request as RequestWithUsers;
+      withSlots[SLOTS] ??= new Map();
+      withSlots[SLOTS].get(documentName)?.release();
+      withSlots[SLOTS].set(documentName, slot);
+    }
+    connectionConfig.readOnly = !canEdit;
+    const withUsers = request as RequestWithUsers;
+    withUsers[USERS] ??= new Map();
+    withUsers[USERS].set(documentName, { id: access.user.id, name: access.user.name });
+    return access;
+  }
+
+  /**
+   * Lets go of every place the socket's connections held (the socket closed). A connection that
+   * closes on its own lets go of its own; this also covers one whose set-up failed after it was
+   * counted, which never becomes a connection.
+   */
+  releaseSlotsOf(request: IncomingMessage): void {
+    const slots = (request as RequestWithUsers)[SLOTS];
+    if (!slots) return;
+    for (const slot of slots.values()) slot.release();
+    slots.clear();
   }
 
   private async load(documentId: string, document: Document): Promise<void> {

@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { addScrapeGauge, createApp, markShuttingDown, registerHealth } from '@wiki/http';
+import { ConnectionSlots, createLimitsRedis, redisReady, TokenBucket } from '@wiki/limits';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { CollabServer, shownUserOf } from './collab-server.js';
@@ -17,6 +19,8 @@ export const COLLAB_PATH = '/collab';
 const MAX_MESSAGE_BYTES = 12 * 1024 * 1024;
 /** How long a stop waits for the rooms to be stored (inside Kubernetes' 30 s grace period). */
 const STOP_STORE_WAIT_MS = 15_000;
+/** The close a socket gets for sending faster than COLLAB_UPDATES_PER_SECOND / COLLAB_UPDATES_BURST allow. */
+export const TOO_MANY_UPDATES = { code: 4429, reason: 'too many updates' } as const;
 
 export interface RunningCollab {
   app: FastifyInstance;
@@ -54,7 +58,20 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     },
   });
 
-  const server = new CollabServer(new DocumentsApi(config), app.log, config.collab);
+  // COLLAB_CONNECTIONS_PER_USER across replicas: past it a new connection is refused (ARCHITECTURE 5.14).
+  const limits = config.connectionLimits;
+  const redis = createLimitsRedis(config.redisUrl);
+  await redisReady(redis);
+  const slots = new ConnectionSlots({
+    kind: 'collab-connections',
+    limit: limits.collabConnectionsPerUser,
+    atLimit: 'refuse',
+    redis,
+    keyPrefix: `${config.dbPrefix}:limits:`,
+    subjectPrefix: `${config.eventsPrefix}-limits`,
+    logger: app.log,
+  });
+  const server = new CollabServer(new DocumentsApi(config), app.log, config.collab, slots);
   addScrapeGauge(app, {
     name: 'collab_documents_open',
     help: 'Documents (rooms) this replica holds in memory',
@@ -76,11 +93,30 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     if (path !== COLLAB_PATH) return refuseUpgrade(socket, 404, 'Not Found');
     if (stopping) return refuseUpgrade(socket, 503, 'Service Unavailable');
     wss.handleUpgrade(request, socket, head, (ws) => {
+      ws.once('close', () => server.releaseSlotsOf(request));
+      // Every message a client sends costs a token, whatever it is (an update, an awareness
+      // change, or one queued before authentication): a flood is disconnected, and the provider
+      // reconnects after its back-off and syncs what it holds, so nothing typed is lost.
+      const bucket = new TokenBucket(limits.collabUpdatesPerSecond, limits.collabUpdatesBurst);
+      let throttled = false;
       // Every message passes the awareness rewrite before Hocuspocus sees it (also the ones it
       // queues during authentication and emits again afterwards).
       const emit = ws.emit.bind(ws);
       ws.emit = ((event: string, ...args: unknown[]) => {
         if (event === 'message' && args[0] instanceof Uint8Array) {
+          if (throttled) return false;
+          // ws emits what arrives with (data, isBinary); Hocuspocus re-emits what it queued during
+          // authentication with (data) alone: that one was paid for when it arrived.
+          const arrived = args.length >= 2;
+          if (arrived && !bucket.take()) {
+            throttled = true;
+            app.log.info(
+              { clientAddress: request.headers[CLIENT_ADDRESS_HEADER] },
+              'collab: a client sent too many messages; disconnected',
+            );
+            ws.close(TOO_MANY_UPDATES.code, TOO_MANY_UPDATES.reason);
+            return false;
+          }
           try {
             args[0] = forceAwarenessUser(args[0], (name) => shownUserOf(request, name));
           } catch {
@@ -106,6 +142,8 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     }
     for (const client of wss.clients) client.terminate();
     wss.close();
+    await slots.close();
+    redis.disconnect();
     events.stop();
     replication.close();
     await app.close();

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import {
+  HocuspocusProvider,
+  type HocuspocusProviderConfiguration,
+  HocuspocusProviderWebsocket,
+} from '@hocuspocus/provider';
 import { startService as startGateway } from '@wiki/gateway';
 import { eventually, type Stack, type StartPart, startStack } from '@wiki/testing';
 import WebSocket from 'ws';
@@ -33,6 +37,8 @@ export interface Editor {
   /** Reasons of permission-denied answers. */
   denied: string[];
   closed: number;
+  /** Code and reason of each close (of the socket, or of this document on it). */
+  closes: Array<{ code: number; reason: string }>;
   text(): string;
   destroy(): void;
 }
@@ -78,8 +84,16 @@ export function typeParagraph(doc: Y.Doc, text: string): void {
   });
 }
 
-/** Connects a Node provider (the real Hocuspocus client) to `url` for document `name` with `token`. */
-export function connectEditor(url: string, name: string, token: string): Editor {
+/**
+ * Connects a Node provider (the real Hocuspocus client) to `url` for document `name` with `token`;
+ * `options` go to the provider (e.g. `awareness: null`).
+ */
+export function connectEditor(
+  url: string,
+  name: string,
+  token: string,
+  options: Partial<Pick<HocuspocusProviderConfiguration, 'awareness'>> = {},
+): Editor {
   const socket = new HocuspocusProviderWebsocket({
     url,
     WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
@@ -92,6 +106,7 @@ export function connectEditor(url: string, name: string, token: string): Editor 
     stateless: [],
     denied: [],
     closed: 0,
+    closes: [],
     text: () => textOf(doc),
     destroy: () => {
       editor.provider.destroy();
@@ -105,9 +120,11 @@ export function connectEditor(url: string, name: string, token: string): Editor 
     token,
     onStateless: ({ payload }) => editor.stateless.push(payload),
     onAuthenticationFailed: ({ reason }) => editor.denied.push(reason),
-    onClose: () => {
+    onClose: ({ event }) => {
       editor.closed += 1;
+      editor.closes.push({ code: event.code, reason: event.reason });
     },
+    ...options,
   });
   editor.provider.attach();
   socket.connect().catch(() => undefined);
