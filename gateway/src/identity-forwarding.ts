@@ -23,6 +23,7 @@ export class IdentityTokens {
       identity.avatarUrl,
       identity.idpUid,
       (identity.roles ?? []).join('\u0002'),
+      identity.keyId,
     );
     const hit = this.cache.get(key);
     if (hit) return hit;

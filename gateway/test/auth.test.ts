@@ -252,11 +252,15 @@ describe('MCP keys', () => {
     expect(echoed.service).toBe('mcp');
     expect(echoed.body).toBe('{"jsonrpc":"2.0"}');
     expect(echoed.headers['x-mcp-api-key']).toBeUndefined();
-    expect(await forwardedIdentity(gw, echoed.headers)).toMatchObject({
+    const identity = await forwardedIdentity(gw, echoed.headers);
+    expect(identity).toMatchObject({
       kind: 'mcp',
       userId: '3f2b1c8e-9a4d-4e7b-8c1d-2a3b4c5d6e7f',
       idpUid: 'idp-mcp',
     });
+    // Which key (MCP sessions are bounded per key), as a digest that does not give the key away.
+    expect(identity.keyId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(key).not.toContain(identity.keyId);
     // The Streamable HTTP endpoint sits at /mcp itself.
     expect(
       (await gw.app.inject({ method: 'GET', url: '/api/v1/mcp', headers: { 'x-mcp-api-key': key } })).json().data

@@ -25,6 +25,15 @@ export function screenInternalKey(presented: string, expected: string): Screened
     : { verdict: 'refused', error: unauthorized('A valid X-Internal-Api-Key is required') };
 }
 
+/**
+ * Names an MCP key for the services (the identity's `keyId`: MCP sessions are bounded per key)
+ * without giving the key away: a digest of it, kept apart from the one the workspace service
+ * stores by a label of its own.
+ */
+export function mcpKeyIdOf(key: string): string {
+  return createHash('sha256').update('wiki mcp key id\0').update(key).digest('base64url').slice(0, 22);
+}
+
 /** The user an MCP key acts as (the workspace service's `/internal/mcp-keys/resolve` answer). */
 export interface McpKeyOwner {
   userId: string;

@@ -5,7 +5,7 @@ import { type Access, accessFor } from '../access.js';
 import type { IdentityTokens } from '../identity-forwarding.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { pathOf } from '../routing.js';
-import { INTERNAL_KEY_HEADER, MCP_KEY_HEADER, type McpKeys, screenInternalKey } from './api-keys.js';
+import { INTERNAL_KEY_HEADER, MCP_KEY_HEADER, type McpKeys, mcpKeyIdOf, screenInternalKey } from './api-keys.js';
 import { type GuessingBudget, GuessingThrottled } from './guessing.js';
 import type { LocalUsers } from './local-users.js';
 import type { TokenVerifier } from './token-verifier.js';
@@ -74,6 +74,7 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
           avatarUrl: owner.avatarUrl ?? null,
           idpUid: owner.idpUid,
           roles: [],
+          keyId: mcpKeyIdOf(key),
         };
       }
       case 'user': {

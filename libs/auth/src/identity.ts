@@ -22,6 +22,11 @@ export interface Identity {
   roles?: string[];
   /** For `service` tokens: the calling service. */
   service?: string;
+  /**
+   * For `mcp` tokens: which of the user's keys was presented, as a digest of it (never the key):
+   * what MCP_SESSIONS_PER_KEY counts by.
+   */
+  keyId?: string;
 }
 
 export const IDENTITY_HEADER = 'x-wiki-identity';
@@ -108,6 +113,7 @@ function identityOf(payload: JWTPayload): Identity {
     idpUid: payload.idpUid as string | undefined,
     roles: (payload.roles as string[] | undefined) ?? [],
     service: payload.service as string | undefined,
+    keyId: typeof payload.keyId === 'string' ? payload.keyId : undefined,
   };
 }
 

@@ -5,6 +5,7 @@ import { addScrapeGauge, createApp, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';
+import { SessionLimit } from './transport/session-limit.js';
 import { SseSessions } from './transport/sse-sessions.js';
 
 declare module 'fastify' {
@@ -60,8 +61,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   // Open streams would hold the shutdown up: end them first; their clients reconnect elsewhere.
   app.addHook('preClose', async () => sessions.closeAll());
+  const sessionLimit = new SessionLimit(config, app.log);
+  await sessionLimit.ready();
+  sessionLimit.attach(nc);
+  app.addHook('onClose', () => sessionLimit.close());
   registerMcpRoutes(app, {
     sessions,
+    sessionLimit,
     users: createAsUserClient(config, app.log),
     peers: createServiceClient({ service: 'mcp', config, logger: app.log }),
     logger: app.log,

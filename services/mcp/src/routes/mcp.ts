@@ -6,6 +6,7 @@ import { AppError, errorEnvelope, notFound, object, Type, uuid } from '@wiki/htt
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../clients/as-user.js';
 import { authInfoOf, createMcpServer, type ToolDeps } from '../tools/server.js';
+import { type SessionLimit, TOO_MANY_SESSIONS_NOTICE } from '../transport/session-limit.js';
 import type { SseSessions } from '../transport/sse-sessions.js';
 
 export const MCP_PATH = '/api/v1/mcp';
@@ -25,8 +26,19 @@ function callerOf(request: FastifyRequest): Caller {
 /** A JSON-RPC message or a batch of them; the SDK checks them against the protocol. */
 const jsonRpcBody = Type.Unsafe<unknown>({ type: ['object', 'array'], description: 'JSON-RPC message(s)' });
 
-export function registerMcpRoutes(app: FastifyInstance, deps: ToolDeps & { sessions: SseSessions }): void {
-  const { sessions } = deps;
+/**
+ * What MCP_SESSIONS_PER_KEY counts by: the key the gateway says was presented; the user, should a
+ * gateway that does not say so still run (during a rolling upgrade).
+ */
+function sessionOwnerOf(request: FastifyRequest, caller: Caller): string {
+  return request.identity?.keyId ?? `user:${caller.userId}`;
+}
+
+export function registerMcpRoutes(
+  app: FastifyInstance,
+  deps: ToolDeps & { sessions: SseSessions; sessionLimit: SessionLimit },
+): void {
+  const { sessions, sessionLimit } = deps;
 
   // Streamable HTTP, stateless: every request gets a fresh server and transport, so any replica
   // answers any request and nothing outlives it.
@@ -100,15 +112,38 @@ export function registerMcpRoutes(app: FastifyInstance, deps: ToolDeps & { sessi
     },
     async (request, reply) => {
       const caller = callerOf(request);
+      // Told to end before it has started (a newer session came at once): ended once it has.
+      let started = false;
+      let pushedOut = false;
+      const endPushedOut = () => {
+        reply.raw.write(TOO_MANY_SESSIONS_NOTICE);
+        void transport.close();
+      };
+      const slot = await sessionLimit.admit(sessionOwnerOf(request, caller), () => {
+        pushedOut = true;
+        if (started) endPushedOut();
+      });
       reply.hijack();
+      if (reply.raw.destroyed) {
+        // The client left while its slot was taken.
+        slot.release();
+        return;
+      }
       const transport = new SSEServerTransport(MESSAGES_PATH, reply.raw);
       const server = createMcpServer(deps);
       // Proxies must not buffer the stream.
       reply.raw.setHeader('x-accel-buffering', 'no');
       await sessions.add(transport, caller.userId, (chunk) => reply.raw.write(chunk));
       // Set before connect: the server chains its own clean-up after it.
-      transport.onclose = () => sessions.remove(transport.sessionId);
+      transport.onclose = () => {
+        sessions.remove(transport.sessionId);
+        slot.release();
+      };
       await server.connect(transport);
+      started = true;
+      // A client that left before the stream started was never heard leaving: end it here.
+      if (reply.raw.destroyed) void transport.close();
+      else if (pushedOut) endPushedOut();
     },
   );
 
