@@ -187,6 +187,10 @@ const env: Record<string, string> = {
   MCP_PORT: String(mcpPort),
   // The collaboration server calls the gateway back (token checks, the internal document API).
   GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
+  // Capacity, not the per-user bounds (ARCHITECTURE 5.14): one user holds every editor of the
+  // collab rows, and --streams above 1,000 gives each of the 100 stream users more than ten.
+  NOTIFICATION_STREAMS_PER_USER: '10000',
+  COLLAB_CONNECTIONS_PER_USER: '100000',
   HOST: '127.0.0.1',
 };
 const config = loadConfig({ ...process.env, ...env });

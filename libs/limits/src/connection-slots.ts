@@ -112,6 +112,10 @@ export class ConnectionSlots {
   private nc: NatsConnection | undefined;
   private subscription: Subscription | undefined;
   private lastWarning = 0;
+  /** Connections refused at the limit by this replica (policy refuse), since it started. */
+  refused = 0;
+  /** This replica's connections closed because a newer one of their owner came (policy close-oldest). */
+  pushedOut = 0;
 
   constructor(private readonly options: ConnectionSlotsOptions) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -178,7 +182,10 @@ export class ConnectionSlots {
         id,
         atLimit === 'refuse' ? '1' : '0',
       );
-      if (Number(answer[0]) === 0) return null;
+      if (Number(answer[0]) === 0) {
+        this.refused += 1;
+        return null;
+      }
       [, member, ...evicted] = answer as string[];
     } catch (error) {
       this.warn(error);
@@ -213,6 +220,7 @@ export class ConnectionSlots {
     const held = this.held.get(member);
     if (!held) return false;
     this.held.delete(member);
+    this.pushedOut += 1;
     this.options.logger.info(
       { kind: this.options.kind, owner: held.owner },
       'connection limit reached: the oldest connection is closed',

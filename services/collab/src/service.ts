@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { addScrapeGauge, createApp, markShuttingDown, registerHealth } from '@wiki/http';
+import { addScrapeCounter, addScrapeGauge, createApp, markShuttingDown, registerHealth } from '@wiki/http';
 import { ConnectionSlots, createLimitsRedis, redisReady, TokenBucket } from '@wiki/limits';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
@@ -82,6 +82,17 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     help: 'Editor WebSocket connections this replica holds',
     read: () => server.hocuspocus.getConnectionsCount(),
   });
+  let throttledSockets = 0;
+  addScrapeCounter(app, {
+    name: 'collab_connections_refused_total',
+    help: 'Connections refused because their user held COLLAB_CONNECTIONS_PER_USER already',
+    read: () => slots.refused,
+  });
+  addScrapeCounter(app, {
+    name: 'collab_sockets_throttled_total',
+    help: 'Sockets closed for sending faster than COLLAB_UPDATES_PER_SECOND (burst COLLAB_UPDATES_BURST)',
+    read: () => throttledSockets,
+  });
   const replication = new Replication(nc, config.eventsPrefix, (id, message) => server.fromReplica(id, message));
   server.replication = replication;
   const events = subscribeToEvents(nc, config.eventsPrefix, server, app.log);
@@ -110,6 +121,7 @@ export async function startService(config: Config, opts: { logLevel?: string } =
           const arrived = args.length >= 2;
           if (arrived && !bucket.take()) {
             throttled = true;
+            throttledSockets += 1;
             app.log.info(
               { clientAddress: request.headers[CLIENT_ADDRESS_HEADER] },
               'collab: a client sent too many messages; disconnected',

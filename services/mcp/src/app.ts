@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createServiceClient, identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { addScrapeGauge, createApp, registerHealth } from '@wiki/http';
+import { addScrapeCounter, addScrapeGauge, createApp, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';
@@ -65,6 +65,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await sessionLimit.ready();
   sessionLimit.attach(nc);
   app.addHook('onClose', () => sessionLimit.close());
+  addScrapeCounter(app, {
+    name: 'mcp_sse_sessions_pushed_out_total',
+    help: 'SSE sessions closed because a newer one of the same MCP key went past MCP_SESSIONS_PER_KEY',
+    read: () => sessionLimit.pushedOut,
+  });
   registerMcpRoutes(app, {
     sessions,
     sessionLimit,

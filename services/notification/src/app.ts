@@ -1,7 +1,7 @@
 import { createMembershipAccess, type MembershipAccess, type ServiceClient } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { sql } from '@wiki/db';
-import { addScrapeGauge, HealthDetails } from '@wiki/http';
+import { addScrapeCounter, addScrapeGauge, HealthDetails } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
@@ -57,6 +57,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const streamLimit = new StreamLimit(config, logger);
   await streamLimit.ready();
   app.decorate('notificationStreamLimit', streamLimit);
+  addScrapeCounter(app, {
+    name: 'notification_sse_streams_pushed_out_total',
+    help: 'Streams closed because a newer one of the same user went past NOTIFICATION_STREAMS_PER_USER',
+    read: () => streamLimit.pushedOut,
+  });
   app.addHook('onClose', () => streamLimit.close());
   app.decorate(
     'notificationMembership',

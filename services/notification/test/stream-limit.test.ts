@@ -93,6 +93,8 @@ describe('notification streams per user', () => {
     for (const other of streams.slice(2)) expect(other.ended).toBe(false);
     await eventually(() => expect(totalOpen()).toBe(LIMIT + 1));
 
+    // Counted for the metric notification_sse_streams_pushed_out_total.
+    expect(replicas.reduce((n, { app }) => n + app.notificationStreamLimit.pushedOut, 0)).toBe(2);
     // Two streams more, two fewer: the gateway let the closed ones' upstream connections go.
     await eventually(async () => expect(await connectionsHere()).toBe(connectionsBefore));
   });

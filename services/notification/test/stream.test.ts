@@ -26,8 +26,9 @@ let bus: EventBus;
 let ada: SignedInUser;
 
 beforeAll(async () => {
-  // A short heartbeat, so that a test sees one.
-  stack = await startNotificationStack({ NOTIFICATION_HEARTBEAT_MS: '200' });
+  // A short heartbeat, so that a test sees one; one user may hold the 140 streams of the gateway
+  // pool test (the per-user limit has tests of its own: stream-limit.test.ts).
+  stack = await startNotificationStack({ NOTIFICATION_HEARTBEAT_MS: '200', NOTIFICATION_STREAMS_PER_USER: '200' });
   bus = await connectTestBus(stack.config);
   ada = await signInNew(stack, 'Ada Admin');
 });

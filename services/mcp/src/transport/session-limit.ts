@@ -31,6 +31,11 @@ export class SessionLimit {
     });
   }
 
+  /** Sessions of this replica closed because a newer one of their key came (a metric). */
+  get pushedOut(): number {
+    return this.slots.pushedOut;
+  }
+
   /** Waits (briefly) for Redis, so that the first sessions are counted. */
   ready(): Promise<void> {
     return redisReady(this.redis);

@@ -32,6 +32,11 @@ export class StreamLimit {
     });
   }
 
+  /** Streams of this replica closed because a newer one of their user came (a metric). */
+  get pushedOut(): number {
+    return this.slots.pushedOut;
+  }
+
   /** Waits (briefly) for Redis, so that the first streams are counted. */
   ready(): Promise<void> {
     return redisReady(this.redis);
