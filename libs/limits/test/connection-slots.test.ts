@@ -113,6 +113,15 @@ describe('connection slots across replicas', () => {
     expect(await counted(live.redis, 'leases', 'ada')).toBe(3);
   });
 
+  it('a replica that stops uncounts what it still holds', async () => {
+    const [stopping, staying] = [await replica('stops', 5, 'refuse'), await replica('stops', 5, 'refuse')];
+    await stopping.slots.take('ada', () => undefined);
+    await stopping.slots.take('ada', () => undefined);
+    await staying.slots.take('ada', () => undefined);
+    await stopping.slots.close();
+    expect(await counted(staying.redis, 'stops', 'ada')).toBe(1);
+  });
+
   it('lets connections through while Redis cannot be reached', async () => {
     const redis = createLimitsRedis('redis://127.0.0.1:9');
     const slots = new ConnectionSlots({

@@ -4,7 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { addScrapeCounter, addScrapeGauge, createApp, markShuttingDown, registerHealth } from '@wiki/http';
-import { ConnectionSlots, createLimitsRedis, redisReady, TokenBucket } from '@wiki/limits';
+import { ConnectionSlots, closeLimitsRedis, createLimitsRedis, redisReady, TokenBucket } from '@wiki/limits';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { CollabServer, shownUserOf } from './collab-server.js';
@@ -155,7 +155,7 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     for (const client of wss.clients) client.terminate();
     wss.close();
     await slots.close();
-    redis.disconnect();
+    await closeLimitsRedis(redis);
     events.stop();
     replication.close();
     await app.close();

@@ -1,6 +1,13 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Config } from '@wiki/config';
-import { ConnectionSlots, createLimitsRedis, redisReady, type Slot, type SlotsLogger } from '@wiki/limits';
+import {
+  ConnectionSlots,
+  closeLimitsRedis,
+  createLimitsRedis,
+  redisReady,
+  type Slot,
+  type SlotsLogger,
+} from '@wiki/limits';
 
 /**
  * What an SSE session gets last when a newer session of the same MCP key pushes it out. The long
@@ -55,6 +62,6 @@ export class SessionLimit {
   /** After the sessions have ended (shutdown): uncounts what is left and lets Redis go. */
   async close(): Promise<void> {
     await this.slots.close();
-    this.redis.disconnect();
+    await closeLimitsRedis(this.redis);
   }
 }

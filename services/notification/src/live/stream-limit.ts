@@ -1,6 +1,13 @@
 import type { Config } from '@wiki/config';
 import type { EventBus } from '@wiki/events';
-import { ConnectionSlots, createLimitsRedis, redisReady, type Slot, type SlotsLogger } from '@wiki/limits';
+import {
+  ConnectionSlots,
+  closeLimitsRedis,
+  createLimitsRedis,
+  redisReady,
+  type Slot,
+  type SlotsLogger,
+} from '@wiki/limits';
 
 /**
  * What a stream gets last when a newer stream of the same user pushes it out. The long `retry`
@@ -56,6 +63,6 @@ export class StreamLimit {
   /** After the streams have ended (shutdown): uncounts what is left and lets Redis go. */
   async close(): Promise<void> {
     await this.slots.close();
-    this.redis.disconnect();
+    await closeLimitsRedis(this.redis);
   }
 }
