@@ -1,3 +1,4 @@
 export * from './connection-slots.js';
+export * from './newest-wins.js';
 export * from './redis.js';
 export * from './token-bucket.js';

@@ -5,7 +5,7 @@ import { addScrapeCounter, addScrapeGauge, createApp, registerHealth } from '@wi
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';
-import { SessionLimit } from './transport/session-limit.js';
+import { createSessionLimit } from './transport/session-limit.js';
 import { SseSessions } from './transport/sse-sessions.js';
 
 declare module 'fastify' {
@@ -61,7 +61,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   // Open streams would hold the shutdown up: end them first; their clients reconnect elsewhere.
   app.addHook('preClose', async () => sessions.closeAll());
-  const sessionLimit = new SessionLimit(config, app.log);
+  const sessionLimit = createSessionLimit(config, app.log);
   await sessionLimit.ready();
   sessionLimit.attach(nc);
   app.addHook('onClose', () => sessionLimit.close());

@@ -5,7 +5,7 @@ import { addScrapeCounter, addScrapeGauge, HealthDetails } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
-import { StreamLimit } from './live/stream-limit.js';
+import { createStreamLimit, type StreamLimit } from './live/stream-limit.js';
 import { NotificationStreams } from './live/streams.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerStreamRoute } from './routes/stream.js';
@@ -54,7 +54,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('notificationStreams', streams);
   // Open streams would hold the server's close up: end them first (clients reconnect elsewhere).
   app.addHook('preClose', async () => streams.closeAll());
-  const streamLimit = new StreamLimit(config, logger);
+  const streamLimit = createStreamLimit(config, logger);
   await streamLimit.ready();
   app.decorate('notificationStreamLimit', streamLimit);
   addScrapeCounter(app, {

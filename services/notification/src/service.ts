@@ -22,7 +22,7 @@ export const notificationService = defineService({
     async ({ app, bus }) => app.notificationStreams.connect(bus),
     // Streams of this replica that a newer one of the same user, on another replica, pushes out.
     async ({ app, bus }) => {
-      app.notificationStreamLimit.attach(bus);
+      app.notificationStreamLimit.attach(bus.nc);
       return { stop: async () => undefined };
     },
     ({ app, bus }) => app.notificationMembership.startProjection(bus),
