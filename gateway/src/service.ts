@@ -1,7 +1,7 @@
 import type { Config, ServiceName } from '@wiki/config';
 import { markShuttingDown, nameDependency } from '@wiki/http';
+import { createLimitsRedis, redisReady } from '@wiki/limits';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import { buildApp, type GatewayDeps } from './app.js';
 
 export { buildApp, type GatewayDeps } from './app.js';
@@ -17,33 +17,6 @@ export interface GatewayOptions {
 /** How long start-up waits for Redis before going on without it (rate limits then fail open). */
 const REDIS_WAIT_MS = 3_000;
 
-/**
- * A Redis client that never queues commands while disconnected: a rate-limit check must fail at
- * once (and let the request through) rather than wait for Redis to come back.
- */
-export function createRedis(url: string): Redis {
-  return new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    commandTimeout: 1_000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
-}
-
-function waitForRedis(redis: Redis, ms: number): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    redis.once('ready', done);
-  });
-}
-
 /** A hop count means: trust that many proxies in front of the gateway. */
 function trustProxyOption(value: Config['trustProxy']): GatewayDeps['trustProxy'] {
   if (typeof value === 'number') return (_address: string, hop: number) => hop < value;
@@ -57,10 +30,8 @@ export async function startService(
 ): Promise<{ app: FastifyInstance; stop(): Promise<void> }> {
   // A refused socket towards Redis is logged as a Redis outage (libs/http outage.ts).
   nameDependency(config.redisUrl, 'redis');
-  const redis = createRedis(config.redisUrl);
-  // Errors are reported by the readiness check and the rate limiter; keep them out of stderr.
-  redis.on('error', () => undefined);
-  await waitForRedis(redis, REDIS_WAIT_MS);
+  const redis = createLimitsRedis(config.redisUrl);
+  await redisReady(redis, REDIS_WAIT_MS);
 
   const app = await buildApp(config, {
     redis,

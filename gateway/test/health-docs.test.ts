@@ -1,4 +1,4 @@
-import { createRedis } from '../src/service.js';
+import { createLimitsRedis as createRedis } from '@wiki/limits';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startIdp, type TestIdp } from './helpers/idp.js';
 import { closedUrl, sendJson } from './helpers/upstreams.js';

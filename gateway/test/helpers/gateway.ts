@@ -2,11 +2,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { IDENTITY_HEADER, verifyIdentityToken } from '@wiki/auth';
 import type { Config, ServiceName } from '@wiki/config';
+import { createLimitsRedis as createRedis } from '@wiki/limits';
 import { isolatedConfig } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp, type GatewayDeps } from '../../src/app.js';
-import { createRedis } from '../../src/service.js';
 import type { TestIdp } from './idp.js';
 import { type FakeService, readBody, sendJson, startFakeService } from './upstreams.js';
 
