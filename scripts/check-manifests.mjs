@@ -10,7 +10,15 @@
 // and rendering is reported skipped.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { checkCompose, checkRendered, findKubectl, parseYaml, render, validateObjects } from './lib/manifests.mjs';
+import {
+  checkCompose,
+  checkMetricsPort,
+  checkRendered,
+  findKubectl,
+  parseYaml,
+  render,
+  validateObjects,
+} from './lib/manifests.mjs';
 import { repoRoot } from './lib/prepare.mjs';
 
 // K8S_DIR and COMPOSE_FILE let the manifests test check broken copies.
@@ -61,13 +69,15 @@ function checkDeployment(file, doc) {
   if (pod.enableServiceLinks !== false)
     problem(file, 'enableServiceLinks must be false (service links clash with <SERVICE>_PORT)');
   if (pod.securityContext?.runAsNonRoot !== true) problem(file, 'pod securityContext.runAsNonRoot must be true');
-  // Prometheus finds the pods to scrape by their annotations: /metrics on a port the pod serves.
+  // Prometheus finds the pods to scrape by their annotations: /metrics on a port the pod serves,
+  // apart from the API (checkMetricsPort).
   const scrape = doc.spec?.template?.metadata?.annotations ?? {};
   const served = (pod.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => String(p.containerPort)));
   if (scrape['prometheus.io/scrape'] !== 'true') problem(file, 'pod annotation prometheus.io/scrape must be "true"');
   if (scrape['prometheus.io/path'] !== '/metrics') problem(file, 'pod annotation prometheus.io/path must be /metrics');
   if (!served.includes(scrape['prometheus.io/port']))
     problem(file, `pod annotation prometheus.io/port must be a containerPort (${served.join(', ')})`);
+  else for (const message of checkMetricsPort(doc)) problem(file, message);
   for (const c of pod.containers ?? []) {
     if (!c.readinessProbe?.httpGet?.path) problem(file, `${c.name}: no HTTP readinessProbe`);
     if (c.livenessProbe?.httpGet?.path !== '/health/live')

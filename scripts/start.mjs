@@ -24,7 +24,8 @@
 // restarted after a crash). When that channel closes, everything stops, as on Ctrl-C.
 //
 // Each process reads the environment itself (ARCHITECTURE 6); PORT is the gateway's only,
-// so it is removed from the services' environment. GATEWAY_SERVICES, when unset, becomes the
+// so it is removed from the services' environment, and so is METRICS_PORT: each service replica
+// serves /metrics on its own port + 1000. GATEWAY_SERVICES, when unset, becomes the
 // list of services started here.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -279,6 +280,8 @@ function startPart(part) {
   // Services that call the gateway (the collab server) find it where this start put it.
   if (part.kind !== 'gateway' && !env.GATEWAY_URL) env.GATEWAY_URL = config.gatewayUrl;
   if (part.kind !== 'gateway') delete env.PORT;
+  // One METRICS_PORT cannot serve every part: a service replica takes its own port + 1000.
+  if (part.kind !== 'gateway') delete env.METRICS_PORT;
   if (part.kind === 'service' && options.replicas > 1 && env.SHUTDOWN_DELAY_MS === undefined)
     env.SHUTDOWN_DELAY_MS = REPLICA_SHUTDOWN_DELAY_MS;
   // A further replica listens on its own port (the first one's stays the service's URL for the others).

@@ -121,6 +121,94 @@ async function typeCheck(typed) {
 }
 
 /**
+ * `/metrics` apart from the API (ARCHITECTURE 5.14), as a Deployment declares it: the scrape
+ * annotation names a container port called `metrics` that is not the port the probes use, the
+ * container serves it (METRICS_PORT), and the gateway, whose metrics stay on loopback by default,
+ * binds them where Prometheus reaches them (METRICS_HOST).
+ */
+export function checkMetricsPort(deployment) {
+  const problems = [];
+  const pod = deployment.spec?.template?.spec ?? {};
+  const annotated = String(deployment.spec?.template?.metadata?.annotations?.['prometheus.io/port'] ?? '');
+  const declaring = (pod.containers ?? []).filter((c) =>
+    (c.ports ?? []).some((p) => p.name === 'metrics' && String(p.containerPort) === annotated),
+  );
+  if (!declaring.length) {
+    problems.push(
+      `pod annotation prometheus.io/port must be the containerPort named metrics, not ${annotated || 'unset'}`,
+    );
+  }
+  for (const c of declaring) {
+    const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
+    const probed = [c.readinessProbe, c.livenessProbe, c.startupProbe].map((probe) => probe?.httpGet?.port);
+    const apiPort = (c.ports ?? []).find((p) => p.name === 'http')?.containerPort;
+    if (String(apiPort) === annotated || probed.some((port) => port === 'metrics' || String(port) === annotated)) {
+      problems.push(`${c.name}: the metrics port must not be the API's (http) nor the probes'`);
+    }
+    if (String(env.METRICS_PORT) !== annotated) {
+      problems.push(`${c.name}: env METRICS_PORT must be ${annotated}, the port the annotation names`);
+    }
+    if (
+      deployment.metadata?.name === 'gateway' &&
+      (!env.METRICS_HOST || /^(127\.|::1$|localhost$)/.test(env.METRICS_HOST))
+    ) {
+      problems.push(
+        `${c.name}: env METRICS_HOST must be set off loopback (the gateway's default), or Prometheus cannot scrape it`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The port numbers and names a NetworkPolicy ingress rule admits ([] when it names none: every port). */
+const admittedPorts = (rule) => (rule.ports ?? []).map((p) => String(p.port));
+
+/**
+ * Who reaches a Deployment's metrics port: no Service exposes it, some NetworkPolicy admits it,
+ * and every rule that admits it (naming it, or naming no port) comes from a namespace (the
+ * monitoring one), never from pods, addresses or everyone.
+ */
+function metricsReach(deployment, services, policies, selects) {
+  const problems = [];
+  const pod = deployment.spec?.template?.spec ?? {};
+  const annotated = String(deployment.spec?.template?.metadata?.annotations?.['prometheus.io/port'] ?? '');
+  const metrics = new Set(['metrics', annotated]);
+  const podLabels = deployment.spec?.template?.metadata?.labels ?? {};
+  for (const service of services) {
+    const selector = service.spec?.selector ?? {};
+    if (!Object.keys(selector).length || !Object.entries(selector).every(([k, v]) => podLabels[k] === v)) continue;
+    for (const port of service.spec?.ports ?? []) {
+      if (metrics.has(String(port.targetPort ?? port.port))) {
+        problems.push(
+          `Service/${service.metadata?.name} must not expose the metrics port (${port.targetPort ?? port.port})`,
+        );
+      }
+    }
+  }
+  let admitted = false;
+  for (const policy of policies) {
+    if (!selects(policy.spec?.podSelector) || !policy.spec?.policyTypes?.includes('Ingress')) continue;
+    for (const rule of policy.spec?.ingress ?? []) {
+      const ports = admittedPorts(rule);
+      if (ports.length && !ports.some((p) => metrics.has(p))) continue;
+      const peers = rule.from ?? [];
+      const fromNamespaceOnly =
+        peers.length > 0 &&
+        peers.every((peer) => peer.namespaceSelector?.matchLabels && !peer.podSelector && !peer.ipBlock);
+      if (!fromNamespaceOnly) {
+        problems.push(
+          `NetworkPolicy/${policy.metadata?.name} admits the metrics port of ${deployment.metadata?.name} from more than the monitoring namespace`,
+        );
+      } else if (ports.length) admitted = true;
+    }
+  }
+  if (!admitted && (pod.containers ?? []).length) {
+    problems.push(`no NetworkPolicy admits the scrape of ${deployment.metadata?.name} on its metrics port`);
+  }
+  return problems;
+}
+
+/**
  * What every rendered overlay must hold beyond the schemas: each Deployment with probes,
  * resources, a non-root read-only security context and a topology spread; an HPA and a PDB for
  * each; a NetworkPolicy that selects its pods; an Ingress for the gateway that streams.
@@ -170,6 +258,8 @@ export function checkRendered(label, objects, { replicas } = {}) {
       problem(d, 'no NetworkPolicy restricts its ingress');
     if (!policies.some((p) => selects(p.spec?.podSelector) && p.spec?.policyTypes?.includes('Egress')))
       problem(d, 'no NetworkPolicy restricts its egress');
+    for (const message of [...checkMetricsPort(d), ...metricsReach(d, of('Service'), policies, selects)])
+      problem(d, message);
     if (replicas?.min !== undefined) {
       if (!(d.spec?.replicas >= replicas.min)) problem(d, `replicas must be at least ${replicas.min}`);
       if (hpa && !(hpa.spec?.minReplicas >= replicas.min)) problem(hpa, `minReplicas must be at least ${replicas.min}`);
@@ -234,12 +324,43 @@ export function checkCompose(compose, partNames) {
         problem(name, `must wait for a healthy ${store}`);
     }
   }
+  // /metrics is served apart from the API (ARCHITECTURE 5.14) and never published to the host.
+  for (const [name, block] of Object.entries(services)) {
+    const metricsPort = composeMetricsPort(block);
+    if (metricsPort === undefined) continue;
+    for (const mapping of block.ports ?? []) {
+      const target = typeof mapping === 'object' ? mapping.target : String(mapping).split('/')[0].split(':').at(-1);
+      if (Number(target) === metricsPort) problem(name, `must not publish its metrics port ${metricsPort}`);
+    }
+  }
   // The parts' own healthchecks come from the image (deploy/Dockerfile's HEALTHCHECK).
   for (const name of [...partNames, 'redis']) {
     if (services.gateway && services.gateway.depends_on?.[name]?.condition !== 'service_healthy')
       problem('gateway', `must wait for a healthy ${name}`);
   }
   return problems;
+}
+
+/**
+ * Where a compose part built from deploy/Dockerfile serves /metrics: METRICS_PORT, else its own
+ * port + 1000 (PORT for the gateway, <SERVICE>_PORT, else the port its peers reach it on, <SERVICE>_URL).
+ */
+function composeMetricsPort(block) {
+  const service = block?.build?.args?.SERVICE;
+  if (!service) return undefined;
+  const env = block.environment ?? {};
+  if (env.METRICS_PORT !== undefined) return Number(env.METRICS_PORT);
+  const upper = service.toUpperCase();
+  const own = service === 'gateway' ? (env.PORT ?? 8080) : (env[`${upper}_PORT`] ?? urlPort(env[`${upper}_URL`]));
+  return own === undefined ? undefined : Number(own) + 1000;
+}
+
+function urlPort(value) {
+  try {
+    return new URL(String(value)).port || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads a YAML file of one document. */

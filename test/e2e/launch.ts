@@ -11,6 +11,8 @@ export interface Launch {
   /** Every port `npm start` was told to use: the gateway's first. */
   ports: number[];
   gatewayUrl: string;
+  /** The gateway's metrics listener (METRICS_PORT, a free port: the services' are their port + 1000). */
+  gatewayMetricsUrl: string;
   /** Everything the launcher printed so far (stdout and stderr). */
   output(): string;
 }
@@ -36,12 +38,14 @@ export async function launchPlatform(
 ): Promise<Launch> {
   const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const [gateway, workspace, document, comment] = ports.map(String);
+  const gatewayMetrics = String(await freePort());
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     PG_URL: config.pgUrl,
     NATS_URL: config.natsUrl,
     REDIS_URL: config.redisUrl,
     PORT: gateway,
+    METRICS_PORT: gatewayMetrics,
     WORKSPACE_PORT: workspace,
     DOCUMENT_PORT: document,
     COMMENT_PORT: comment,
@@ -95,7 +99,13 @@ export async function launchPlatform(
     child.stderr!.on('data', onData);
     child.once('exit', onExit);
   });
-  return { child, ports, gatewayUrl: `http://127.0.0.1:${gateway}`, output: () => output };
+  return {
+    child,
+    ports,
+    gatewayUrl: `http://127.0.0.1:${gateway}`,
+    gatewayMetricsUrl: `http://127.0.0.1:${gatewayMetrics}`,
+    output: () => output,
+  };
 }
 
 /** Resolves true when something accepts a TCP connection on the loopback port. */

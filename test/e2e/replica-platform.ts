@@ -1,5 +1,5 @@
 import type { Config, ServiceName } from '@wiki/config';
-import { SERVICE_NAMES } from '@wiki/config';
+import { METRICS_PORT_OFFSET, SERVICE_NAMES } from '@wiki/config';
 import {
   cleanupConfig,
   gatewayClient,
@@ -23,8 +23,11 @@ export interface ReplicaPlatform {
   launch: Launch;
   /** The first replica's port of each service; the second listens 100 above. */
   ports: Record<ServiceName, number>;
-  /** Both replicas of `service`: name as the launcher prefixes its log lines, and base URL. */
-  replicas(service: ServiceName): Array<{ name: ReplicaName; url: string }>;
+  /**
+   * Both replicas of `service`: name as the launcher prefixes its log lines, base URL, and the base
+   * URL of its metrics listener (its port + 1000: METRICS_PORT is the gateway's alone under npm start).
+   */
+  replicas(service: ServiceName): Array<{ name: ReplicaName; url: string; metricsUrl: string }>;
   /** The value of a Prometheus gauge or counter (summed over its labels) on each replica of `service`. */
   metric(service: ServiceName, name: string): Promise<number[]>;
   /**
@@ -99,12 +102,17 @@ export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
     ) as Record<ServiceName, string>;
 
     const { tokenFor, request, signIn } = gatewayClient(gatewayUrl, jwks);
-    const stack: Stack = { config, gatewayUrl, jwks, serviceUrls, tokenFor, signIn, request, stop };
+    const replicas = (service: ServiceName) =>
+      [service, `${service}-2`].map((name, i) => {
+        const port = ports[service] + i * 100;
+        return { name, url: `http://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${port + METRICS_PORT_OFFSET}` };
+      });
+    const metricsUrls: Stack['metricsUrls'] = Object.fromEntries(
+      SERVICE_NAMES.map((service) => [service, replicas(service)[0].metricsUrl]),
+    );
+    metricsUrls.gateway = started.gatewayMetricsUrl;
+    const stack: Stack = { config, gatewayUrl, jwks, serviceUrls, metricsUrls, tokenFor, signIn, request, stop };
 
-    const replicas = (service: ServiceName) => [
-      { name: service, url: `http://127.0.0.1:${ports[service]}` },
-      { name: `${service}-2`, url: `http://127.0.0.1:${ports[service] + 100}` },
-    ];
     return {
       stack,
       launch: started,
@@ -112,9 +120,9 @@ export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
       replicas,
       async metric(service, name) {
         return Promise.all(
-          replicas(service).map(async ({ url }) => {
-            const res = await fetch(`${url}/metrics`);
-            if (res.status !== 200) throw new Error(`${url}/metrics answered ${res.status}`);
+          replicas(service).map(async ({ metricsUrl }) => {
+            const res = await fetch(`${metricsUrl}/metrics`);
+            if (res.status !== 200) throw new Error(`${metricsUrl}/metrics answered ${res.status}`);
             return sumOf(await res.text(), name);
           }),
         );

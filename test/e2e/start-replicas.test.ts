@@ -92,6 +92,23 @@ describe('npm start with REPLICAS=2', () => {
     }
   });
 
+  it('gives every replica its own metrics port (its port + 1000) and serves /metrics on no API port', async () => {
+    const { launch, replicas, stack } = platform!;
+    for (const service of SERVICE_NAMES) {
+      for (const replica of replicas(service)) {
+        const scraped = await fetch(`${replica.metricsUrl}/metrics`);
+        expect({ replica: replica.name, status: scraped.status }).toEqual({ replica: replica.name, status: 200 });
+        expect(await scraped.text()).toContain(`process_resident_memory_bytes{service="${service}"}`);
+        const onApi = await fetch(`${replica.url}/metrics`);
+        expect({ replica: replica.name, status: onApi.status }).toEqual({ replica: replica.name, status: 404 });
+      }
+    }
+    // The gateway's on METRICS_PORT (loopback by default); its public port answers 404.
+    const gatewayScrape = await fetch(`${stack.metricsUrls.gateway}/metrics`);
+    expect(await gatewayScrape.text()).toContain('process_resident_memory_bytes{service="gateway"}');
+    expect((await fetch(`${launch.gatewayUrl}/metrics`)).status).toBe(404);
+  });
+
   // A subset of test/e2e/all-behaviours.replicas.ts (`npm run test:replicas` runs them all) on this launch.
   // Each waits on events crossing several processes of a busy machine: a minute, not the default 30 s.
   it('gives one notification per mention', () => oneNotificationPerMention(platform!), 60_000);

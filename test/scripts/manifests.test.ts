@@ -72,13 +72,61 @@ describe('deployment manifests check', () => {
         /(name: export-worker[\s\S]*?prometheus\.io\/path: )\/metrics/,
         '$1/stats',
       );
-      edit('k8s/base/search/deployment.yaml', 'prometheus.io/port: "8083"', 'prometheus.io/port: "9090"');
+      edit('k8s/base/search/deployment.yaml', 'prometheus.io/port: "9083"', 'prometheus.io/port: "9090"');
       const { status, output } = check();
       expect(status).toBe(1);
       expect(output).toContain('k8s/base/mcp/deployment.yaml: pod annotation prometheus.io/scrape must be "true"');
       expect(output).toContain('k8s/base/export/deployment.yaml: pod annotation prometheus.io/path must be /metrics');
       expect(output).toContain(
-        'k8s/base/search/deployment.yaml: pod annotation prometheus.io/port must be a containerPort (8083)',
+        'k8s/base/search/deployment.yaml: pod annotation prometheus.io/port must be a containerPort (8083, 9083)',
+      );
+    },
+  );
+
+  it('fails when /metrics would be scraped on the API port or the container would serve it elsewhere', slow, () => {
+    edit('k8s/base/search/deployment.yaml', 'prometheus.io/port: "9083"', 'prometheus.io/port: "8083"');
+    edit('k8s/base/comment/deployment.yaml', /(- name: METRICS_PORT\n\s+value: )"9084"/, '$1"9999"');
+    edit('k8s/base/gateway/deployment.yaml', /\n\s+- name: METRICS_HOST\n\s+value: 0\.0\.0\.0/, '');
+    const { status, output } = check();
+    expect(status).toBe(1);
+    expect(output).toContain(
+      'k8s/base/search/deployment.yaml: pod annotation prometheus.io/port must be the containerPort named metrics, not 8083',
+    );
+    expect(output).toContain('k8s/base/comment/deployment.yaml: comment: env METRICS_PORT must be 9084');
+    expect(output).toContain('k8s/base/gateway/deployment.yaml: gateway: env METRICS_HOST must be set off loopback');
+  });
+
+  it.skipIf(!kubectl)(
+    'fails when a Service exposes the metrics port or a NetworkPolicy lets more than monitoring reach it',
+    slow,
+    () => {
+      edit(
+        'k8s/base/document/service.yaml',
+        '      targetPort: http',
+        '      targetPort: http\n    - name: metrics\n      port: 9082\n      targetPort: metrics',
+      );
+      // The document service's callers may reach its API port, and now its metrics port too.
+      edit(
+        'k8s/base/network-policies.yaml',
+        '        - { protocol: TCP, port: 8082 }',
+        '        - { protocol: TCP, port: 8082 }\n        - { protocol: TCP, port: 9082 }',
+      );
+      // The scrape policy back on the API port: no policy admits the scrape of any part.
+      edit(
+        'k8s/base/network-policies.yaml',
+        '        - { protocol: TCP, port: metrics }',
+        '        - { protocol: TCP, port: http }',
+      );
+      const { status, output } = check();
+      expect(status).toBe(1);
+      expect(output).toContain(
+        'overlays/prod: Deployment/document: Service/document must not expose the metrics port (metrics)',
+      );
+      expect(output).toContain(
+        'overlays/prod: Deployment/document: NetworkPolicy/document-ingress admits the metrics port of document from more than the monitoring namespace',
+      );
+      expect(output).toContain(
+        'overlays/dev: Deployment/workspace: no NetworkPolicy admits the scrape of workspace on its metrics port',
       );
     },
   );
@@ -108,5 +156,12 @@ describe('deployment manifests check', () => {
     expect(output).toContain('docker-compose.yml: export-worker: missing');
     expect(output).toContain('docker-compose.yml: redis: no healthcheck');
     expect(output).toContain('docker-compose.yml: nats: JetStream (-js) must store on its volume (-sd)');
+  });
+
+  it("fails when compose publishes a part's metrics port", slow, () => {
+    edit('docker-compose.yml', 'ports: ["8080:8080"]', 'ports: ["8080:8080", "9080:9080"]');
+    const { status, output } = check();
+    expect(status).toBe(1);
+    expect(output).toContain('docker-compose.yml: gateway: must not publish its metrics port 9080');
   });
 });

@@ -67,6 +67,15 @@ export interface Config {
   /** Fastify `trustProxy` for the gateway (TRUST_PROXY): false, true, a hop count or addresses. */
   trustProxy: boolean | number | string;
   ports: Record<ServiceName, number>;
+  /** HOST: the address a part's API listens on (default every interface). */
+  listenHost: string;
+  /** Where `/metrics` is served, never on the API's port (ARCHITECTURE 5.14; `listenAddresses`). */
+  metrics: {
+    /** METRICS_PORT; unset: the part's own port + 1000. 0: any free port (tests). */
+    port?: number;
+    /** METRICS_HOST; unset: the API's host, except on the gateway (it faces the network): 127.0.0.1. */
+    host?: string;
+  };
   /** Where a service is reached; with several replicas, the first of `replicaUrls`. */
   urls: Record<ServiceName, string>;
   /**
@@ -298,6 +307,42 @@ function trustProxy(env: Env): boolean | number | string {
   return raw;
 }
 
+/** How far above a part's own port its `/metrics` listener is by default (METRICS_PORT unset). */
+export const METRICS_PORT_OFFSET = 1000;
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where a part listens: its API on `port` (its PORT or <SERVICE>_PORT) and host HOST, and its
+ * `/metrics` apart (ARCHITECTURE 5.14): METRICS_PORT, else `port` + 1000 (so replicas at port + 100
+ * each get their own), else 0 when `port` is 0 (any free port: ask the listener which); on
+ * METRICS_HOST, else the API's host, but loopback on a part that `facesNetwork` (the gateway).
+ */
+export function listenAddresses(
+  config: Pick<Config, 'listenHost' | 'metrics'>,
+  port: number,
+  { facesNetwork = false } = {},
+): { api: ListenAddress; metrics: ListenAddress } {
+  let metricsPort = config.metrics.port;
+  if (metricsPort === undefined) {
+    metricsPort = port === 0 ? 0 : port + METRICS_PORT_OFFSET;
+    if (metricsPort > 65535) {
+      throw new ConfigError(
+        'METRICS_PORT',
+        `must be set: the default, port ${port} + ${METRICS_PORT_OFFSET}, is past 65535`,
+      );
+    }
+  }
+  if (metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT', `must differ from the API's port (${port}): /metrics is never served there`);
+  }
+  const metricsHost = config.metrics.host ?? (facesNetwork ? '127.0.0.1' : config.listenHost);
+  return { api: { host: config.listenHost, port }, metrics: { host: metricsHost, port: metricsPort } };
+}
+
 /** Hides the password of a connection URL so it can be logged or shown in errors. */
 export function redactUrl(value: string): string {
   return value.replace(/\/\/([^:/@]+):([^@/]+)@/, '//$1:***@');
@@ -422,6 +467,11 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayServices: serviceList(env, 'GATEWAY_SERVICES', IMPLEMENTED_SERVICES),
     trustProxy: trustProxy(env),
     ports,
+    listenHost: str(env, 'HOST', '0.0.0.0'),
+    metrics: {
+      port: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
+      host: str(env, 'METRICS_HOST'),
+    },
     urls,
     replicaUrls,
     pgUrl,
@@ -523,8 +573,13 @@ export function loadConfig(env: Env = process.env): Config {
  * For `main.ts` files; tests call `loadConfig` and see the thrown `ConfigError`.
  */
 export function loadConfigOrExit(env: Env = process.env): Config {
+  return configOrExit(() => loadConfig(env));
+}
+
+/** Runs a reading of the configuration (loadConfig, listenAddresses) or stops as loadConfigOrExit does. */
+export function configOrExit<T>(read: () => T): T {
   try {
-    return loadConfig(env);
+    return read();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

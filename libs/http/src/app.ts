@@ -64,7 +64,8 @@ const REDACT = [
 /**
  * The Fastify factory every service and the gateway start from: request ids, pino JSON logs,
  * the error envelope of ARCHITECTURE 5.1, JSON parsing that accepts an empty body, and the
- * OpenAPI description of the routes registered afterwards, and `/metrics` (metrics.ts).
+ * OpenAPI description of the routes registered afterwards, and the figures `/metrics` tells (metrics.ts:
+ * served on a listener of its own, never on the app's port).
  */
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
   const app = Fastify({

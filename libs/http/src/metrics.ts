@@ -1,3 +1,5 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
@@ -93,10 +95,18 @@ class RouteSeries {
 }
 
 /**
- * `GET /metrics` (Prometheus text) with the process's defaults (RSS, CPU, heap, event-loop lag)
- * and per-route HTTP figures: the route pattern, never the raw URL, so label values stay bounded.
- * No authentication: it is on the service's own port, which only the gateway and the cluster
- * reach; the gateway proxies `/api/v1/**` alone, so it is never reachable through it.
+ * The Prometheus text of an app (prom-client's registry and the per-route HTTP figures), made by
+ * registerMetrics and served by a metrics listener.
+ */
+const scrapes = new WeakMap<FastifyInstance, () => Promise<{ contentType: string; text: string }>>();
+/** The metrics listeners of an app: closed with it. */
+const listeners = new WeakMap<FastifyInstance, Set<Server>>();
+
+/**
+ * Keeps the figures `/metrics` tells (ARCHITECTURE 5.14): the process's defaults (RSS, CPU, heap,
+ * event-loop lag) and per-route HTTP figures under the route pattern, never the raw URL, so label
+ * values stay bounded. The app itself serves no `/metrics`: startMetricsListener does, on a port
+ * of its own, so no client of the API port (the gateway's is public) ever reads them.
  *
  * The HTTP figures are kept by hand, not in prom-client's Counter and Histogram: those hash the
  * label values on every increment and observe (about 0.9 µs per request, measured), where plain
@@ -126,9 +136,81 @@ export function registerMetrics(app: FastifyInstance, service: string): void {
     done();
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const text = (await registry.metrics()) + httpText(service, series);
-    return reply.type(registry.contentType).send(text);
+  scrapes.set(app, async () => ({
+    contentType: registry.contentType,
+    text: (await registry.metrics()) + httpText(service, series),
+  }));
+  // After the API's server: a scrape during the drain still answers.
+  app.addHook('onClose', async () => {
+    await Promise.all([...(listeners.get(app) ?? [])].map(closeServer));
+  });
+}
+
+export interface MetricsListener {
+  /** The port it got (the one asked for, or the free one picked for port 0). */
+  port: number;
+  /** `http://<host>:<port>`, to which `/metrics` is added. */
+  url: string;
+}
+
+/**
+ * Serves the app's `GET /metrics` on `host:port`, apart from its API: a plain HTTP server that
+ * answers that one path (404 elsewhere), without the API's hooks, authentication or rate limits;
+ * who may reach it is the network's business (loopback, or the NetworkPolicy in Kubernetes).
+ * Port 0 takes any free port: the answer says which. It closes when the app closes.
+ */
+export async function startMetricsListener(
+  app: FastifyInstance,
+  { host, port }: { host: string; port: number },
+): Promise<MetricsListener> {
+  const scrape = scrapes.get(app);
+  if (!scrape) throw new Error('this app was not made by createApp: it has no metrics');
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== '/metrics') return plain(response, 404, 'Not Found');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.setHeader('allow', 'GET, HEAD');
+      return plain(response, 405, 'Method Not Allowed');
+    }
+    scrape().then(
+      ({ contentType, text }) => {
+        response.writeHead(200, { 'content-type': contentType });
+        response.end(request.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        app.log.error({ err: error }, 'collecting the metrics failed');
+        plain(response, 500, 'Internal Server Error');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  let own = listeners.get(app);
+  if (!own) {
+    own = new Set();
+    listeners.set(app, own);
+  }
+  own.add(server);
+  const bound = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return { port: bound, url: `http://${shownHost}:${bound}` };
+}
+
+function plain(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  response.end(`${text}\n`);
+}
+
+/** Stops listening and ends kept-alive scrape connections, which would hold the close otherwise. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });
 }
 

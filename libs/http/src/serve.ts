@@ -1,4 +1,6 @@
+import type { ListenAddress } from '@wiki/config';
 import type { FastifyInstance } from 'fastify';
+import { startMetricsListener } from './metrics.js';
 
 export interface RunningApp {
   app: FastifyInstance;
@@ -6,12 +8,19 @@ export interface RunningApp {
 }
 
 /**
- * The tail of every `main.ts`: listen on `port` (on HOST, default all interfaces), and on the
- * first SIGINT or SIGTERM stop gracefully (close HTTP, consumers, relay, pools) and exit.
+ * The tail of every `main.ts`: serve `/metrics` on its own address, listen on the API's (both from
+ * `listenAddresses` of @wiki/config), and on the first SIGINT or SIGTERM stop gracefully (close
+ * HTTP, consumers, relay, pools) and exit.
  */
-export async function serveUntilSignalled(running: RunningApp, port: number): Promise<void> {
+export async function serveUntilSignalled(
+  running: RunningApp,
+  addresses: { api: ListenAddress; metrics: ListenAddress },
+): Promise<void> {
   const { app, stop } = running;
-  await app.listen({ port, host: process.env.HOST ?? '0.0.0.0' });
+  // First: a metrics port that is taken stops the start before the API takes any traffic.
+  const metrics = await startMetricsListener(app, addresses.metrics);
+  app.log.info({ host: addresses.metrics.host, port: metrics.port }, 'serving /metrics');
+  await app.listen(addresses.api);
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {

@@ -17,9 +17,12 @@ export interface TraceRequestsOptions {
   trustTraceparent: boolean;
 }
 
-/** Probes and scrapes are not traced: they come every few seconds and would bury the requests. */
+/**
+ * Probes are not traced: they come every few seconds and would bury the requests. (Scrapes never
+ * reach the app: `/metrics` has its own listener, metrics.ts.)
+ */
 function untraced(route: string | undefined): boolean {
-  return route === '/metrics' || route?.startsWith('/health/') === true;
+  return route?.startsWith('/health/') === true;
 }
 
 /**

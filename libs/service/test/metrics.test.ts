@@ -1,8 +1,15 @@
 import type { Config } from '@wiki/config';
 import { sql } from '@wiki/db';
 import { type EventEnvelope, outboxBacklog, publishInTx, startConsumer } from '@wiki/events';
-import { AppError, createApp, registerHealth } from '@wiki/http';
-import { cleanupConfig, eventually, isolatedConfig } from '@wiki/testing';
+import { AppError, createApp, registerHealth, startMetricsListener } from '@wiki/http';
+import {
+  cleanupConfig,
+  eventually,
+  getRawPath,
+  isolatedConfig,
+  looksLikeMetrics,
+  METRICS_PATH_SPELLINGS,
+} from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineService, type RunningService, type RuntimeKit, startService } from '../src/index.js';
 
@@ -12,6 +19,8 @@ let config: Config;
 let running: RunningService;
 let kit: RuntimeKit;
 let base: string;
+/** The metrics listener's base URL (METRICS_PORT=0: a free port). */
+let metricsBase: string;
 /** A 'metric.held' event's handler waits for this: the event stays unacknowledged until then. */
 let release: () => void = () => {};
 const held = new Promise<void>((resolve) => {
@@ -52,6 +61,7 @@ beforeAll(async () => {
     ],
   });
   running = await startService(definition, config);
+  metricsBase = (await startMetricsListener(running.app, { host: '127.0.0.1', port: 0 })).url;
   await running.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(running.app.server.address() as { port: number }).port}`;
 });
@@ -82,7 +92,7 @@ function sampleValue(text: string, name: string, labels: Record<string, string> 
 }
 
 async function scrape(): Promise<string> {
-  const response = await fetch(`${base}/metrics`);
+  const response = await fetch(`${metricsBase}/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('text/plain');
   return response.text();
@@ -182,5 +192,14 @@ describe('GET /metrics of a kit service', () => {
     await eventually(async () => expect(sampleValue(await scrape(), 'events_consumer_lag_messages', consumer)).toBe(1));
     release();
     await eventually(async () => expect(sampleValue(await scrape(), 'events_consumer_lag_messages', consumer)).toBe(0));
+  });
+
+  it("is never served on the service's API port, however it is spelt: 404 there", async () => {
+    for (const path of METRICS_PATH_SPELLINGS) {
+      const answer = await getRawPath(base, path);
+      expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+      expect(looksLikeMetrics(answer.body)).toBe(false);
+    }
+    expect(looksLikeMetrics(await scrape())).toBe(true);
   });
 });

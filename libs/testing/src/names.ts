@@ -43,17 +43,22 @@ function listenable(port: number): Promise<boolean> {
 }
 
 /**
- * A loopback port that is free, and free 100 above too (where `npm start` puts a second replica);
- * `taken` keeps one caller's picks apart.
+ * A loopback port that is free, and free 100 above too (where `npm start` puts a second replica),
+ * and so are both of their metrics ports 1000 above; `taken` keeps one caller's picks apart.
  */
 export async function replicaPort(taken = new Set<number>()): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    if (taken.has(port) || taken.has(port + 100)) continue;
-    if ((await listenable(port)) && (await listenable(port + 100))) {
-      taken.add(port);
-      taken.add(port + 100);
+    const wanted = [port, port + 100, port + 1000, port + 1100];
+    if (wanted.some((p) => taken.has(p))) continue;
+    if (await everyListenable(wanted)) {
+      for (const p of wanted) taken.add(p);
       return port;
     }
   }
+}
+
+async function everyListenable(ports: number[]): Promise<boolean> {
+  for (const port of ports) if (!(await listenable(port))) return false;
+  return true;
 }

@@ -7,6 +7,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { type Config, loadConfig, type ServiceName } from '@wiki/config';
 import { dropDatabasesWithPrefix } from '@wiki/db';
+import { startMetricsListener } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { type JwksServer, startJwks } from './jwks.js';
@@ -43,6 +44,8 @@ export interface Stack {
   jwks: JwksServer;
   /** Base URL of each running service (bypassing the gateway). */
   serviceUrls: Partial<Record<ServiceName, string>>;
+  /** Base URL of each part's metrics listener (`/metrics` is never on the API's port). */
+  metricsUrls: Partial<Record<ServiceName | 'gateway', string>>;
   tokenFor(email: string, name?: string): Promise<string>;
   /** Signs a user in through the gateway (creating the local user) and returns their id and token. */
   signIn(email: string, name?: string): Promise<SignedInUser>;
@@ -120,10 +123,12 @@ export async function deleteRedisKeys(url: string, pattern: string): Promise<num
   return deleted;
 }
 
-async function listen(app: FastifyInstance): Promise<string> {
+/** Listens on a free loopback port, and serves `/metrics` on another (port 0, as METRICS_PORT=0 would). */
+async function listen(app: FastifyInstance): Promise<{ url: string; metricsUrl: string }> {
+  const metrics = await startMetricsListener(app, { host: '127.0.0.1', port: 0 });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  return `http://127.0.0.1:${port}`;
+  return { url: `http://127.0.0.1:${port}`, metricsUrl: metrics.url };
 }
 
 /**
@@ -155,6 +160,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const config = isolatedConfig(jwks, { GATEWAY_SERVICES: started, ...options.env });
   const parts: RunningPart[] = [];
   const serviceUrls: Partial<Record<ServiceName, string>> = {};
+  const metricsUrls: Stack['metricsUrls'] = {};
 
   const stop = async () => {
     for (const part of parts.reverse()) await part.stop().catch(() => undefined);
@@ -166,17 +172,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const [name, start] of Object.entries(options.services) as [ServiceName, StartPart][]) {
       const part = await start(config);
       parts.push(part);
-      serviceUrls[name] = await listen(part.app);
-      config.urls[name] = serviceUrls[name]!;
+      const listening = await listen(part.app);
+      serviceUrls[name] = listening.url;
+      metricsUrls[name] = listening.metricsUrl;
+      config.urls[name] = listening.url;
     }
     const gateway = await options.gateway(config);
     parts.push(gateway);
-    const gatewayUrl = await listen(gateway.app);
+    const { url: gatewayUrl, metricsUrl } = await listen(gateway.app);
+    metricsUrls.gateway = metricsUrl;
     config.gatewayUrl = gatewayUrl;
 
     const { tokenFor, request, signIn } = gatewayClient(gatewayUrl, jwks);
 
-    return { config, gatewayUrl, jwks, serviceUrls, tokenFor, signIn, request, stop };
+    return { config, gatewayUrl, jwks, serviceUrls, metricsUrls, tokenFor, signIn, request, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -17,9 +17,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** One sample of the collab server's own `/metrics` (its port, not the gateway's). */
+/** One sample of the collab server's own `/metrics` (its metrics listener, never the API port). */
 async function sample(name: string): Promise<number | undefined> {
-  const res = await fetch(`${stack.serviceUrls.collab}/metrics`);
+  const res = await fetch(`${stack.metricsUrls.collab}/metrics`);
   expect(res.status).toBe(200);
   const match = new RegExp(`^${name}\\{service="collab"\\} (\\S+)$`, 'm').exec(await res.text());
   return match ? Number(match[1]) : undefined;
@@ -41,5 +41,11 @@ describe('GET /metrics of the collab server', () => {
     });
     for (const editor of editors.splice(0)) editor.destroy();
     await eventually(async () => expect(await sample('collab_connections_open')).toBe(0));
+  });
+
+  it('is not served on the API port (ARCHITECTURE 5.14): 404 there', async () => {
+    const res = await fetch(`${stack.serviceUrls.collab}/metrics`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('# TYPE');
   });
 });

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 async function sample(state: string): Promise<number | undefined> {
-  const res = await fetch(`${stack.serviceUrls.export}/metrics`);
+  const res = await fetch(`${stack.metricsUrls.export}/metrics`);
   expect(res.status).toBe(200);
   const text = await res.text();
   const match = new RegExp(`^export_queue_jobs\\{[^}]*state="${state}"[^}]*\\} (\\S+)$`, 'm').exec(text);

@@ -12,9 +12,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** One sample of the MCP service's own `/metrics` (its port, not the gateway's). */
+/** One sample of the MCP service's own `/metrics` (its metrics listener, never the API port). */
 async function sample(name: string): Promise<number | undefined> {
-  const res = await fetch(`${stack.config.urls.mcp}/metrics`);
+  const res = await fetch(`${stack.metricsUrls.mcp}/metrics`);
   expect(res.status).toBe(200);
   const match = new RegExp(`^${name}\\{service="mcp"\\} (\\S+)$`, 'm').exec(await res.text());
   return match ? Number(match[1]) : undefined;
@@ -37,5 +37,11 @@ describe('GET /metrics of the MCP service', () => {
       abort.abort();
     }
     await eventually(async () => expect(await sample('mcp_sse_sessions_open')).toBe(0));
+  });
+
+  it('is not served on the API port (ARCHITECTURE 5.14): 404 there', async () => {
+    const res = await fetch(`${stack.serviceUrls.mcp}/metrics`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('# TYPE');
   });
 });

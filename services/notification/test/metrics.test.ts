@@ -14,9 +14,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** One sample of the notification service's own `/metrics` (on its port, not through the gateway). */
+/** One sample of the notification service's own `/metrics` (its metrics listener, never the API port). */
 async function sample(name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
-  const res = await fetch(`${stack.serviceUrls.notification}/metrics`);
+  const res = await fetch(`${stack.metricsUrls.notification}/metrics`);
   expect(res.status).toBe(200);
   for (const line of (await res.text()).split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)\{(.*)\} (\S+)$/.exec(line);
