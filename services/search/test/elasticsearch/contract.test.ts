@@ -6,7 +6,7 @@ import { firstIndexName } from '../../src/engines/elasticsearch/index-template.j
 import { describeEngineContract } from '../engine-contract.js';
 
 /**
- * The shared engine contract against a real Elasticsearch 8/9 node, when ELASTICSEARCH_URL names
+ * The shared engine contract against a real Elasticsearch 9 node, when ELASTICSEARCH_URL names
  * one (`docker compose --profile search up -d elasticsearch`, then
  * `ELASTICSEARCH_URL=http://127.0.0.1:9200 npx vitest run services/search/test/elasticsearch`).
  * Each run has its own alias (and index and template), deleted at the end.

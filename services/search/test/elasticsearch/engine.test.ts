@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@elastic/elasticsearch';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ElasticsearchBulkError, ElasticsearchEngine } from '../../src/engines/elasticsearch/index.js';
+import {
+  ElasticsearchBulkError,
+  ElasticsearchEngine,
+  SUPPORTED_ELASTICSEARCH_MAJOR,
+} from '../../src/engines/elasticsearch/index.js';
 import type { IndexedDocument } from '../../src/engines/engine.js';
 import {
   fixture,
@@ -161,6 +165,30 @@ describe('start: index template and index', () => {
     expect(failure).toBeInstanceOf(errors.ResponseError);
     expect(failure.statusCode).toBe(401);
     expect(failure.body.error.type).toBe('security_exception');
+    expect(es.sent('HEAD', ALIAS_PATH)).toEqual([]);
+  });
+});
+
+describe('the server version it speaks to', () => {
+  it(`asks for Elasticsearch ${SUPPORTED_ELASTICSEARCH_MAJOR} answers on every request (compatible-with), JSON and NDJSON alike`, async () => {
+    const engine = await startEngine();
+    es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-removes') });
+    await engine.remove([randomUUID()]).catch(() => undefined);
+    const compatible = `compatible-with=${SUPPORTED_ELASTICSEARCH_MAJOR}`;
+    expect(es.requests.length).toBeGreaterThanOrEqual(3);
+    for (const request of es.requests) {
+      expect(String(request.headers.accept)).toContain(compatible);
+      if (request.raw !== '') expect(String(request.headers['content-type'])).toContain(compatible);
+    }
+  });
+
+  it('says which servers it supports when an older one refuses those headers (400 media_type_header_exception)', async () => {
+    es.on('PUT', TEMPLATE_PATH, { status: 400, body: fixture('error-media-type') });
+    const failure = await ElasticsearchEngine.start({ url: es.url, alias }).catch((error) => error);
+    expect(failure.message).toBe(
+      `Elasticsearch refused the client's compatible-with=${SUPPORTED_ELASTICSEARCH_MAJOR} headers: this service supports Elasticsearch ${SUPPORTED_ELASTICSEARCH_MAJOR}.x servers only (an older server refuses them; services/search/README.md)`,
+    );
+    expect(failure.cause).toBeInstanceOf(errors.ResponseError);
     expect(es.sent('HEAD', ALIAS_PATH)).toEqual([]);
   });
 });

@@ -30,7 +30,15 @@ export interface ElasticsearchEngineOptions {
   requestTimeoutMs?: number;
 }
 
-/** Elasticsearch 8/9 behind the SearchEngine contract (ARCHITECTURE 5.8). */
+/**
+ * The Elasticsearch server major this engine supports: the installed client's (9.x). A 9.x client
+ * sends `compatible-with=9` on every request, which 8.x servers refuse (400
+ * media_type_header_exception); 8.x servers are not supported (docs/DECISIONS.md, issue 24).
+ * A test holds this, the installed client's major and what the READMEs state together.
+ */
+export const SUPPORTED_ELASTICSEARCH_MAJOR = 9;
+
+/** Elasticsearch 9 behind the SearchEngine contract (ARCHITECTURE 5.8). */
 export class ElasticsearchEngine implements SearchEngine {
   readonly name = 'elasticsearch' as const;
 
@@ -52,7 +60,7 @@ export class ElasticsearchEngine implements SearchEngine {
       await engine.install();
     } catch (error) {
       await client.close();
-      throw error;
+      throw refusedVersion(error) ?? error;
     }
     return engine;
   }
@@ -139,4 +147,19 @@ export class ElasticsearchEngine implements SearchEngine {
     }
     return missing;
   }
+}
+
+/**
+ * The first request's refusal by a server of another major (an 8.x one refuses the 9.x client's
+ * compatibility headers), turned into an error that says so instead of a bare 400.
+ */
+function refusedVersion(error: unknown): Error | undefined {
+  if (!(error instanceof errors.ResponseError)) return undefined;
+  if (error.body?.error?.type !== 'media_type_header_exception') return undefined;
+  return new Error(
+    `Elasticsearch refused the client's compatible-with=${SUPPORTED_ELASTICSEARCH_MAJOR} headers: this service ` +
+      `supports Elasticsearch ${SUPPORTED_ELASTICSEARCH_MAJOR}.x servers only (an older server refuses them; ` +
+      'services/search/README.md)',
+    { cause: error },
+  );
 }

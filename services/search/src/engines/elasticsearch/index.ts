@@ -1,4 +1,4 @@
-export { ElasticsearchEngine, type ElasticsearchEngineOptions } from './engine.js';
+export { ElasticsearchEngine, type ElasticsearchEngineOptions, SUPPORTED_ELASTICSEARCH_MAJOR } from './engine.js';
 export { ElasticsearchBulkError } from './writes.js';
 
 /** The alias of a deployment's search index (index names are lowercase; DB_PREFIX already is). */
