@@ -185,6 +185,8 @@ const env: Record<string, string> = {
   EXPORT_PORT: String(exportPort),
   COLLAB_PORT: String(collabPort),
   MCP_PORT: String(mcpPort),
+  // Each part's /metrics on any free port: the parts' own ports are free ones, + 1000 may not be.
+  METRICS_PORT: '0',
   // The collaboration server calls the gateway back (token checks, the internal document API).
   GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
   // Capacity, not the per-user bounds (ARCHITECTURE 5.14): one user holds every editor of the

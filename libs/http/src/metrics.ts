@@ -140,7 +140,7 @@ export function registerMetrics(app: FastifyInstance, service: string): void {
     contentType: registry.contentType,
     text: (await registry.metrics()) + httpText(service, series),
   }));
-  // After the API's server: a scrape during the drain still answers.
+  // onClose runs once the API's requests are done: a scrape during that drain still answers.
   app.addHook('onClose', async () => {
     await Promise.all([...(listeners.get(app) ?? [])].map(closeServer));
   });
