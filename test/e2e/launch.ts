@@ -99,11 +99,12 @@ export async function launchPlatform(
     child.stderr!.on('data', onData);
     child.once('exit', onExit);
   });
+  // The caller's ports win over the ones picked here.
   return {
     child,
-    ports,
-    gatewayUrl: `http://127.0.0.1:${gateway}`,
-    gatewayMetricsUrl: `http://127.0.0.1:${gatewayMetrics}`,
+    ports: [env.PORT, env.WORKSPACE_PORT, env.DOCUMENT_PORT, env.COMMENT_PORT].map(Number),
+    gatewayUrl: `http://127.0.0.1:${env.PORT}`,
+    gatewayMetricsUrl: `http://127.0.0.1:${env.METRICS_PORT}`,
     output: () => output,
   };
 }

@@ -94,6 +94,10 @@ export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
       ports[service] = await replicaPort(taken);
       env[`${service.toUpperCase()}_PORT`] = String(ports[service]);
     }
+    // The gateway's ports from the same picks, so that none is another part's (or its metrics').
+    const gatewayPort = await replicaPort(taken);
+    env.PORT = String(gatewayPort);
+    env.METRICS_PORT = String(gatewayPort + METRICS_PORT_OFFSET);
     launch = await launchPlatform(config, jwks, env);
     const started = launch;
     const gatewayUrl = started.gatewayUrl;

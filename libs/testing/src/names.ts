@@ -44,11 +44,13 @@ function listenable(port: number): Promise<boolean> {
 
 /**
  * A loopback port that is free, and free 100 above too (where `npm start` puts a second replica),
- * and so are both of their metrics ports 1000 above; `taken` keeps one caller's picks apart.
+ * and so are both of their metrics ports 1000 above; `taken` keeps one caller's picks apart. All
+ * four lie below Linux's ephemeral range (32768 and up), where an outgoing connection of any
+ * process could take one between this check and the part's listen.
  */
 export async function replicaPort(taken = new Set<number>()): Promise<number> {
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = 20_000 + Math.floor(Math.random() * 11_000);
     const wanted = [port, port + 100, port + 1000, port + 1100];
     if (wanted.some((p) => taken.has(p))) continue;
     if (await everyListenable(wanted)) {
