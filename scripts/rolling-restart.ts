@@ -63,12 +63,13 @@ async function isolatedEnv(): Promise<Record<string, string>> {
     RATE_LIMIT_ENABLED: 'false',
     LOG_LEVEL: 'warn',
     REPLICAS: '2',
-    PORT: String(await freePort()),
   };
   for (const key of ['PG_URL', 'NATS_URL', 'REDIS_URL', 'CHROMIUM_PATH', 'HOME']) {
     if (process.env[key]) env[key] = process.env[key] as string;
   }
-  const taken = new Set<number>([Number(env.PORT)]);
+  // replicaPort keeps each pick's replica and metrics ports (+100, +1000) free as well.
+  const taken = new Set<number>();
+  env.PORT = String(await replicaPort(taken));
   for (const service of SERVICE_NAMES) env[`${service.toUpperCase()}_PORT`] = String(await replicaPort(taken));
   return env;
 }

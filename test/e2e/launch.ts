@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
-import { freePort, type JwksServer } from '@wiki/testing';
+import { type JwksServer, replicaPort } from '@wiki/testing';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -36,9 +36,12 @@ export async function launchPlatform(
   extraEnv: Record<string, string> = {},
   { args = [], ipc = false }: LaunchOptions = {},
 ): Promise<Launch> {
-  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  // Each part's metrics port is its own + 1000: replicaPort keeps both free, below the ephemeral range.
+  const taken = new Set<number>();
+  const ports: number[] = [];
+  for (let i = 0; i < 4; i++) ports.push(await replicaPort(taken));
   const [gateway, workspace, document, comment] = ports.map(String);
-  const gatewayMetrics = String(await freePort());
+  const gatewayMetrics = String(ports[0] + 1000);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     PG_URL: config.pgUrl,

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
-import { cleanupConfig, freePort, isolatedConfig, type JwksServer, replicaPort, startJwks } from '@wiki/testing';
+import { cleanupConfig, isolatedConfig, type JwksServer, replicaPort, startJwks } from '@wiki/testing';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -44,7 +44,8 @@ describe('npm start: restarting one replica on request', () => {
   beforeAll(async () => {
     jwks = await startJwks();
     config = isolatedConfig(jwks);
-    const gatewayPort = await freePort();
+    const taken = new Set<number>();
+    const gatewayPort = await replicaPort(taken);
     gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     launcher = spawn(process.execPath, ['scripts/start.mjs', '--no-build', '--json', '--only=workspace'], {
       cwd: root,
@@ -54,7 +55,7 @@ describe('npm start: restarting one replica on request', () => {
         NATS_URL: config.natsUrl,
         REDIS_URL: config.redisUrl,
         PORT: String(gatewayPort),
-        WORKSPACE_PORT: String(await replicaPort()),
+        WORKSPACE_PORT: String(await replicaPort(taken)),
         REPLICAS: '2',
         DB_PREFIX: config.dbPrefix,
         EVENTS_STREAM: config.eventsStream,
