@@ -158,6 +158,36 @@ it('answers a tool error when a service it calls is down', async () => {
   }
 });
 
+it('answers a message nested deeper than JSON can be written out again with a 400, on its replica or routed', async () => {
+  const { key } = await mcpKeyOf(stack, await signInNew(stack, 'deep'));
+  // Parsed (JSON.parse does not recurse) but deeper than JSON.stringify can go.
+  const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+  const rpc = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${deep}}`;
+  const stream = await openStream(key);
+  try {
+    const post = (path: string, body: string) =>
+      clientFetch(`${stack.gatewayUrl}${path}`, {
+        method: 'POST',
+        headers: { 'x-mcp-api-key': key, 'content-type': 'application/json' },
+        body,
+      });
+    // No session by this id here: the message would be routed to the replica holding it, which
+    // takes writing it out again.
+    for (const body of [deep, rpc]) {
+      const routed = await post('/api/v1/mcp/messages?sessionId=6f1c1f2e-8d4b-4a55-9f3e-2b7f0a1c9d10', body);
+      expect(routed.status).toBe(400);
+      expect(await routed.json()).toMatchObject({
+        error: { code: 'VALIDATION_ERROR', message: 'The body is nested too deeply to reach its session' },
+      });
+    }
+    // The replica holding the session reads it as it is: not JSON-RPC, or a call answered on the stream.
+    expect((await post(stream.endpoint, deep)).status).toBe(400);
+    expect((await post(stream.endpoint, rpc)).status).toBe(202);
+  } finally {
+    stream.close();
+  }
+});
+
 describe('two replicas', () => {
   it('an SSE session works when its messages reach the replica that does not hold the stream', async () => {
     const user = await signInNew(stack, 'ada');

@@ -185,6 +185,8 @@ export function registerMcpRoutes(
           );
         case 'invalid':
           throw new AppError('VALIDATION_ERROR', 'The body is not a JSON-RPC message');
+        case 'too-deep':
+          throw new AppError('VALIDATION_ERROR', 'The body is nested too deeply to reach its session');
         case 'no-answer':
           throw new AppError('SERVICE_UNAVAILABLE', 'The replica holding this MCP session did not answer; try again');
       }

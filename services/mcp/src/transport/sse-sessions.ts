@@ -13,7 +13,7 @@ import { authInfoOf } from '../tools/server.js';
  * session owner's before the message enters the session.
  */
 
-export type Delivery = 'accepted' | 'not-found' | 'invalid' | 'too-large' | 'no-answer';
+export type Delivery = 'accepted' | 'not-found' | 'invalid' | 'too-large' | 'too-deep' | 'no-answer';
 
 /** Comment lines keep idle streams open through proxies and load balancers. */
 export const HEARTBEAT_MS = 25_000;
@@ -105,11 +105,17 @@ export class SseSessions {
     const local = this.sessions.get(sessionId);
     if (local) return this.deliverHere(local, caller, message);
     if (!this.nc) return 'not-found';
-    const payload = JSON.stringify({
-      identityToken: caller.identityToken,
-      requestId: caller.requestId,
-      message,
-    } satisfies Routed);
+    let payload: string;
+    try {
+      payload = JSON.stringify({
+        identityToken: caller.identityToken,
+        requestId: caller.requestId,
+        message,
+      } satisfies Routed);
+    } catch {
+      // JSON.parse took it, but it is nested deeper than JSON.stringify can recurse (RangeError).
+      return 'too-deep';
+    }
     const max = this.nc.info?.max_payload ?? 1024 * 1024;
     if (Buffer.byteLength(payload) > max - 1024) return 'too-large';
     try {
