@@ -156,6 +156,22 @@ export function pathValue(ids: IdPool, kind: string): fc.Arbitrary<{ raw: string
   );
 }
 
+/**
+ * Text for a string with a `pattern`: mostly text that matches it (an event id's digits, a colour,
+ * a sort order), which a random string almost never does, so the handler behind it is reached.
+ */
+function patterned(schema: Schema): fc.Arbitrary<string> {
+  const maxLength = Math.min(schema.maxLength ?? 60, 200);
+  const anyText = schemaText(schema.minLength ?? 0, maxLength);
+  let matching: fc.Arbitrary<string>;
+  try {
+    matching = fc.stringMatching(new RegExp(schema.pattern), { maxLength });
+  } catch {
+    return anyText; // a pattern fast-check cannot generate from
+  }
+  return fc.oneof({ weight: 3, arbitrary: matching }, { weight: 1, arbitrary: anyText });
+}
+
 /** A value for `schema`, mostly well-formed, sometimes hostile, at every depth. */
 export function valueFor(openapi: Schema, raw: Schema, ids: IdPool, field: string, depth = 0): fc.Arbitrary<unknown> {
   const schema = deref(openapi, raw);
@@ -194,6 +210,7 @@ function ofType(
       if (schema.format === 'uuid') return fc.oneof(realId(ids, idKind(field)), fc.uuid());
       if (schema.format === 'email') return fc.oneof(fc.emailAddress(), fc.constantFrom(...(ids.email ?? ['a@b.co'])));
       if (schema.format === 'uri' || /url/i.test(field)) return fc.oneof(fc.webUrl(), nastyString);
+      if (typeof schema.pattern === 'string') return patterned(schema);
       return schemaText(schema.minLength ?? 0, Math.min(schema.maxLength ?? 60, 200));
     case 'array':
       if (depth > 4) return fc.constant([]);
@@ -284,4 +301,28 @@ export function queryFor(openapi: Schema, route: FuzzRoute, ids: IdPool): fc.Arb
     const parts = [...pairs, extra].filter((p): p is string => typeof p === 'string' && p.length > 0);
     return parts.length > 0 ? `?${parts.join('&')}` : '';
   });
+}
+
+/**
+ * A header value as fetch can send it (Latin-1, no NUL, CR or LF, no surrounding blanks): what
+ * it cannot carry is percent-encoded, so the header still reaches the server, just odd.
+ */
+export function headerText(text: string): string {
+  return text.replace(/[^\t\x20-\x7e\x80-\xff]/gu, (char) => encodeText(char)).replace(/^[\t ]+|[\t ]+$/g, '');
+}
+
+/** The request headers the route reads (e.g. `last-event-id`), each sometimes left out. */
+export function headersFor(openapi: Schema, route: FuzzRoute, ids: IdPool): fc.Arbitrary<Record<string, string>> {
+  const values = route.headers.map(({ name, schema }) =>
+    fc.option(
+      valueFor(openapi, schema, ids, name).map((value) => {
+        const text = typeof value === 'string' ? value : JSON.stringify(value);
+        return [name, headerText(text ?? '')] as const;
+      }),
+      { freq: 3 },
+    ),
+  );
+  return fc
+    .tuple(...values)
+    .map((pairs) => Object.fromEntries(pairs.filter((pair): pair is readonly [string, string] => pair !== null)));
 }

@@ -13,6 +13,8 @@ export interface FuzzRoute {
   path: string;
   pathParams: string[];
   query: Array<{ name: string; schema: Schema }>;
+  /** Request headers the route reads (e.g. the event stream's `last-event-id`). */
+  headers: Array<{ name: string; schema: Schema }>;
   /** The JSON body schema, when the route takes one. */
   body?: Schema;
   /** A body that is not JSON (uploads, binary state): the fuzzer sends JSON there anyway. */
@@ -43,6 +45,9 @@ export function routesOf(openapi: Schema): FuzzRoute[] {
         path,
         pathParams: params.filter((p) => p.in === 'path').map((p) => p.name as string),
         query: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name as string, schema: p.schema ?? {} })),
+        headers: params
+          .filter((p) => p.in === 'header')
+          .map((p) => ({ name: p.name as string, schema: p.schema ?? {} })),
         body: json ? (json.schema ?? {}) : undefined,
         takesOtherBody: !json && Object.keys(content).length > 0,
         credential: credentialOf(op.security ?? openapi.security),
