@@ -4,11 +4,11 @@ import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import type { HealthCheck } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
+import { createStorage, type ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance } from 'fastify';
 import type { AttachmentContext } from './context.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { registerInternalRoutes } from './routes/internal.js';
-import { createStorage, type ObjectStorage } from './storage/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

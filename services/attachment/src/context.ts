@@ -1,6 +1,6 @@
 import type { MembershipAccess, ServiceClient } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
-import type { ObjectStorage } from './storage/index.js';
+import type { ObjectStorage } from '@wiki/storage';
 
 export interface Logger {
   info(obj: object, msg?: string): void;

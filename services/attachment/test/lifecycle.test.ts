@@ -6,10 +6,10 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
+import { LocalStorage } from '@wiki/storage';
 import { createDocument, eventually, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
 import { spoolDirOf } from '../src/app.js';
 import { sweepOrphans } from '../src/events/orphan-sweeper.js';
-import { LocalStorage } from '../src/storage/index.js';
 import { keyOf, objectsOf, png, spoolOf, startAttachmentStack, uploaded } from './helpers.js';
 
 const MiB = 1024 * 1024;

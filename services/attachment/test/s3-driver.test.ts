@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createDatabasePool, type DatabasePool } from '@wiki/db';
 import { createDocument, eventually, type Stack, signInNew, workspaceWith } from '@wiki/testing';
+import { S3Storage } from '../../../libs/storage/src/s3.js';
+import { S3RVER_KEY, startTestS3, type TestS3 } from '../../../libs/storage/test/s3-server.js';
 import { spoolDirOf } from '../src/app.js';
 import { sweepOrphans } from '../src/events/orphan-sweeper.js';
-import { S3Storage } from '../src/storage/s3.js';
 import { getAs, keyOf, objectsOf, png, startAttachmentStack, uploaded } from './helpers.js';
-import { S3RVER_KEY, startTestS3, type TestS3 } from './s3-server.js';
 
 /** The service with STORAGE_DRIVER=s3 against a real S3-protocol server: the same behaviour, bytes elsewhere. */
 let s3: TestS3;

@@ -1,4 +1,4 @@
-import type { ByteRange } from '../storage/storage.js';
+import type { ByteRange } from '@wiki/storage';
 
 /** A strong ETag from the content's SHA-256 (the same bytes have the same tag on every replica and driver). */
 export const etagOf = (sha256: string) => `"${sha256.slice(0, 32)}"`;

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { DatabasePool } from '@wiki/db';
 import type { Logger } from '@wiki/events';
 import { startPeriodicJob } from '@wiki/service';
+import type { ObjectStorage, StoredObject } from '@wiki/storage';
 import { knownKeys, pruneTombstones } from '../db/attachments.js';
-import type { ObjectStorage, StoredObject } from '../storage/index.js';
 
 /** How often the sweep runs. */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;

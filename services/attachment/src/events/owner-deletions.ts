@@ -1,7 +1,7 @@
 import type { DatabasePool } from '@wiki/db';
 import { type EventBus, type Logger, startConsumer } from '@wiki/events';
+import type { ObjectStorage } from '@wiki/storage';
 import { removeDocuments, removeWorkspace } from '../db/attachments.js';
-import type { ObjectStorage } from '../storage/index.js';
 
 /**
  * document.deleted (every id of a cascade, possibly in parts) and workspace.deleted take their

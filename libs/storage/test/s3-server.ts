@@ -15,7 +15,7 @@ export interface TestS3 {
 
 /** A real S3-protocol server on a free loopback port, its files in a throw-away folder. */
 export async function startTestS3(): Promise<TestS3> {
-  const directory = mkdtempSync(join(tmpdir(), 'attachment-s3-'));
+  const directory = mkdtempSync(join(tmpdir(), 'storage-s3-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;

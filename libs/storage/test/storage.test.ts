@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalStorage } from '../src/storage/index.js';
-import { S3Storage } from '../src/storage/s3.js';
+import { LocalStorage } from '../src/index.js';
+import { S3Storage } from '../src/s3.js';
 import { S3RVER_KEY, startTestS3 } from './s3-server.js';
 import { storageContract } from './storage-contract.js';
 
 storageContract('local', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attachment-objects-'));
+  const dir = mkdtempSync(join(tmpdir(), 'storage-objects-'));
   return {
     storage: new LocalStorage(join(dir, 'objects')),
     close: async () => rmSync(dir, { recursive: true, force: true }),

@@ -113,6 +113,7 @@ export class S3Storage implements ObjectStorage {
   }
 
   async *list(prefix = ''): AsyncIterable<StoredObject> {
+    // The client's stream asks for the next page (1,000 keys) only once the last one was read.
     const stream = this.client.listObjectsV2(this.bucket, prefix, true);
     for await (const item of stream as AsyncIterable<{ name?: string; size: number; lastModified: Date }>) {
       if (item.name) yield { key: item.name, size: item.size, lastModified: item.lastModified };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { InvalidKeyError, type ObjectStorage, SizeMismatchError } from '../src/storage/index.js';
+import { InvalidKeyError, type ObjectStorage, SizeMismatchError } from '../src/index.js';
 
 async function bytesOf(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -69,7 +69,7 @@ export function storageContract(name: string, open: () => Promise<{ storage: Obj
     it('stores a file from disk; the caller may remove the file afterwards', async () => {
       const key = `${prefix()}${randomUUID()}/spooled.bin`;
       const body = randomBytes(100_000);
-      const dir = mkdtempSync(join(tmpdir(), 'attachment-spool-'));
+      const dir = mkdtempSync(join(tmpdir(), 'storage-spool-'));
       try {
         const path = join(dir, 'upload');
         writeFileSync(path, body);
@@ -117,6 +117,28 @@ export function storageContract(name: string, open: () => Promise<{ storage: Obj
       for (const key of keys) await storage.put(key, Readable.from([Buffer.from(key)]), key.length, 'text/plain');
       await storage.put(`${prefix()}${randomUUID()}/other.txt`, Readable.from([Buffer.from('o')]), 1, 'text/plain');
       expect(await keysOf(storage, p)).toEqual(keys);
+    });
+
+    it('lists under a prefix that ends inside a name, the way S3 compares keys', async () => {
+      const p = prefix();
+      const keys = [`${p}x1/a.txt`, `${p}x12/b.txt`].sort();
+      for (const key of [...keys, `${p}y/c.txt`]) {
+        await storage.put(key, Readable.from([Buffer.from('k')]), 1, 'text/plain');
+      }
+      expect(await keysOf(storage, `${p}x1`)).toEqual(keys);
+    });
+
+    it('goes on listing while the objects it gave are deleted, and gives each once', async () => {
+      const p = prefix();
+      const keys = Array.from({ length: 40 }, (_, i) => `${p}${String(i).padStart(2, '0')}/${randomUUID()}.txt`);
+      for (const key of keys) await storage.put(key, Readable.from([Buffer.from('d')]), 1, 'text/plain');
+      const seen: string[] = [];
+      for await (const object of storage.list(p)) {
+        seen.push(object.key);
+        await storage.delete(object.key);
+      }
+      expect(seen.sort()).toEqual(keys.sort());
+      expect(await keysOf(storage, p)).toEqual([]);
     });
 
     it('keeps nothing of a body that breaks off half-way', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, type Dirent } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream, type Dir } from 'node:fs';
+import { mkdir, opendir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -116,17 +116,34 @@ export class LocalStorage implements ObjectStorage {
     }
   }
 
+  /**
+   * Walks the folders under the prefix's deepest folder one directory handle at a time (opendir
+   * reads a directory's entries a few at a time), so a store of any size is listed with memory
+   * bounded by its depth, never the whole listing at once.
+   */
   async *list(prefix = ''): AsyncIterable<StoredObject> {
-    let entries: Dirent[];
+    const folder = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+    if (folder) assertSafeKey(folder);
+    yield* this.walk(folder ? join(this.root, ...folder.split('/')) : this.root, prefix);
+  }
+
+  private async *walk(dir: string, prefix: string): AsyncGenerator<StoredObject> {
+    let handle: Dir;
     try {
-      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
+      handle = await opendir(dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return; // nothing there, or removed meanwhile
       throw error;
     }
-    for (const entry of entries) {
+    // for await closes the handle, also when the caller stops early.
+    for await (const entry of handle) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        yield* this.walk(path, prefix);
+        continue;
+      }
       if (!entry.isFile()) continue;
-      const path = join(entry.parentPath, entry.name);
       const key = relative(this.root, path).split(sep).join('/');
       if (!key.startsWith(prefix)) continue;
       const info = await stat(path).catch(() => null);

@@ -13,9 +13,9 @@ export interface StoredObject {
 }
 
 /**
- * Where attachment bytes live (ARCHITECTURE 5.9): the service only ever talks to this, so the
- * local folder and any S3-compatible store behave the same (one contract suite holds both to it,
- * test/storage-contract.ts).
+ * Where files live (ARCHITECTURE 5.9): attachments under `workspaces/`, finished exports under
+ * `exports/`. The services only ever talk to this, so the local folder and any S3-compatible store
+ * behave the same (one contract suite holds both to it, test/storage-contract.ts).
  *
  * `put` takes the exact size up front: the S3 driver sends one PUT with a known length (the minio
  * client's multipart path, used for streams without a size, is what S3-compatible servers implement
@@ -40,7 +40,11 @@ export interface ObjectStorage {
   stat(key: string): Promise<StoredObject | null>;
   /** Removes the object; a missing one is not an error. */
   delete(key: string): Promise<void>;
-  /** Every object under `prefix` (all when empty), in no particular order. */
+  /**
+   * Every object under `prefix` (all when empty), in no particular order, read as the caller reads:
+   * a page of keys at a time (S3: 1,000 per request; local: a directory handle per level), never
+   * the whole listing in memory. The caller may delete what it was given while it goes on.
+   */
   list(prefix?: string): AsyncIterable<StoredObject>;
 }
 
