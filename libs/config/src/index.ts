@@ -133,6 +133,16 @@ export interface Config {
   chromiumPath: string;
   uploadMaxBytes: number;
   /**
+   * ATTACHMENTS_KEEP_METADATA=true stores JPEG, PNG and WebP uploads as sent; by default their
+   * EXIF (GPS included), XMP, IPTC and text chunks are removed and their orientation applied.
+   */
+  attachmentsKeepMetadata: boolean;
+  /**
+   * The most pixels (all frames) an image cleaned on upload may have (ATTACHMENTS_IMAGE_MAX_PIXELS,
+   * default 50 million; WebP a quarter of it): what bounds the memory cleaning takes. Larger is 413.
+   */
+  attachmentsImageMaxPixels: number;
+  /**
    * The largest serialised event envelope a service writes to its outbox (EVENT_MAX_BYTES); the
    * service lowers it at connect when the NATS server's max_payload leaves less room.
    */
@@ -531,6 +541,8 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
     uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 25 * 1024 * 1024, 1),
+    attachmentsKeepMetadata: bool(env, 'ATTACHMENTS_KEEP_METADATA', false),
+    attachmentsImageMaxPixels: int(env, 'ATTACHMENTS_IMAGE_MAX_PIXELS', 50_000_000, 1_000_000, 1_000_000_000),
     // At least what one bounded event needs (64 KiB of text or 1,000 ids, libs/events/src/limits.ts).
     eventMaxBytes: int(env, 'EVENT_MAX_BYTES', 256 * 1024, 128 * 1024, 64 * 1024 * 1024),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),

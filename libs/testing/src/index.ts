@@ -2,6 +2,7 @@ export * from './bus.js';
 export * from './event-factories.js';
 export * from './events.js';
 export * from './factories.js';
+export * from './images.js';
 export * from './jwks.js';
 export * from './names.js';
 export * from './raw-request.js';

@@ -6,6 +6,7 @@ import type { HealthCheck } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance } from 'fastify';
+import { createImageCleaner } from './commands/clean-image.js';
 import type { AttachmentContext } from './context.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { registerInternalRoutes } from './routes/internal.js';
@@ -57,6 +58,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     peers,
     uploadMaxBytes: config.uploadMaxBytes,
     spoolDir,
+    images: config.attachmentsKeepMetadata
+      ? undefined
+      : createImageCleaner({ maxPixels: config.attachmentsImageMaxPixels }),
     logger: app.log,
   };
   await registerAttachmentRoutes(app, ctx);

@@ -1,6 +1,7 @@
 import type { MembershipAccess, ServiceClient } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import type { ObjectStorage } from '@wiki/storage';
+import type { ImageCleaner } from './commands/clean-image.js';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -18,5 +19,7 @@ export interface AttachmentContext {
   uploadMaxBytes: number;
   /** Where uploads are written while they arrive, before anything is stored. */
   spoolDir: string;
+  /** Removes metadata from JPEG, PNG and WebP uploads; absent with ATTACHMENTS_KEEP_METADATA=true. */
+  images?: ImageCleaner;
   logger: Logger;
 }

@@ -68,6 +68,25 @@ export function multipart(
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** The multipart head and tail around a file of `size` bytes, so the file itself can be streamed. */
+export function framing(fields: Record<string, string>, name: string, size: number) {
+  const boundary = `----wiki${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    Object.entries(fields)
+      .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return {
+    head,
+    tail,
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    length: head.length + size + tail.length,
+  };
+}
+
 export interface RawResponse<T = any> {
   status: number;
   headers: Headers;
@@ -138,18 +157,6 @@ export async function filesUnder(dir: string): Promise<string[]> {
 
 export const objectsOf = (stack: Stack) => filesUnder(stack.config.storage.localDir);
 export const spoolOf = (stack: Stack) => filesUnder(spoolDirOf(stack.config));
-
-/** A PNG header that image readers accept (signature and IHDR), then `extra` bytes. */
-export function png(width: number, height: number, extra = 64): Buffer {
-  const ihdr = Buffer.alloc(25);
-  ihdr.writeUInt32BE(13, 0);
-  ihdr.write('IHDR', 4, 'latin1');
-  ihdr.writeUInt32BE(width, 8);
-  ihdr.writeUInt32BE(height, 12);
-  ihdr.writeUInt8(8, 16); // bit depth
-  ihdr.writeUInt8(6, 17); // RGBA
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr, randomBytes(extra)]);
-}
 
 /** A GIF header (logical screen `width` × `height`) followed by HTML with a script: a polyglot. */
 export function gifHtmlPolyglot(width: number, height: number): Buffer {

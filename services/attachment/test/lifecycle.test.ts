@@ -1,16 +1,24 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { get as httpGet, request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
+import { createDatabasePool, type DatabasePool, sql, withAdvisoryLock } from '@wiki/db';
 import { LocalStorage } from '@wiki/storage';
-import { createDocument, eventually, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
+import {
+  createDocument,
+  eventually,
+  png,
+  type SignedInUser,
+  type Stack,
+  signInNew,
+  workspaceWith,
+} from '@wiki/testing';
 import { spoolDirOf } from '../src/app.js';
-import { sweepOrphans } from '../src/events/orphan-sweeper.js';
-import { keyOf, objectsOf, png, spoolOf, startAttachmentStack, uploaded } from './helpers.js';
+import { SWEEP_LOCK, sweepOrphans } from '../src/events/orphan-sweeper.js';
+import { framing, keyOf, objectsOf, spoolOf, startAttachmentStack, uploaded } from './helpers.js';
 
 const MiB = 1024 * 1024;
 
@@ -35,25 +43,6 @@ async function editorWithDocument() {
 
 const rowsOf = (documentId: string) =>
   db.oneFirst(sql.unsafe`SELECT count(*)::int AS n FROM attachments WHERE document_id = ${documentId}`);
-
-/** The multipart head and tail around a file of `size` bytes, so the file itself can be streamed. */
-function framing(fields: Record<string, string>, name: string, size: number) {
-  const boundary = `----wiki${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(
-    Object.entries(fields)
-      .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
-      .join('') +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return {
-    head,
-    tail,
-    contentType: `multipart/form-data; boundary=${boundary}`,
-    length: head.length + size + tail.length,
-  };
-}
 
 /** `size` bytes of a repeating pattern, made 64 KiB at a time (the test itself never holds the file). */
 function* pattern(size: number): Generator<Buffer> {
@@ -197,27 +186,62 @@ describe('large files', () => {
 });
 
 describe('orphan sweep', () => {
+  /** A sweep that found the store free (the service's own sweep may hold it for a moment). */
+  async function sweepNow(storage: LocalStorage, now?: Date) {
+    let result: Awaited<ReturnType<typeof sweepOrphans>> | undefined;
+    await eventually(async () => {
+      result = await sweepOrphans(db, storage, spoolDirOf(stack.config), { now });
+      expect(result.objects).not.toBeNull();
+    });
+    return result as Awaited<ReturnType<typeof sweepOrphans>>;
+  }
+
   it('removes objects no record names once they are older than the grace period, and stale spool files', async () => {
     const { editor, ws, doc } = await editorWithDocument();
     const kept = await uploaded(stack, editor, ws.id, doc.id, { name: 'kept.png', body: png(4, 4) });
     const storage = new LocalStorage(stack.config.storage.localDir);
     const orphan = `workspaces/${ws.id}/documents/${doc.id}/${randomUUID()}/orphan.bin`;
     await storage.put(orphan, Readable.from([Buffer.from('left behind')]), 11, 'application/octet-stream');
+    // Another service's file in the same store (a finished export): not the attachment sweep's.
+    const other = `exports/${randomUUID()}/export.pdf`;
+    await storage.put(other, Readable.from([Buffer.from('%PDF')]), 4, 'application/pdf');
     const spoolDir = spoolDirOf(stack.config);
     await mkdir(spoolDir, { recursive: true });
     await writeFile(join(spoolDir, `${randomUUID()}.upload`), 'half an upload');
 
     // Within the grace period nothing goes: it may be an upload about to write its record.
-    const early = await sweepOrphans(db, storage, spoolDir);
+    const early = await sweepNow(storage);
     expect(early).toEqual({ objects: 0, spoolFiles: 0 });
     expect(await objectsOf(stack)).toContain(orphan);
 
-    const later = await sweepOrphans(db, storage, spoolDir, { now: new Date(Date.now() + 2 * 60 * 60_000) });
+    const later = await sweepNow(storage, new Date(Date.now() + 2 * 60 * 60_000));
     expect(later.objects).toBeGreaterThanOrEqual(1);
     expect(later.spoolFiles).toBe(1);
     const objects = await objectsOf(stack);
     expect(objects).not.toContain(orphan);
     expect(objects).toContain(keyOf(kept));
+    expect(objects).toContain(other);
     expect(await spoolOf(stack)).toEqual([]);
+  });
+
+  it('sweeps the store on one replica at a time; every replica still sweeps its own spool folder', async () => {
+    const { ws, doc } = await editorWithDocument();
+    const storage = new LocalStorage(stack.config.storage.localDir);
+    const orphan = `workspaces/${ws.id}/documents/${doc.id}/${randomUUID()}/orphan.bin`;
+    await storage.put(orphan, Readable.from([Buffer.from('left behind')]), 11, 'application/octet-stream');
+    const spoolDir = spoolDirOf(stack.config);
+    await mkdir(spoolDir, { recursive: true });
+    await writeFile(join(spoolDir, `${randomUUID()}.upload`), 'half an upload');
+    const later = new Date(Date.now() + 2 * 60 * 60_000);
+
+    // Another replica sweeping: it holds the lock in the service's database all along.
+    const whileHeld = await withAdvisoryLock(db, SWEEP_LOCK, () => sweepOrphans(db, storage, spoolDir, { now: later }));
+    expect(whileHeld?.value).toEqual({ objects: null, spoolFiles: 1 });
+    expect(await objectsOf(stack)).toContain(orphan);
+
+    // Free again: this one sweeps.
+    const after = await sweepNow(storage, later);
+    expect(after.objects).toBeGreaterThanOrEqual(1);
+    expect(await objectsOf(stack)).not.toContain(orphan);
   });
 });

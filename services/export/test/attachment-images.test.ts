@@ -10,6 +10,7 @@ import { startService as startGateway } from '@wiki/gateway';
 import {
   createDocument,
   createWorkspace,
+  png,
   type SignedInUser,
   type Stack,
   type StartPart,
@@ -21,7 +22,7 @@ import { startService as startAttachment } from '../../attachment/src/service.js
 import { startService as startDocument } from '../../document/src/service.js';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
 import { startService as startExport } from '../src/service.js';
-import { docxPart, docxParts, download, FAST, png } from './helpers.js';
+import { docxPart, docxParts, download, FAST } from './helpers.js';
 
 const run = promisify(execFile);
 
@@ -132,9 +133,11 @@ describe('images from the attachment service, end to end through the gateway', (
     ).url;
 
     mixedDoc = (await createDocument(stack, owner, { workspaceId, title: 'Report' })).id;
-    red = png(240, 120);
     const ids = { workspaceId, documentId: mixedDoc };
-    redUrl = (await upload(stack, owner, ids, 'red.png', red)).url;
+    redUrl = (await upload(stack, owner, ids, 'red.png', png(240, 120))).url;
+    // What the attachment service stored: the PNG as it was cleaned of metadata on arrival.
+    const stored = await fetch(`${stack.gatewayUrl}${redUrl}`, { headers: { authorization: `Bearer ${owner.token}` } });
+    red = Buffer.from(await stored.arrayBuffer());
     const svg = await upload(
       stack,
       owner,
@@ -158,7 +161,7 @@ describe('images from the attachment service, end to end through the gateway', (
     await new Promise((resolve) => bait?.close(resolve));
   });
 
-  it('Word: word/media holds the uploaded PNG’s exact bytes, once; the other workspace’s and the SVG stay links', async () => {
+  it('Word: word/media holds the stored PNG’s exact bytes, once; the other workspace’s and the SVG stay links', async () => {
     const docx = await download(stack, owner.token, mixedDoc, 'docx');
     expect(docx.status).toBe(200);
     const media = (await docxParts(docx.body)).filter((p) => p.startsWith('word/media/'));

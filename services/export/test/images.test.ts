@@ -3,10 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createDocument, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
+import { createDocument, png, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ImageSource } from '../src/render/images.js';
-import { docxPart, docxParts, download, png, startExportStack } from './helpers.js';
+import { docxPart, docxParts, download, startExportStack } from './helpers.js';
 
 const run = promisify(execFile);
 const STORED = '/api/v1/attachments/file?url=workspaces%2Fw%2Fdocuments%2Fd%2Fred.png';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Actor } from '@wiki/auth';
 import { newEvent, publishInTx } from '@wiki/events';
-import { AppError, badRequest, notFound } from '@wiki/http';
+import { AppError, badRequest, conflict, notFound } from '@wiki/http';
 import { imageSize } from 'image-size';
 import type { AttachmentContext } from '../context.js';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../db/attachments.js';
 import { displayName, isWellFormedKey, storageKeyOf } from '../domain/file-name.js';
 import { SNIFF_BYTES, sniffMime } from '../domain/sniff.js';
+import { CLEANED_TYPES } from './clean-image.js';
 import { documentOf, workspaceOpen } from './documents.js';
 import { type SpooledFile, spool } from './spool.js';
 
@@ -41,11 +42,15 @@ function checkIds(form: Pick<UploadForm, 'workspaceId' | 'documentId'>): { works
   };
 }
 
-/** EDITOR or above in the workspace, and the document in that workspace (else 404 for it). */
+/**
+ * EDITOR or above in the workspace, and the document in that workspace (else 404 for it) and not
+ * archived (409: an archived document takes no new files until it is restored).
+ */
 async function authorizeUpload(ctx: AttachmentContext, actor: Actor, workspaceId: string, documentId: string) {
   await ctx.membership.requireRole(workspaceId, actor.userId, 'EDITOR', 'Workspace', actor.requestId);
   const doc = await documentOf(ctx, documentId, actor.requestId);
   if (!doc || doc.workspaceId !== workspaceId) throw notFound('Document');
+  if (doc.isArchived) throw conflict('The document is archived: restore it before adding files to it');
 }
 
 function dimensions(mime: string, head: Buffer): { width: number | null; height: number | null } {
@@ -61,7 +66,8 @@ function dimensions(mime: string, head: Buffer): { width: number | null; height:
 
 /**
  * POST /attachments/upload (spec 4.7): the file is spooled as it arrives (see spool), its type
- * read from its bytes, stored under a key of its own, then recorded with attachment.uploaded in one
+ * read from its bytes, a JPEG, PNG or WebP re-encoded without its metadata and upright (see
+ * clean-image), stored under a key of its own, then recorded with attachment.uploaded in one
  * transaction. `readForm` reads the multipart body and calls `onFile` for the file part, with the
  * ids when they came before it (so that a caller without the right is refused before their
  * bytes are written anywhere).
@@ -72,7 +78,7 @@ export async function upload(
   readForm: (onFile: (form: UploadForm) => Promise<void>) => Promise<UploadForm>,
 ): Promise<AttachmentRow> {
   // Set inside the form reader's callback: an object, so that the compiler sees the writes.
-  const state: { spooled?: SpooledFile; authorized: boolean } = { authorized: false };
+  const state: { spooled?: SpooledFile; cleaned?: SpooledFile; authorized?: boolean } = {};
   try {
     const form = await readForm(async (partial) => {
       if (partial.workspaceId !== undefined && partial.documentId !== undefined) {
@@ -91,14 +97,23 @@ export async function upload(
     if (!form.file || !spooled) throw badRequest('file is required', [{ field: 'file', message: 'is required' }]);
     if (spooled.size === 0)
       throw badRequest('file must not be empty', [{ field: 'file', message: 'must not be empty' }]);
-    if (!state.authorized) await authorizeUpload(ctx, actor, ids.workspaceId, ids.documentId);
+    const mimeType = sniffMime(spooled.head.subarray(0, SNIFF_BYTES), spooled.size);
+    const cleaning = ctx.images !== undefined && CLEANED_TYPES.has(mimeType);
+    // Before the image is worked on: a caller who may not upload here costs no re-encoding.
+    if (cleaning && !state.authorized) await authorizeUpload(ctx, actor, ids.workspaceId, ids.documentId);
+    const cleaned = cleaning ? await ctx.images?.clean(spooled, mimeType, ctx.spoolDir) : undefined;
+    state.cleaned = cleaned?.file;
+    const stored = cleaned?.file ?? spooled;
+    // Asked (again) right before storing, however early the ids came: the document may have been
+    // archived or deleted while the bytes arrived or the image was cleaned (a deletion that lands
+    // after this is caught by its tombstone in insertAttachment).
+    await authorizeUpload(ctx, actor, ids.workspaceId, ids.documentId);
 
     const id = randomUUID();
     const fileName = displayName(form.file.fileName);
-    const mimeType = sniffMime(spooled.head.subarray(0, SNIFF_BYTES), spooled.size);
-    const { width, height } = dimensions(mimeType, spooled.head);
+    const { width, height } = cleaned ?? dimensions(mimeType, stored.head);
     const storageKey = storageKeyOf(ids.workspaceId, ids.documentId, id, fileName);
-    await ctx.storage.putFile(storageKey, spooled.path, spooled.size, mimeType);
+    await ctx.storage.putFile(storageKey, stored.path, stored.size, mimeType);
 
     let row: AttachmentRow | null;
     try {
@@ -109,11 +124,11 @@ export async function upload(
           documentId: ids.documentId,
           storageKey,
           fileName,
-          fileSize: spooled.size,
+          fileSize: stored.size,
           mimeType,
           width,
           height,
-          sha256: spooled.sha256,
+          sha256: stored.sha256,
           uploadedBy: actor.userId,
         });
         if (inserted) {
@@ -140,6 +155,7 @@ export async function upload(
     return row;
   } finally {
     await state.spooled?.discard();
+    await state.cleaned?.discard();
   }
 }
 
