@@ -4,6 +4,7 @@ export * from './events.js';
 export * from './factories.js';
 export * from './images.js';
 export * from './jwks.js';
+export * from './memory.js';
 export * from './names.js';
 export * from './raw-request.js';
 export * from './stack.js';

@@ -1,9 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { crc32, createDeflate } from 'node:zlib';
 import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
-import { createDocument, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
+import { collector, createDocument, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
 import sharp from 'sharp';
 import { type Attachment, getAs, objectsOf, spoolOf, startAttachmentStack, uploadAs } from './helpers.js';
 
@@ -216,8 +214,7 @@ describe('location and camera metadata', () => {
     expect(file.length).toBeLessThan(1024 * 1024);
     const objectsBefore = (await objectsOf(stack)).length;
 
-    setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
+    collector()();
     const rssBefore = process.memoryUsage.rss();
     let peak = rssBefore;
     const sampler = setInterval(() => {

@@ -3,14 +3,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { get as httpGet, request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createDatabasePool, type DatabasePool, sql, withAdvisoryLock } from '@wiki/db';
 import { LocalStorage } from '@wiki/storage';
 import {
   createDocument,
   eventually,
   png,
+  rssGrowthDuring,
   type SignedInUser,
   type Stack,
   signInNew,
@@ -79,45 +78,6 @@ function streamUpload(user: SignedInUser, fields: Record<string, string>, size: 
       })(),
     ).pipe(req);
   });
-}
-
-/**
- * A full garbage collection on demand. Every chunk that passes through a socket or a file stream
- * is a new Buffer that V8 frees only at its next collection, and it lets such garbage reach tens
- * of MiB before it collects; what the tests below check is what the gateway and the service keep
- * alive while a file passes, so they collect while they sample.
- */
-function collector(): (options?: { type: 'minor' | 'major' }) => void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-  return gc;
-}
-
-/**
- * Runs `work` while sampling this process's RSS every 5 ms and collecting young garbage every 10 ms;
- * how far the RSS rose above where it started (after a collection).
- */
-async function rssGrowthDuring<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
-  const gc = collector();
-  gc();
-  const start = process.memoryUsage.rss();
-  let peak = start;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 5);
-  // Young-generation collections: cheap, and where the Buffers of chunks in passing die. A chunk
-  // still queued on a socket at two of them is moved to the old generation, where only a full
-  // collection frees it: one every 100 ms.
-  let collections = 0;
-  const collecting = setInterval(() => gc({ type: ++collections % 10 === 0 ? 'major' : 'minor' }), 10);
-  try {
-    const result = await work();
-    peak = Math.max(peak, process.memoryUsage.rss());
-    return { result, growth: peak - start };
-  } finally {
-    clearInterval(sampler);
-    clearInterval(collecting);
-  }
 }
 
 describe('large files', () => {

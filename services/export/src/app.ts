@@ -2,9 +2,11 @@ import { createMembershipAccess, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { addScrapeGauge } from '@wiki/http';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
+import { createStorage, type ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { ExportClient } from './queue/client.js';
+import { UserSlots } from './queue/user-slots.js';
 import { registerExportRoutes } from './routes/export.js';
 import { type ExportSettings, hasApi } from './settings.js';
 
@@ -12,11 +14,15 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Who may export (VIEWER and above); service.ts starts its projection in the API role. */
     exportMembership: MembershipAccess;
+    /** Where finished files wait (libs/storage, the attachments' store): workers write, the API streams. */
+    exportStorage: ObjectStorage;
   }
 }
 
 export interface AppDeps extends ServiceAppDeps {
   settings: ExportSettings;
+  /** Another store than the configured one (tests). */
+  storage?: ObjectStorage;
 }
 
 /** BullMQ's keys: `<DB_PREFIX>:bull` unless EXPORT_QUEUE_PREFIX says otherwise (each test has its own). */
@@ -31,9 +37,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const probe = client ? undefined : new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
   probe?.on('error', () => undefined); // the readiness check reports it
   const redis = () => (client ? client.ping() : (probe as Redis).ping());
+  const storage = deps.storage ?? (await createStorage(config));
+  await storage.prepare();
   const { app, peers } = await createServiceApp(
     config,
-    { ...deps, checks: { ...deps.checks, redis } },
+    { ...deps, checks: { ...deps.checks, redis, storage: () => storage.check() } },
     {
       service: 'export',
       openapi: {
@@ -46,6 +54,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     'exportMembership',
     createMembershipAccess({ pool: deps.pool, client: peers, service: 'export', logger: app.log }),
   );
+  app.decorate('exportStorage', storage);
   app.addHook('onClose', async () => {
     await client?.close();
     probe?.disconnect();
@@ -58,7 +67,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       read: () => client.jobCounts(),
     });
     await client.ready();
-    registerExportRoutes(app, { client, membership: app.exportMembership, peers });
+    // A slot outlives the longest wait for a worker by a margin for the download.
+    const slots = new UserSlots(client.redis, prefix, settings.concurrentPerUser, settings.timeoutMs + 60_000);
+    registerExportRoutes(app, {
+      client,
+      membership: app.exportMembership,
+      peers,
+      storage,
+      slots,
+      logger: app.log,
+    });
   }
   return app;
 }

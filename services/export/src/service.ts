@@ -1,7 +1,14 @@
 import { membershipMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { defineService, type ServiceDefinition, type StartOptions, startService as startWithKit } from '@wiki/service';
+import {
+  defineService,
+  type RuntimeKit,
+  type ServiceDefinition,
+  type StartOptions,
+  startService as startWithKit,
+} from '@wiki/service';
 import { buildApp, queuePrefixOf } from './app.js';
+import { startExpiredFileSweeper } from './files/expired-files.js';
 import { startExportWorker } from './queue/worker.js';
 import { DEFAULT_EXPORT_SETTINGS, type ExportSettings, hasApi, hasWorker } from './settings.js';
 
@@ -17,12 +24,28 @@ export function exportService(settings: ExportSettings = DEFAULT_EXPORT_SETTINGS
     poolSize: 4,
     buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel, settings }),
     consumers: hasApi(settings.role) ? [({ app, bus }) => app.exportMembership.startProjection(bus)] : [],
-    jobs: hasWorker(settings.role)
-      ? [
-          ({ config, logger }) =>
-            startExportWorker({ config, settings, prefix: queuePrefixOf(config, settings), logger }),
-        ]
-      : [],
+    jobs: [
+      ...(hasWorker(settings.role)
+        ? [
+            ({ config, app, logger }: RuntimeKit) =>
+              startExportWorker({
+                config,
+                settings,
+                prefix: queuePrefixOf(config, settings),
+                logger,
+                storage: app.exportStorage,
+              }),
+          ]
+        : []),
+      // Either role may sweep the files nobody collected; one replica at a time does.
+      ({ pool, app, logger }: RuntimeKit) =>
+        startExpiredFileSweeper(
+          pool,
+          app.exportStorage,
+          { ttlMs: settings.fileTtlMs, intervalMs: settings.sweepIntervalMs },
+          logger,
+        ),
+    ],
   });
 }
 

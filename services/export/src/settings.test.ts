@@ -3,9 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPORT_SETTINGS, hasApi, hasWorker, loadExportSettings } from './settings.js';
 
 describe('loadExportSettings', () => {
-  it('defaults to both roles, a 60 s timeout, three attempts', () => {
+  it('defaults to both roles, a 60 s timeout, three attempts, three exports a user, the sandbox on', () => {
     expect(loadExportSettings({})).toEqual({ ...DEFAULT_EXPORT_SETTINGS, queuePrefix: undefined });
-    expect(DEFAULT_EXPORT_SETTINGS).toMatchObject({ role: 'both', timeoutMs: 60_000, attempts: 3 });
+    expect(DEFAULT_EXPORT_SETTINGS).toMatchObject({
+      role: 'both',
+      timeoutMs: 60_000,
+      attempts: 3,
+      concurrentPerUser: 3,
+      chromiumSandbox: true,
+      chromiumUser: { uid: 65534, gid: 65534 },
+    });
   });
 
   it('reads every variable', () => {
@@ -21,6 +28,11 @@ describe('loadExportSettings', () => {
         EXPORT_RENDER_TIMEOUT_MS: '3000',
         EXPORT_QUEUE_PREFIX: 'site-a:bull',
         EXPORT_IMAGE_MAX_BYTES: '2048',
+        EXPORT_CONCURRENT_PER_USER: '5',
+        EXPORT_FILE_TTL_MS: '60000',
+        EXPORT_SWEEP_INTERVAL_MS: '10000',
+        EXPORT_CHROMIUM_SANDBOX: 'false',
+        EXPORT_CHROMIUM_USER: '1001:1002',
       }),
     ).toEqual({
       role: 'worker',
@@ -33,6 +45,11 @@ describe('loadExportSettings', () => {
       renderTimeoutMs: 3000,
       queuePrefix: 'site-a:bull',
       imageMaxBytes: 2048,
+      concurrentPerUser: 5,
+      fileTtlMs: 60_000,
+      sweepIntervalMs: 10_000,
+      chromiumSandbox: false,
+      chromiumUser: { uid: 1001, gid: 1002 },
     });
   });
 
@@ -44,6 +61,10 @@ describe('loadExportSettings', () => {
       ['EXPORT_ATTEMPTS', '1.5'],
       ['EXPORT_QUEUE_PREFIX', 'has space'],
       ['EXPORT_IMAGE_MAX_BYTES', '100'],
+      ['EXPORT_CONCURRENT_PER_USER', '0'],
+      ['EXPORT_CHROMIUM_SANDBOX', 'maybe'],
+      ['EXPORT_CHROMIUM_USER', '0:0'],
+      ['EXPORT_CHROMIUM_USER', 'nobody'],
     ] as const) {
       expect(() => loadExportSettings({ [name]: value })).toThrow(ConfigError);
       expect(() => loadExportSettings({ [name]: value })).toThrow(name);

@@ -30,6 +30,26 @@ export interface ExportSettings {
   imageMaxBytes: number;
   /** Where embedded images come from: the attachment service unless given (tests give their own). */
   images?: ImageSource;
+  /**
+   * Exports one user may have running at once, across every API replica (EXPORT_CONCURRENT_PER_USER,
+   * default 3): one more is 429 with Retry-After.
+   */
+  concurrentPerUser: number;
+  /**
+   * How long a finished file may stay in storage (EXPORT_FILE_TTL_MS, default 15 min): it is
+   * deleted once sent; one whose request went away is removed by the sweep (every
+   * EXPORT_SWEEP_INTERVAL_MS) once older than this.
+   */
+  fileTtlMs: number;
+  sweepIntervalMs: number;
+  /**
+   * Chromium's own sandbox (EXPORT_CHROMIUM_SANDBOX, default true). Run as root, the browser is
+   * started as EXPORT_CHROMIUM_USER (`uid:gid`, default nobody's 65534:65534), since Chromium
+   * refuses its sandbox to root. `false` runs it with --no-sandbox, for containers whose seccomp
+   * profile forbids the user namespaces the sandbox needs (docs/DECISIONS.md).
+   */
+  chromiumSandbox: boolean;
+  chromiumUser: { uid: number; gid: number };
 }
 
 export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
@@ -42,6 +62,11 @@ export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
   stalledIntervalMs: 5_000,
   renderTimeoutMs: 20_000,
   imageMaxBytes: IMAGE_MAX_BYTES,
+  concurrentPerUser: 3,
+  fileTtlMs: 15 * 60_000,
+  sweepIntervalMs: 5 * 60_000,
+  chromiumSandbox: true,
+  chromiumUser: { uid: 65534, gid: 65534 },
 };
 
 type Env = Record<string, string | undefined>;
@@ -54,6 +79,26 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(name, `must be an integer from ${min} to ${max}`);
   }
   return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, 'must be true or false');
+}
+
+function user(env: Env, name: string, fallback: { uid: number; gid: number }): { uid: number; gid: number } {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d{1,10}):(\d{1,10})$/.exec(raw);
+  const [uid, gid] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  // Never root: the point of the setting is to leave it.
+  if (!match || uid === 0 || gid === 0 || uid > 4_294_967_294 || gid > 4_294_967_294) {
+    throw new ConfigError(name, 'must be "uid:gid" of a user other than root, e.g. 65534:65534');
+  }
+  return { uid, gid };
 }
 
 /** Read once by main.ts; a bad value stops the process naming the variable (ConfigError). */
@@ -78,6 +123,11 @@ export function loadExportSettings(env: Env = process.env): ExportSettings {
     renderTimeoutMs: int(env, 'EXPORT_RENDER_TIMEOUT_MS', d.renderTimeoutMs, 100, 600_000),
     imageMaxBytes: int(env, 'EXPORT_IMAGE_MAX_BYTES', d.imageMaxBytes, 1024, 40 * 1024 * 1024),
     queuePrefix: prefix || undefined,
+    concurrentPerUser: int(env, 'EXPORT_CONCURRENT_PER_USER', d.concurrentPerUser, 1, 1000),
+    fileTtlMs: int(env, 'EXPORT_FILE_TTL_MS', d.fileTtlMs, 1_000, 7 * 24 * 3_600_000),
+    sweepIntervalMs: int(env, 'EXPORT_SWEEP_INTERVAL_MS', d.sweepIntervalMs, 1_000, 24 * 3_600_000),
+    chromiumSandbox: bool(env, 'EXPORT_CHROMIUM_SANDBOX', d.chromiumSandbox),
+    chromiumUser: user(env, 'EXPORT_CHROMIUM_USER', d.chromiumUser),
   };
 }
 

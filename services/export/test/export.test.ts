@@ -4,6 +4,7 @@ import {
   addMember,
   createDocument,
   createWorkspace,
+  eventually,
   paragraph,
   type SignedInUser,
   type Stack,
@@ -11,7 +12,7 @@ import {
 } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { richBlocks } from './fixtures.js';
-import { docxPart, docxParts, download, fileKeys, json, pdfOutline, pdfText, startExportStack } from './helpers.js';
+import { docxPart, docxParts, download, exportFiles, json, pdfOutline, pdfText, startExportStack } from './helpers.js';
 
 const EXPECTED_MARKDOWN = `# Release plan
 
@@ -197,14 +198,20 @@ describe('GET /documents/{id}/export', () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it('exports 10 documents at once, each file its own, and leaves no file behind in Redis', async () => {
+  it('exports 10 documents at once for four people, each file its own, and leaves no file behind in storage', async () => {
+    // At most three running exports a person (EXPORT_CONCURRENT_PER_USER): 3 + 3 + 3 + 1.
+    const viewers = await Promise.all([1, 2, 3].map((n) => signInNew(stack, `Reader ${n}`)));
+    for (const viewer of viewers) await addMember(stack, workspaceId, owner, viewer, 'VIEWER');
+    const people = [owner, ...viewers];
     const docs = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         createDocument(stack, owner, { workspaceId, title: `Parallel ${i}`, content: [paragraph(`body number ${i}`)] }),
       ),
     );
     const formats = ['pdf', 'docx', 'markdown'];
-    const results = await Promise.all(docs.map((doc, i) => download(stack, owner.token, doc.id, formats[i % 3]!)));
+    const results = await Promise.all(
+      docs.map((doc, i) => download(stack, people[i % 4]!.token, doc.id, formats[i % 3]!)),
+    );
     for (const [i, res] of results.entries()) {
       expect(res.status, `export ${i}`).toBe(200);
       const format = formats[i % 3];
@@ -216,7 +223,8 @@ describe('GET /documents/{id}/export', () => {
             : res.body.toString('utf8');
       expect(text).toContain(`body number ${i}`);
     }
-    expect(await fileKeys(stack.config)).toEqual([]);
+    // Each file was deleted once sent.
+    await eventually(async () => expect(await exportFiles(stack.config)).toEqual([]));
   });
 });
 
@@ -229,7 +237,7 @@ describe('OpenAPI', () => {
     const format = get.parameters.find((p: { name: string }) => p.name === 'format');
     expect(format).toMatchObject({ in: 'query', required: true });
     expect(format.schema.enum).toEqual(['pdf', 'docx', 'markdown']);
-    expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '503']);
   });
 });
 

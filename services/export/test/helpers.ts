@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Config } from '@wiki/config';
 import { startService as startGateway } from '@wiki/gateway';
+import { createStorage } from '@wiki/storage';
 import { type Stack, type StartPart, startStack } from '@wiki/testing';
-import { Redis } from 'ioredis';
 import { startService as startDocument } from '../../document/src/service.js';
 import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { queuePrefixOf } from '../src/app.js';
+import { EXPORT_PREFIX } from '../src/queue/jobs.js';
 import { startService as startExport } from '../src/service.js';
 import type { ExportSettings } from '../src/settings.js';
 
@@ -39,14 +39,12 @@ export function startExportStack(
   });
 }
 
-/** Redis keys of the queue that hold a finished file (none should outlive their request). */
-export async function fileKeys(config: Config, settings: Partial<ExportSettings> = {}): Promise<string[]> {
-  const redis = new Redis(config.redisUrl);
-  try {
-    return await redis.keys(`${queuePrefixOf(config, settings)}:export:file:*`);
-  } finally {
-    redis.disconnect();
-  }
+/** Finished files still in the export store (none should outlive their request). */
+export async function exportFiles(config: Config): Promise<string[]> {
+  const storage = await createStorage(config);
+  const keys: string[] = [];
+  for await (const object of storage.list(EXPORT_PREFIX)) keys.push(object.key);
+  return keys;
 }
 
 export interface Download {

@@ -1,3 +1,4 @@
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import puppeteer from 'puppeteer-core';
@@ -64,6 +65,76 @@ describe('PdfRenderer', () => {
     const pid = await renderer.browserProcessId();
     for (let i = 0; i < 3; i += 1) await renderer.render(html(`render ${i}`));
     expect(await renderer.browserProcessId()).toBe(pid);
+  });
+});
+
+/** A process of the browser's tree as /proc shows it. */
+interface BrowserProcess {
+  pid: number;
+  uid: number;
+  seccomp: number;
+  net: string;
+  args: string[];
+}
+
+async function processOf(pid: number): Promise<BrowserProcess & { ppid: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => (new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(status) as RegExpExecArray)[1];
+  return {
+    pid,
+    ppid: Number(field('PPid')),
+    uid: Number(field('Uid')),
+    seccomp: Number(field('Seccomp')),
+    net: await readlink(`/proc/${pid}/ns/net`),
+    args: (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0'),
+  };
+}
+
+/** The browser process and every process below it. */
+async function browserTree(root: number): Promise<BrowserProcess[]> {
+  const all = [];
+  for (const name of await readdir('/proc')) {
+    if (/^\d+$/.test(name)) all.push(await processOf(Number(name)).catch(() => null));
+  }
+  const known = all.filter((p) => p !== null);
+  const tree = known.filter((p) => p.pid === root);
+  for (let grew = true; grew; ) {
+    const more = known.filter((p) => !tree.includes(p) && tree.some((parent) => parent.pid === p.ppid));
+    tree.push(...more);
+    grew = more.length > 0;
+  }
+  return tree;
+}
+
+describe("Chromium's sandbox", () => {
+  it('is on: the browser runs unprivileged (nobody when this process is root), each renderer in a network namespace of its own under a seccomp filter', async () => {
+    expect(await pdfText(Buffer.from(await renderer.render(html('sandboxed'))))).toContain('sandboxed');
+    const tree = await browserTree((await renderer.browserProcessId()) as number);
+    const [browser] = tree;
+    expect(browser.args).not.toContain('--no-sandbox');
+    const me = process.getuid?.() as number;
+    expect(browser.uid).toBe(me === 0 ? 65534 : me);
+    for (const p of tree) expect(p.uid).not.toBe(0);
+    const filtered = tree.filter((p) => p.seccomp === 2);
+    expect(filtered.length).toBeGreaterThan(0);
+    for (const p of filtered) expect(p.net).not.toBe(browser.net);
+  });
+
+  it('is off with EXPORT_CHROMIUM_SANDBOX=false (--no-sandbox): still renders, nothing filtered', async () => {
+    const open = new PdfRenderer({
+      executablePath: chromium,
+      renderTimeoutMs: 15_000,
+      maxIdlePages: 1,
+      sandbox: false,
+    });
+    try {
+      expect(await pdfText(Buffer.from(await open.render(html('unsandboxed'))))).toContain('unsandboxed');
+      const tree = await browserTree((await open.browserProcessId()) as number);
+      expect(tree[0].args).toContain('--no-sandbox');
+      expect(tree.filter((p) => p.seccomp === 2)).toEqual([]);
+    } finally {
+      await open.close();
+    }
   });
 });
 

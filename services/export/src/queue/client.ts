@@ -12,14 +12,14 @@ export interface ExportClientOptions {
 }
 
 /**
- * The API's side of the queue: puts a job on it, waits for a worker to finish it, and takes the
- * finished file out of Redis (the key is deleted as it is read).
+ * The API's side of the queue: puts a job on it and waits for a worker to finish it; the answer
+ * names the finished file in storage (the route streams it from there), never the file itself.
  */
 export class ExportClient {
   private readonly queue: Queue<ExportJobData, ExportJobResult>;
   private readonly events: QueueEvents;
-  /** For the files and the health check; BullMQ keeps its own connections. */
-  private readonly redis: Redis;
+  /** For the health check and the per-user slots; BullMQ keeps its own connections. */
+  readonly redis: Redis;
 
   constructor(private readonly options: ExportClientOptions) {
     const connection = redisOptions(options.redisUrl);
@@ -46,8 +46,11 @@ export class ExportClient {
     return this.redis.ping();
   }
 
-  /** The file and the document's title; 404 when the document went away, 503 when no worker finished in time. */
-  async run(data: ExportJobData): Promise<{ file: Buffer; title: string }> {
+  /**
+   * Where the finished file is stored and the document's title; 404 when the document went away,
+   * 503 when no worker finished in time.
+   */
+  async run(data: ExportJobData): Promise<ExportJobResult> {
     // BullMQ would wait for Redis until the deadline: while the connection to it is down, say so at once.
     if (this.redis.status !== 'ready') throw serviceUnavailable('The export queue is unavailable; try again later');
     const { settings } = this.options;
@@ -59,28 +62,24 @@ export class ExportClient {
         attempts: settings.attempts,
         backoff: { type: 'exponential', delay: settings.backoffMs },
         // The job's own record (ids and the file's key, never the file) goes after a while; the
-        // file is deleted when read, or expires (worker.ts).
+        // file is deleted once sent, or by the expiry sweep (files/expired-files.ts).
         removeOnComplete: { age: 300, count: 1000 },
         removeOnFail: { age: 3600, count: 1000 },
       }),
       deadline,
     );
-    let result: ExportJobResult;
     try {
-      result = await job.waitUntilFinished(this.events, Math.max(1, deadline - Date.now()));
+      return await job.waitUntilFinished(this.events, Math.max(1, deadline - Date.now()));
     } catch (error) {
       throw await this.failure(job, error as Error);
     }
-    const file = await beforeDeadline(this.redis.getdelBuffer(result.key), Date.now() + 10_000);
-    if (!file) throw serviceUnavailable('The exported file was lost before it could be sent');
-    return { file, title: result.title };
   }
 
   private async failure(job: Job<ExportJobData, ExportJobResult>, error: Error): Promise<AppError> {
     if (error.message.includes(DOCUMENT_GONE)) return notFound('Document');
     if (/timed out/.test(error.message)) {
       // Nobody waits for it any more: a job still queued is taken off (one being rendered finishes,
-      // and its file expires unread).
+      // and the expiry sweep removes its file).
       await beforeDeadline(job.remove(), Date.now() + 2_000).catch(() => undefined);
       return serviceUnavailable('The export did not finish in time; try again later');
     }

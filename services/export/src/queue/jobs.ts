@@ -20,18 +20,23 @@ export interface ExportJobData {
   requestId?: string;
 }
 
-/** What a finished job answers: where its file waits, not the file (job data stays out of the file's way). */
+/** What a finished job answers: where its file waits in storage, not the file (Redis never holds one). */
 export interface ExportJobResult {
+  /** The file's storage key (exportKeyOf). */
   key: string;
   bytes: number;
   title: string;
 }
 
+/** Finished files live under this prefix of the object store the attachments use (libs/storage). */
+export const EXPORT_PREFIX = 'exports/';
+
+/** Where a job's file is stored until its request has sent it (then deleted) or the sweep finds it expired. */
+export const exportKeyOf = (jobId: string, format: Format) =>
+  `${EXPORT_PREFIX}${jobId}/export.${FORMAT_INFO[format].extension}`;
+
 /** A worker's failure that retrying cannot mend, told apart by the API (404). */
 export const DOCUMENT_GONE = 'DOCUMENT_NOT_FOUND';
-
-/** The Redis key a finished file waits under until its request takes it (GETDEL), or expires. */
-export const resultKey = (prefix: string, jobId: string) => `${prefix}:${QUEUE_NAME}:file:${jobId}`;
 
 /**
  * Connection options from REDIS_URL (BullMQ opens and closes its connections from these). Commands

@@ -1,7 +1,8 @@
+import { Readable } from 'node:stream';
 import { createServiceClient, type ServiceClient } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { createStorage, type ObjectStorage } from '@wiki/storage';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { readDocument } from '../domain/model.js';
 import { renderDocx } from '../render/docx.js';
 import { renderHtml } from '../render/html.js';
@@ -13,9 +14,10 @@ import {
   DOCUMENT_GONE,
   type ExportJobData,
   type ExportJobResult,
+  exportKeyOf,
+  FORMAT_INFO,
   QUEUE_NAME,
   redisOptions,
-  resultKey,
 } from './jobs.js';
 
 export interface WorkerLogger {
@@ -25,12 +27,14 @@ export interface WorkerLogger {
 }
 
 export interface ExportWorkerOptions {
-  config: Pick<Config, 'redisUrl' | 'urls' | 'internalTokenSecret' | 'chromiumPath'>;
+  config: Pick<Config, 'redisUrl' | 'urls' | 'internalTokenSecret' | 'chromiumPath' | 'storage'>;
   settings: ExportSettings;
   prefix: string;
   logger: WorkerLogger;
   /** The client for the document and attachment services; made here when not given. */
   peers?: ServiceClient;
+  /** Where finished files go (the configured store unless given): the API streams them from there. */
+  storage?: ObjectStorage;
 }
 
 export interface RunningWorker {
@@ -61,7 +65,8 @@ function parseContent(data: unknown): DocumentContent {
 
 /**
  * The worker role: takes jobs off the queue, reads the document from the document service, renders
- * it, and leaves the file in Redis for the API (expiring, so a file nobody collects goes away).
+ * it, and stores the file in the object store (libs/storage, under exports/), where the API streams
+ * it from and then deletes it; one nobody collects is removed by the expiry sweep.
  * A job that fails is retried with back-off (the API set its attempts); a worker that dies keeps
  * its jobs only until their lock lapses, then another worker's stalled-job check takes them.
  */
@@ -73,12 +78,12 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
     executablePath: config.chromiumPath,
     renderTimeoutMs: settings.renderTimeoutMs,
     maxIdlePages: settings.concurrency,
+    sandbox: settings.chromiumSandbox,
+    user: settings.chromiumUser,
     logger,
   });
-  const files = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
-  files.on('error', () => undefined); // failed writes fail the job (retried); the worker logs those
-  // The file outlives the API's wait by a margin, then expires if its request is gone.
-  const fileTtlMs = settings.timeoutMs + 60_000;
+  const storage = options.storage ?? (await createStorage(config));
+  await storage.prepare();
 
   async function render(job: Job<ExportJobData, ExportJobResult>): Promise<ExportJobResult> {
     const { documentId, format, requestId } = job.data;
@@ -98,9 +103,11 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
       });
       file = format === 'docx' ? await renderDocx(doc, loaded) : await renderer.render(renderHtml(doc, loaded));
     }
-    const key = resultKey(prefix, job.id ?? documentId);
-    await files.set(key, Buffer.from(file.buffer, file.byteOffset, file.byteLength), 'PX', fileTtlMs);
-    return { key, bytes: file.byteLength, title: found.title };
+    // A failed write fails the job, which is retried; a retry writes the same key again.
+    const key = exportKeyOf(job.id ?? documentId, format);
+    const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
+    await storage.put(key, Readable.from([bytes]), bytes.length, FORMAT_INFO[format].contentType);
+    return { key, bytes: bytes.length, title: found.title };
   }
 
   const worker = new Worker<ExportJobData, ExportJobResult>(QUEUE_NAME, render, {
@@ -142,7 +149,6 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
       // Jobs in hand finish first (a graceful stop loses nothing), then the browser goes.
       await worker.close();
       await renderer.close();
-      files.disconnect();
     },
   };
 }

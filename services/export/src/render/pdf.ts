@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import puppeteer from 'puppeteer-core';
+import { chromiumLaunch, explainLaunchFailure } from './chromium-launch.js';
 
 /** A render that overran its time: its page was thrown away. */
 export class RenderTimeoutError extends Error {
@@ -18,22 +20,12 @@ export interface PdfRendererOptions {
   renderTimeoutMs: number;
   /** Idle pages kept for reuse (the worker's concurrency). */
   maxIdlePages: number;
-  logger?: { warn(obj: object, msg?: string): void };
+  /** Chromium's own sandbox (EXPORT_CHROMIUM_SANDBOX, default on; see chromium-launch.ts). */
+  sandbox?: boolean;
+  /** Who runs the browser when this process is root (EXPORT_CHROMIUM_USER, default nobody). */
+  user?: { uid: number; gid: number };
+  logger?: { info?(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
 }
-
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--disable-extensions',
-  '--disable-default-apps',
-  '--mute-audio',
-];
 
 /**
  * Prints HTML to PDF with one Chromium per worker, launched on first use and kept; pages are
@@ -52,15 +44,18 @@ export class PdfRenderer {
   private launch(): Promise<Browser> {
     this.browser ??= (async () => {
       this.userDataDir ??= await mkdtemp(join(tmpdir(), 'wiki-export-chromium-'));
-      const browser = await puppeteer.launch({
+      const plan = await chromiumLaunch({
         executablePath: this.options.executablePath,
-        headless: true,
-        args: ARGS,
-        userDataDir: this.userDataDir,
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
+        sandbox: this.options.sandbox ?? true,
+        user: this.options.user ?? { uid: 65534, gid: 65534 },
+        workDir: this.userDataDir,
       });
+      const browser = await puppeteer.launch(plan.options).catch((error) => {
+        throw explainLaunchFailure(error);
+      });
+      const said = { pid: browser.process()?.pid, uid: plan.uid, mode: plan.mode };
+      if (plan.mode === 'unsandboxed') this.options.logger?.warn(said, 'Chromium runs without its sandbox');
+      else this.options.logger?.info?.(said, 'Chromium runs with its sandbox');
       browser.once('disconnected', () => {
         // The next render launches a new one; the dead browser's pages go with it.
         this.idle.length = 0;
