@@ -42,7 +42,7 @@ export interface ObjectStorage {
   delete(key: string): Promise<void>;
   /**
    * Every object under `prefix` (all when empty), in no particular order, read as the caller reads:
-   * a page of keys at a time (S3: 1,000 per request; local: a directory handle per level), never
+   * a page of keys at a time (S3: 1,000 per request; local: one directory at a time), never
    * the whole listing in memory. The caller may delete what it was given while it goes on.
    */
   list(prefix?: string): AsyncIterable<StoredObject>;
