@@ -238,6 +238,33 @@ describe('exports running at once per user (EXPORT_CONCURRENT_PER_USER, default 
     }
   });
 
+  it('gives the slot back and deletes the file when the client went away before its export was ready', async () => {
+    const user = await signInNew(stack, 'Leaver');
+    const doc = await createDocument(stack, user, { title: 'Left behind', content: [paragraph('x')] });
+    const queue = new Queue(QUEUE_NAME, {
+      connection: redisOptions(stack.config.redisUrl),
+      prefix: queuePrefixOf(stack.config, {}),
+    });
+    const redis = new Redis(stack.config.redisUrl);
+    const slotsOf = () => redis.zcard(`${queuePrefixOf(stack.config, {})}:export:slots:${user.id}`);
+    try {
+      const request = httpGet(`${stack.gatewayUrl}/api/v1/documents/${doc.id}/export?format=markdown`, {
+        headers: { authorization: `Bearer ${user.token}` },
+      }).on('error', () => undefined); // the reset is what this test does
+      await eventually(async () => expect(await queue.getWaitingCount()).toBe(1));
+      expect(await slotsOf()).toBe(1);
+      request.destroy();
+      await eventually(async () => expect(await slotsOf()).toBe(0));
+      // The job runs anyway; its file finds nobody waiting and goes.
+      await startWorker();
+      await eventually(async () => expect(await queue.getCompletedCount()).toBe(1));
+      await eventually(async () => expect(await exportFiles(stack.config)).toEqual([]));
+    } finally {
+      redis.disconnect();
+      await queue.close();
+    }
+  });
+
   it('counts across API replicas (one Redis), and a slot of a replica that died lapses', async () => {
     const prefix = `${queuePrefixOf(stack.config, {})}:slots-test`;
     const [one, two] = [new Redis(stack.config.redisUrl), new Redis(stack.config.redisUrl)];
