@@ -20,6 +20,7 @@
 // `--roots=1 --per-root=0` skips seeding the 10,000 documents when neither the read nor the tree row is wanted; the
 // search, notification and attachment services start for the endpoint rows on them (search, notifications,
 // notification-count, download).
+// `--only=orphan-sweep` sweeps stores of 10,000 and 100,000 attachment objects (local and S3) and records memory.
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
@@ -46,6 +47,7 @@ import { benchExport, type ExportBenchReport, writeExportReport } from './lib/ex
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { benchMcp } from './lib/mcp.js';
 import { fillNotifications, streamBench } from './lib/notifications.js';
+import { benchOrphanSweep, writeOrphanSweepReport } from './lib/orphan-sweep.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, machineInfo, roundSuffix, writeReport } from './lib/report.js';
 import { fillSearchIndex, measureLag } from './lib/search.js';
@@ -119,6 +121,29 @@ const median = (values: number[]) => {
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// `--only=orphan-sweep` runs alone, before anything is built or started: it needs Postgres only
+// (and s3rver, which it starts); --sweep-objects=10000,100000 --sweep-drivers=local,s3.
+if (settings.only === 'orphan-sweep') {
+  const sweepName = `bench_${randomBytes(4).toString('hex')}`;
+  const report = await benchOrphanSweep({
+    pgUrl: loadConfig(process.env).pgUrl,
+    name: sweepName,
+    objects: String(args['sweep-objects'] ?? '10000,100000')
+      .split(',')
+      .map(Number),
+    drivers: String(args['sweep-drivers'] ?? 'local,s3').split(',') as Array<'local' | 's3'>,
+    s3Concurrency: num('sweep-s3-concurrency', 32),
+    log,
+  });
+  const stamp = report.date.replace(/[:.]/g, '-');
+  writeOrphanSweepReport(
+    report,
+    join(root, `bench/results/${stamp}-orphan-sweep.json`),
+    join(root, 'docs/PERFORMANCE.md'),
+  );
+  log('orphan sweep: done');
+  process.exit(0);
+}
 log('building gateway and services (tsc -b)');
 const build = spawnSync(
   process.execPath,
