@@ -1,4 +1,4 @@
-import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import { type CommonQueryMethods, sql, withAdvisoryLock, z } from '@wiki/db';
 
 /** The scope of a run over every workspace (a workspace's own run is keyed by its id). */
 export const ALL_WORKSPACES = '*';
@@ -40,20 +40,9 @@ export async function clearProgress(db: CommonQueryMethods, scope: string): Prom
  * by the server itself if the connection dies.
  */
 export function withScopeLock<T>(
-  pool: { connect<R>(handler: (connection: CommonQueryMethods) => Promise<R>): Promise<R> },
+  pool: Parameters<typeof withAdvisoryLock>[0],
   scope: string,
   work: () => Promise<T>,
 ): Promise<{ value: T } | null> {
-  const key = sql.fragment`hashtextextended(${`reindex:${scope}`}, 0)`;
-  return pool.connect(async (connection) => {
-    const locked = await connection.oneFirst(
-      sql.type(z.object({ locked: z.boolean() }))`SELECT pg_try_advisory_lock(${key}) AS locked`,
-    );
-    if (!locked) return null;
-    try {
-      return { value: await work() };
-    } finally {
-      await connection.query(sql.unsafe`SELECT pg_advisory_unlock(${key})`);
-    }
-  });
+  return withAdvisoryLock(pool, `reindex:${scope}`, work);
 }
