@@ -1,20 +1,20 @@
-import { createEnvelope, EVENT_TEXT_MAX_BYTES, type EventEnvelope, eventMaxBytes } from '@wiki/events';
+import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import {
+  checkEnvelopeSize,
+  createEnvelope,
+  EVENT_TEXT_MAX_BYTES,
+  type EventEnvelope,
+  eventMaxBytes,
+} from '@wiki/events';
 import { notFound } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
-import { bumpContentRevision } from '../db/collab-states.js';
-import {
-  type DocumentDetail,
-  type DocumentPatch,
-  type DocumentState,
-  findState,
-  stateOf,
-  updateDocument as writePatch,
-} from '../db/documents.js';
+import { type DocumentDetail, type DocumentState, findState, stateOf } from '../db/documents.js';
+import { editFieldsInTx, type FieldsEdit, type FieldsUpdate, type FieldsUpdated } from '../db/field-edits.js';
 import { emptyContent, parseContent } from '../domain/content.js';
 import { checkCoverImageUrl } from '../domain/cover-image.js';
 import { deriveText } from '../domain/plain-text.js';
-import { type DocumentChange, emitArchived, emitMoved, emitRestored, emitUpdated } from '../events/producers.js';
-import { archivedConflict, requireDocumentRole, requireNotArchived } from './access.js';
+import { type DocumentChange, emitArchived, emitMoved, emitRestored } from '../events/producers.js';
+import { archivedConflict, requireDocumentRole } from './access.js';
 import { archiveSubtree, restoreSubtree } from './archive.js';
 import { lockTreeExclusive } from './tree-lock.js';
 
@@ -42,8 +42,10 @@ const UPDATED_DATA_ROOM = EVENT_TEXT_MAX_BYTES + 8 * 1024;
  * first and then applies its other fields; any field change without it is a 409 and changes
  * nothing. The check reads the row under its lock, so it cannot race an archiving.
  *
- * Without isArchived (the everyday edit) the change, its event and the answer are one statement
- * (db/prepared-statements.ts UPDATE_FIELDS), which answers the document as the GET reads it.
+ * The field change is one rule, the statement of db/field-edits.ts (archived check, change, event
+ * and answer). Without isArchived (the everyday edit) it runs alone, as its own transaction, and
+ * answers the document as the GET reads it; with isArchived, or when its event might be over the
+ * cap, it runs inside the transaction below.
  */
 export async function updateDocument(
   ctx: DocumentContext,
@@ -52,41 +54,20 @@ export async function updateDocument(
   input: UpdateInput,
 ): Promise<DocumentDetail | undefined> {
   const workspaceId = await requireDocumentRole(ctx, id, actor.userId, 'EDITOR', actor.requestId);
-  const patch: DocumentPatch = {};
-  const changed: DocumentChange[] = [];
-  if (input.title !== undefined) {
-    patch.title = input.title;
-    changed.push('title');
-  }
-  if (input.content !== undefined) {
-    const content = input.content === null ? emptyContent() : parseContent(input.content);
-    patch.content = { json: content.json, ...deriveText(content.blocks) };
-    changed.push('content');
-  }
-  if (input.icon !== undefined) {
-    patch.icon = input.icon;
-    changed.push('icon');
-  }
-  checkCoverImageUrl(input.coverImageUrl);
-  if (input.coverImageUrl !== undefined) {
-    patch.coverImageUrl = input.coverImageUrl;
-    changed.push('coverImageUrl');
-  }
-
+  const { fields, changed } = fieldsOf(input);
   const flagGiven = input.isArchived !== undefined;
   if (changed.length === 0 && !flagGiven) return;
   if (changed.length > 0) await ctx.users.remember(actor);
-  if (!flagGiven) {
-    // The statement fills `data` from the changed row; only `changed` is known here. Under an event
-    // cap too small for any text at its cap (never the default), the path below measures the real event.
-    const template = createEnvelope({
-      type: 'document.updated',
-      actorId: actor.userId,
-      workspaceId,
-      data: { changed },
-    });
-    if (JSON.stringify(template).length * 3 + UPDATED_DATA_ROOM <= eventMaxBytes())
-      return updateFields(ctx, actor, id, patch, template);
+  // The envelope is made when the edit is written, so that its time follows a restore's.
+  const editNow = (): FieldsEdit => ({
+    id,
+    actorId: actor.userId,
+    fields,
+    template: createEnvelope({ type: 'document.updated', actorId: actor.userId, workspaceId, data: { changed } }),
+  });
+  if (changed.length > 0 && !flagGiven) {
+    const edit = editNow();
+    if (fitsUnmeasured(edit.template)) return editAlone(ctx, edit);
   }
 
   await ctx.pool.transaction(async (tx) => {
@@ -100,10 +81,11 @@ export async function updateDocument(
       if (rerootedFrom) await emitMoved(tx, actor.userId, doc, rerootedFrom, 'restore');
     }
     if (changed.length > 0) {
-      requireNotArchived(doc, 'editing');
-      doc = await writePatch(tx, id, { ...patch, lastEditedBy: actor.userId });
-      if (patch.content) await bumpContentRevision(tx, id);
-      await emitUpdated(tx, actor.userId, doc, changed);
+      const edit = editNow();
+      editedOrThrow(await editFieldsInTx(tx, edit));
+      // Over the cap, the event fails its transaction (413), as publishInTx's would.
+      if (!fitsUnmeasured(edit.template)) checkEnvelopeSize(await writtenEnvelope(tx, edit.template.id));
+      doc = await stateOf(tx, id);
     }
     if (input.isArchived === true && !doc.isArchived) {
       const ids = await archiveSubtree(tx, doc);
@@ -113,17 +95,52 @@ export async function updateDocument(
   });
 }
 
+/** The fields a body changes, as the edit statement takes them, and their names for the event. */
+function fieldsOf(input: UpdateInput): { fields: FieldsUpdate; changed: DocumentChange[] } {
+  const fields: FieldsUpdate = {};
+  const changed: DocumentChange[] = [];
+  if (input.title !== undefined) {
+    fields.title = input.title;
+    changed.push('title');
+  }
+  if (input.content !== undefined) {
+    const content = input.content === null ? emptyContent() : parseContent(input.content);
+    fields.content = { json: content.json, ...deriveText(content.blocks) };
+    changed.push('content');
+  }
+  if (input.icon !== undefined) {
+    fields.icon = input.icon;
+    changed.push('icon');
+  }
+  checkCoverImageUrl(input.coverImageUrl);
+  if (input.coverImageUrl !== undefined) {
+    fields.coverImageUrl = input.coverImageUrl;
+    changed.push('coverImageUrl');
+  }
+  return { fields, changed };
+}
+
+/**
+ * Whether the event of an edit with this template is under the cap whatever the statement puts in
+ * its data. Always, under the default cap; under a cap too small for any text at its cap, the event
+ * is measured once written.
+ */
+export const fitsUnmeasured = (template: EventEnvelope): boolean =>
+  JSON.stringify(template).length * 3 + UPDATED_DATA_ROOM <= eventMaxBytes();
+
 /** The one-statement edit: the fields change and document.updated is written, or nothing happens. */
-async function updateFields(
-  ctx: DocumentContext,
-  actor: Actor,
-  id: string,
-  patch: DocumentPatch,
-  template: EventEnvelope,
-): Promise<DocumentDetail> {
-  const result = await ctx.prepared.updateFields(id, actor.userId, patch, template);
+async function editAlone(ctx: DocumentContext, edit: FieldsEdit): Promise<DocumentDetail> {
+  const document = editedOrThrow(await ctx.prepared.updateFields(edit.id, edit.actorId, edit.fields, edit.template));
+  ctx.wakeRelay();
+  return document;
+}
+
+function editedOrThrow(result: FieldsUpdated): DocumentDetail {
   if (result.outcome === 'missing') throw notFound('Document');
   if (result.outcome === 'archived') throw archivedConflict('editing');
-  ctx.wakeRelay();
   return result.document;
 }
+
+/** The envelope as the statement wrote it to the outbox. */
+const writtenEnvelope = (tx: CommonQueryMethods, eventId: string): Promise<EventEnvelope> =>
+  tx.oneFirst(sql.type(z.object({ envelope: z.any() }))`SELECT envelope FROM event_outbox WHERE id = ${eventId}`);
