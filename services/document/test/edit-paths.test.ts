@@ -1,6 +1,7 @@
 import { sql, z } from '@wiki/db';
 import { configureEventMaxBytes, createEnvelope, EVENT_TEXT_MAX_BYTES, eventMaxBytes } from '@wiki/events';
 import {
+  type ApiResponse,
   createDocument,
   type OutboxEvent,
   paragraph,
@@ -126,7 +127,7 @@ describe('the edit rule: alone and inside a transaction, the same answer, row an
     const seen = (await t.outbox()).length;
     const cap = eventMaxBytes();
     if (way.cap) configureEventMaxBytes(way.cap);
-    let res: Awaited<ReturnType<DocStack['call']>>;
+    let res: ApiResponse;
     try {
       res = await t.call('PUT', `/api/v1/documents/${id}`, editor, way.body(kind.body, kind.before === 'archive'));
     } finally {
