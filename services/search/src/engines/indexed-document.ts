@@ -5,15 +5,9 @@ import type { IndexedDocument } from './engine.js';
  * The index entry of a document (from the stream, the text route, or an event's data with its
  * whole text), written at `version`: the one place the document's fields map to the index's.
  */
-export function indexedDocument(doc: Omit<WholeDocument, 'updatedAt'>, version: number): IndexedDocument {
-  return {
-    id: doc.id,
-    workspaceId: doc.workspaceId,
-    parentId: doc.parentId,
-    title: doc.title,
-    icon: doc.icon,
-    plainText: doc.plainText,
-    archived: doc.archived,
-    version,
-  };
+export function indexedDocument(
+  { id, workspaceId, parentId, title, icon, plainText, archived }: Omit<WholeDocument, 'updatedAt'>,
+  version: number,
+): IndexedDocument {
+  return { id, workspaceId, parentId, title, icon, plainText, archived, version };
 }
