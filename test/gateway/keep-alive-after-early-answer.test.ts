@@ -1,8 +1,7 @@
 import { connect, type Socket } from 'node:net';
-import { startService as startGateway } from '@wiki/gateway';
-import { type SignedInUser, type Stack, type StartPart, signInNew, startStack } from '@wiki/testing';
+import { type SignedInUser, type Stack, signInNew } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { startPlatform } from '../platform.js';
 
 /**
  * A keep-alive connection stays usable after a service answered an upload before reading all of
@@ -20,10 +19,7 @@ let stack: Stack;
 let alice: SignedInUser;
 
 beforeAll(async () => {
-  stack = await startStack({
-    gateway: startGateway,
-    services: { workspace: startWorkspace as StartPart },
-  });
+  stack = await startPlatform(['workspace']);
   alice = await signInNew(stack, 'Alice Uploader');
 });
 afterAll(() => stack?.stop());

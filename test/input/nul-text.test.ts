@@ -1,19 +1,14 @@
-import { startService as startGateway } from '@wiki/gateway';
 import {
   createDocument,
   expectStatus,
   paragraph,
   type SignedInUser,
   type Stack,
-  type StartPart,
   signInNew,
-  startStack,
   workspaceWith,
 } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService as startComment } from '../../services/comment/src/service.js';
-import { startService as startDocument } from '../../services/document/src/service.js';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { startPlatform } from '../platform.js';
 
 /**
  * Issue 11, point 8a: Postgres stores no U+0000 in text or jsonb. A NUL anywhere in what a client
@@ -25,14 +20,7 @@ let workspaceId: string;
 let documentId: string;
 
 beforeAll(async () => {
-  stack = await startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      comment: startComment as StartPart,
-    },
-  });
+  stack = await startPlatform(['workspace', 'document', 'comment']);
   alice = await signInNew(stack, 'Alice Owner');
   workspaceId = (await workspaceWith(stack, alice, [], { name: 'Clean name' })).id;
   documentId = (

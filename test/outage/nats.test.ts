@@ -1,21 +1,10 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
-import { startService as startGateway } from '@wiki/gateway';
-import {
-  createWorkspace,
-  eventually,
-  freePort,
-  type SignedInUser,
-  type Stack,
-  type StartPart,
-  signInNew,
-  startStack,
-} from '@wiki/testing';
+import { createWorkspace, eventually, freePort, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PrivateServer, startPrivateNats } from '../../scripts/lib/private-servers.js';
-import { startService as startDocument } from '../../services/document/src/service.js';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { startPlatform } from '../platform.js';
 
 /**
  * NATS goes away (a private nats-server with JetStream the test kills, then starts again on the
@@ -31,11 +20,7 @@ let pool: DatabasePool;
 
 beforeAll(async () => {
   nats = await startPrivateNats(await freePort());
-  stack = await startStack({
-    gateway: startGateway,
-    services: { workspace: startWorkspace as StartPart, document: startDocument as StartPart },
-    env: { NATS_URL: nats.url },
-  });
+  stack = await startPlatform(['workspace', 'document'], { env: { NATS_URL: nats.url } });
   owner = await signInNew(stack, 'Nats Outage');
   workspaceId = (await createWorkspace(stack, owner)).id;
   pool = await createDatabasePool(stack.config.databaseUrls.document, { maximumPoolSize: 2 });

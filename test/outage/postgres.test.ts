@@ -1,20 +1,10 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
-import { startService as startGateway } from '@wiki/gateway';
-import {
-  createWorkspace,
-  eventually,
-  freePort,
-  type SignedInUser,
-  type Stack,
-  signInNew,
-  startStack,
-} from '@wiki/testing';
+import { createWorkspace, eventually, freePort, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PrivatePostgres, startPrivatePostgres } from '../../scripts/lib/private-postgres.js';
-import { startService as startDocument } from '../../services/document/src/service.js';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { startPlatform } from '../platform.js';
 
 /**
  * Postgres goes away under a load of reads and writes through the gateway (workspace and document
@@ -33,11 +23,7 @@ let pool: DatabasePool;
 
 beforeAll(async () => {
   postgres = startPrivatePostgres(await freePort(), 200);
-  stack = await startStack({
-    gateway: startGateway,
-    services: { workspace: startWorkspace, document: startDocument },
-    env: { PG_URL: postgres.url },
-  });
+  stack = await startPlatform(['workspace', 'document'], { env: { PG_URL: postgres.url } });
   owner = await signInNew(stack, 'Outage Owner');
   workspaceId = (await createWorkspace(stack, owner)).id;
   pool = await createDatabasePool(stack.config.databaseUrls.document, { maximumPoolSize: 2 });

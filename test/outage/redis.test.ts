@@ -1,5 +1,4 @@
 import type { Config } from '@wiki/config';
-import { startService as startGateway } from '@wiki/gateway';
 import {
   createDocument,
   eventually,
@@ -8,13 +7,11 @@ import {
   type Stack,
   type StartPart,
   signInNew,
-  startStack,
 } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PrivateServer, startPrivateRedis } from '../../scripts/lib/private-servers.js';
-import { startService as startDocument } from '../../services/document/src/service.js';
 import { startService as startExport } from '../../services/export/src/service.js';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { startPlatform } from '../platform.js';
 
 /**
  * Redis goes away (a private redis-server the test kills; the machine's shared one is untouched).
@@ -31,11 +28,8 @@ let documentId: string;
 
 beforeAll(async () => {
   redis = await startPrivateRedis(await freePort());
-  stack = await startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
+  stack = await startPlatform(['workspace', 'document', 'export'], {
+    parts: {
       export: ((config: Config) =>
         startExport(config, { settings: { role: 'both', timeoutMs: EXPORT_TIMEOUT_MS, backoffMs: 100 } })) as StartPart,
     },

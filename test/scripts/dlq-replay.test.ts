@@ -4,38 +4,26 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectEventBus, createEnvelope, type EventBus, type RunningConsumer, startConsumer } from '@wiki/events';
+import { createEnvelope, type EventBus, type RunningConsumer, startConsumer } from '@wiki/events';
+import { type EventsTestDatabase, eventsFixture, TEST_NATS_URL } from '@wiki/testing';
 import { sql } from 'slonik';
-import {
-  createTestDatabase,
-  NATS_URL,
-  randomSuffix,
-  recordingLogger,
-  type TestDatabase,
-} from '../../libs/events/test/helpers.js';
 import { listDeadLetters, replayDeadLetter } from '../../scripts/dlq-replay.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const logger = recordingLogger();
-const suffix = randomSuffix();
-const stream = `DLQ_REPLAY_TEST_${suffix}`;
-const prefix = `dlq_replay_test_${suffix}`;
+const events = eventsFixture('dlq_replay_test');
+const { logger, stream, prefix } = events;
 
-let db: TestDatabase;
+let db: EventsTestDatabase;
 let bus: EventBus;
 const consumers: RunningConsumer[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  bus = await connectEventBus({ natsUrl: NATS_URL, stream, prefix, name: 'dlq-replay-test', logger });
-  await bus.ensureStream();
+  ({ db, bus } = await events.start());
 });
 
 afterAll(async () => {
   await Promise.all(consumers.map((c) => c.stop()));
-  await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  await bus?.close();
-  await db?.drop();
+  await events.stop();
 });
 
 async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
@@ -121,7 +109,7 @@ describe('dlq:replay', () => {
       spawnSync(process.execPath, [join(root, 'scripts', 'run-ts.mjs'), 'scripts/dlq-replay.ts', ...args], {
         cwd: root,
         encoding: 'utf8',
-        env: { ...process.env, NATS_URL, EVENTS_STREAM: stream, EVENTS_PREFIX: prefix },
+        env: { ...process.env, NATS_URL: TEST_NATS_URL, EVENTS_STREAM: stream, EVENTS_PREFIX: prefix },
       });
     const listed = run();
     expect(listed.stderr).toContain('0 dead letter(s)');

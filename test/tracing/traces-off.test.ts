@@ -1,19 +1,8 @@
 import { createDatabasePool } from '@wiki/db';
-import { startService as startGateway } from '@wiki/gateway';
-import {
-  createDocument,
-  paragraph,
-  readOutbox,
-  type SignedInUser,
-  type Stack,
-  type StartPart,
-  signInNew,
-  startStack,
-} from '@wiki/testing';
+import { createDocument, paragraph, readOutbox, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
 import { tracingEnabled, tracingSdkLoaded } from '@wiki/tracing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService as startDocument } from '../../services/document/src/service.js';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { startPlatform } from '../platform.js';
 import { otelSdkModulesLoaded } from './sdk-modules.js';
 
 /**
@@ -32,10 +21,7 @@ beforeAll(async () => {
     saved[name] = process.env[name];
     delete process.env[name];
   }
-  stack = await startStack({
-    gateway: startGateway,
-    services: { workspace: startWorkspace as StartPart, document: startDocument as StartPart },
-  });
+  stack = await startPlatform(['workspace', 'document']);
   alice = await signInNew(stack, 'Alice Untraced');
 });
 

@@ -1,20 +1,16 @@
 import { createDatabasePool } from '@wiki/db';
-import { startService as startGateway } from '@wiki/gateway';
 import {
   createDocument,
   paragraph,
   readOutbox,
   type SignedInUser,
   type Stack,
-  type StartPart,
   signInNew,
-  startStack,
   workspaceWith,
 } from '@wiki/testing';
 import { flushTracing, stopTracing, tracingSdkLoaded } from '@wiki/tracing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startService as startDocument } from '../../services/document/src/service.js';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { startPlatform } from '../platform.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
 import { otelSdkModulesLoaded } from './sdk-modules.js';
 
@@ -36,10 +32,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   // Read by createApp as each part starts: the same variable an operator sets.
   process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = receiver.url;
-  stack = await startStack({
-    gateway: startGateway,
-    services: { workspace: startWorkspace as StartPart, document: startDocument as StartPart },
-  });
+  stack = await startPlatform(['workspace', 'document']);
   alice = await signInNew(stack, 'Alice Tracer');
   workspaceId = (await workspaceWith(stack, alice)).id;
 });

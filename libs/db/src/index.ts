@@ -7,3 +7,4 @@ export * from './batcher.js';
 export * from './migrate.js';
 export * from './pool.js';
 export * from './prepared.js';
+export * from './prepared-reads.js';

@@ -1,8 +1,7 @@
 import { sql } from '@wiki/db';
-import { eventData, eventually } from '@wiki/testing';
+import { type EventsTestDatabase, eventData, eventsFixture, eventually } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  connectEventBus,
   createEnvelope,
   DLQ_HEADERS,
   dlqSubject,
@@ -13,32 +12,25 @@ import {
   startConsumer,
   type TypedEvent,
 } from '../src/index.js';
-import { createTestDatabase, NATS_URL, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
 
 /**
  * Consumers receive data parsed against the contracts (src/contracts.ts): an event whose data does
  * not fit its type's contract goes to the dead-letter subject at once, and the next one is handled.
  */
-const logger = recordingLogger();
-const suffix = randomSuffix();
-const stream = `CONTRACTS_TEST_${suffix}`;
-const prefix = `contracts_test_${suffix}`;
+const events = eventsFixture('contracts_test');
+const { logger, prefix } = events;
 
-let db: TestDatabase;
+let db: EventsTestDatabase;
 let bus: EventBus;
 const consumers: RunningConsumer[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  bus = await connectEventBus({ natsUrl: NATS_URL, stream, prefix, name: 'contracts-test', logger });
-  await bus.ensureStream();
+  ({ db, bus } = await events.start());
 });
 
 afterAll(async () => {
   await Promise.all(consumers.map((c) => c.stop()));
-  await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  await bus?.close();
-  await db?.drop();
+  await events.stop();
 });
 
 describe('typed consumers', () => {

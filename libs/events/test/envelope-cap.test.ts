@@ -1,9 +1,9 @@
 import { sql, z } from '@wiki/db';
+import { type EventsTestDatabase, eventsFixture } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkEnvelopeSize,
   configureEventMaxBytes,
-  connectEventBus,
   countPending,
   createEnvelope,
   DEFAULT_EVENT_MAX_BYTES,
@@ -12,28 +12,19 @@ import {
   eventMaxBytes,
   publishInTx,
 } from '../src/index.js';
-import { createTestDatabase, NATS_URL, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
 
 /** The outbox refuses an envelope over the cap when it is written (issue 11, point 1). */
 describe('the envelope cap at outbox write', () => {
-  let db: TestDatabase;
+  const events = eventsFixture('cap_test');
+  let db: EventsTestDatabase;
   let bus: EventBus;
-  const suffix = randomSuffix();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    bus = await connectEventBus({
-      natsUrl: NATS_URL,
-      stream: `CAP_TEST_${suffix}`,
-      prefix: `cap_test_${suffix}`,
-      name: 'cap-test',
-      logger: recordingLogger(),
-    });
+    ({ db, bus } = await events.start());
   });
   afterAll(async () => {
     configureEventMaxBytes(DEFAULT_EVENT_MAX_BYTES);
-    await bus?.close();
-    await db?.drop();
+    await events.stop();
   });
 
   const outboxRows = () =>

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { migrate, sql, z } from '@wiki/db';
-import { eventually } from '@wiki/testing';
+import {
+  createEventsTestDatabase,
+  type EventsTestDatabase,
+  eventsFixture,
+  eventually,
+  TEST_NATS_URL,
+} from '@wiki/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -20,22 +26,17 @@ import {
   startConsumer,
   startOutboxRelay,
 } from '../src/index.js';
-import { createTestDatabase, NATS_URL, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
 
-const logger = recordingLogger();
-const suffix = randomSuffix();
-const stream = `EVENTS_TEST_${suffix}`;
-const prefix = `events_test_${suffix}`;
+const events = eventsFixture('events_test');
+const { logger, suffix, stream, prefix } = events;
 
-let db: TestDatabase;
+let db: EventsTestDatabase;
 let bus: EventBus;
 let relay: OutboxRelay;
 const consumers: RunningConsumer[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  bus = await connectEventBus({ natsUrl: NATS_URL, stream, prefix, name: 'events-test', logger });
-  await bus.ensureStream();
+  ({ db, bus } = await events.start());
   await bus.ensureStream(); // idempotent
   relay = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 50 });
 });
@@ -43,9 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(consumers.map((c) => c.stop()));
   await relay?.stop();
-  await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  await bus?.close();
-  await db?.drop();
+  await events.stop();
 });
 
 /** Commits one event in its own transaction and asks the relay to send it now. */
@@ -309,7 +308,7 @@ describe('events through the outbox', () => {
 
   it('prunes sent outbox rows and old consumed records, never pending rows', async () => {
     // Its own database: the running relay would otherwise send the "pending" row under the test.
-    const quiet = await createTestDatabase();
+    const quiet = await createEventsTestDatabase();
     try {
       const sent = await quiet.pool.transaction((tx) => publishInTx(tx, { type: 'prune.sent', data: {} }));
       const pending = await quiet.pool.transaction((tx) => publishInTx(tx, { type: 'prune.pending', data: {} }));
@@ -542,7 +541,7 @@ describe('publishing to the stream', () => {
 
   it('rejects, with a message saying why, a publish that no stream takes', async () => {
     const orphan = await connectEventBus({
-      natsUrl: NATS_URL,
+      natsUrl: TEST_NATS_URL,
       stream: `NO_STREAM_${suffix}`,
       prefix: `no_stream_${suffix}`,
       name: 'events-test-orphan',
@@ -559,7 +558,7 @@ describe('publishing to the stream', () => {
   it('fails a publish nobody acknowledges in time, and one still pending when the bus closes', async () => {
     const quietPrefix = `quiet_${suffix}`;
     const quiet = await connectEventBus({
-      natsUrl: NATS_URL,
+      natsUrl: TEST_NATS_URL,
       stream: `QUIET_${suffix}`,
       prefix: quietPrefix,
       name: 'events-test-quiet',

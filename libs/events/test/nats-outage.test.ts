@@ -1,8 +1,7 @@
 import { sql } from '@wiki/db';
-import { eventually } from '@wiki/testing';
+import { type EventsTestDatabase, eventsFixture, eventually, PrivateNats } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  connectEventBus,
   countPending,
   type EventBus,
   type EventEnvelope,
@@ -12,12 +11,11 @@ import {
   startConsumer,
   startOutboxRelay,
 } from '../src/index.js';
-import { createTestDatabase, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
-import { PrivateNats } from './private-nats.js';
 
-const logger = recordingLogger();
+const events = eventsFixture('outage');
+const { logger } = events;
 let nats: PrivateNats;
-let db: TestDatabase;
+let db: EventsTestDatabase;
 let bus: EventBus;
 let relay: OutboxRelay;
 let consumer: RunningConsumer;
@@ -25,17 +23,7 @@ const calls = new Map<string, number>();
 
 beforeAll(async () => {
   nats = await PrivateNats.start();
-  db = await createTestDatabase();
-  const suffix = randomSuffix();
-  bus = await connectEventBus({
-    natsUrl: nats.url,
-    stream: `OUTAGE_${suffix}`,
-    prefix: `outage_${suffix}`,
-    name: 'outage-test',
-    logger,
-    reconnectTimeWaitMs: 100,
-  });
-  await bus.ensureStream();
+  ({ db, bus } = await events.start({ natsUrl: nats.url, reconnectTimeWaitMs: 100 }));
   relay = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 50 });
   consumer = await startConsumer({
     bus,
@@ -54,9 +42,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await consumer?.stop();
   await relay?.stop();
-  await bus?.close();
+  await events.stop();
   await nats?.dispose();
-  await db?.drop();
 });
 
 async function commit(type: string): Promise<EventEnvelope> {

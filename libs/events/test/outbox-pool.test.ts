@@ -1,12 +1,12 @@
 import { sql } from '@wiki/db';
+import { createEventsTestDatabase, type EventsTestDatabase } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishInTx, wakeRelayAfterCommit } from '../src/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
 
-let db: TestDatabase;
+let db: EventsTestDatabase;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
+  db = await createEventsTestDatabase();
 });
 
 afterAll(async () => {

@@ -1,8 +1,7 @@
 import { sql, z } from '@wiki/db';
-import { eventually } from '@wiki/testing';
+import { type EventsTestDatabase, eventsFixture, eventually } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  connectEventBus,
   createEnvelope,
   type EventBus,
   type EventEnvelope,
@@ -12,22 +11,17 @@ import {
   startConsumer,
   startOutboxRelay,
 } from '../src/index.js';
-import { createTestDatabase, NATS_URL, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
 
-const logger = recordingLogger();
-const suffix = randomSuffix();
-const stream = `PARKED_${suffix}`;
-const prefix = `parked_${suffix}`;
+const events = eventsFixture('parked');
+const { logger } = events;
 
-let db: TestDatabase;
+let db: EventsTestDatabase;
 let bus: EventBus;
 let relay: OutboxRelay;
 let consumer: RunningConsumer;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  bus = await connectEventBus({ natsUrl: NATS_URL, stream, prefix, name: 'parked-test', logger });
-  await bus.ensureStream();
+  ({ db, bus } = await events.start());
   // Small batches: on a relay that retries the refused row forever, the events after it in later
   // batches never go out (those in its own batch do, being sent along with it).
   relay = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 50, batchSize: 2 });
@@ -46,9 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await consumer?.stop();
   await relay?.stop();
-  await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  await bus?.close();
-  await db?.drop();
+  await events.stop();
 });
 
 /**

@@ -1,8 +1,7 @@
 import { sql, z } from '@wiki/db';
-import { eventually } from '@wiki/testing';
+import { type EventsTestDatabase, eventsFixture, eventually, PrivateNats } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  connectEventBus,
   type EventBus,
   type EventEnvelope,
   type OutboxRelay,
@@ -11,15 +10,14 @@ import {
   startConsumer,
   startOutboxRelay,
 } from '../src/index.js';
-import { createTestDatabase, randomSuffix, recordingLogger, type TestDatabase } from './helpers.js';
-import { PrivateNats } from './private-nats.js';
 
 const TOTAL = 400;
 const PER_TRANSACTION = 10;
 
-const logger = recordingLogger();
+const events = eventsFixture('loss');
+const { logger } = events;
 let nats: PrivateNats;
-let db: TestDatabase;
+let db: EventsTestDatabase;
 let bus: EventBus;
 let relay: OutboxRelay;
 let consumer: RunningConsumer;
@@ -38,18 +36,7 @@ function closeGate(): void {
 
 beforeAll(async () => {
   nats = await PrivateNats.start();
-  db = await createTestDatabase();
-  const suffix = randomSuffix();
-  bus = await connectEventBus({
-    natsUrl: nats.url,
-    stream: `LOSS_${suffix}`,
-    prefix: `loss_${suffix}`,
-    name: 'stream-loss-test',
-    logger,
-    reconnectTimeWaitMs: 100,
-    publishTimeoutMs: 1000,
-  });
-  await bus.ensureStream();
+  ({ db, bus } = await events.start({ natsUrl: nats.url, reconnectTimeWaitMs: 100, publishTimeoutMs: 1000 }));
   relay = startOutboxRelay({ pool: db.pool, bus, logger, pollIntervalMs: 50 });
   consumer = await startConsumer({
     bus,
@@ -71,9 +58,8 @@ afterAll(async () => {
   openGate();
   await consumer?.stop();
   await relay?.stop();
-  await bus?.close();
+  await events.stop();
   await nats?.dispose();
-  await db?.drop();
 });
 
 /** Commits `count` events, PER_TRANSACTION a transaction, a short pause between transactions. */

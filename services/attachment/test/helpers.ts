@@ -1,24 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startService as startGateway } from '@wiki/gateway';
-import { type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
+import type { SignedInUser, Stack } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 import { spoolDirOf } from '../src/app.js';
-import { startService as startAttachment } from '../src/service.js';
 
 /** Gateway → attachment, with the real workspace and document services it asks and hears from. */
 export function startAttachmentStack(env: Record<string, string> = {}): Promise<Stack> {
-  return startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      attachment: startAttachment as StartPart,
-    },
-    env,
-  });
+  return startPlatform(['workspace', 'document', 'attachment'], { env });
 }
 
 export interface Attachment {

@@ -4,27 +4,16 @@ import {
   type HocuspocusProviderConfiguration,
   HocuspocusProviderWebsocket,
 } from '@hocuspocus/provider';
-import { startService as startGateway } from '@wiki/gateway';
-import { eventually, type Stack, type StartPart, startStack } from '@wiki/testing';
+import { eventually, type Stack } from '@wiki/testing';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startSearch } from '../../search/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { startService as startCollab } from '../src/service.js';
+import { startPlatform } from '../../../test/platform.js';
 
 export const FRAGMENT = 'document-store';
 
 /** Gateway → workspace, document, search and collab (saves after 50 ms of quiet, at most 300 ms apart). */
 export function startCollabStack(env: Record<string, string> = {}): Promise<Stack> {
-  return startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      search: startSearch as StartPart,
-      collab: startCollab as StartPart,
-    },
+  return startPlatform(['workspace', 'document', 'search', 'collab'], {
     env: { COLLAB_DEBOUNCE_MS: '50', COLLAB_MAX_DEBOUNCE_MS: '300', ...env },
   });
 }

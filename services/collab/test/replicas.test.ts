@@ -1,18 +1,14 @@
 import type { AddressInfo } from 'node:net';
-import { startService as startGateway } from '@wiki/gateway';
 import {
   createDocument,
   eventually,
   paragraph,
   type SignedInUser,
   type Stack,
-  type StartPart,
   signInNew,
-  startStack,
   workspaceWith,
 } from '@wiki/testing';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
+import { startPlatform } from '../../../test/platform.js';
 import { type RunningCollab, startService as startCollab } from '../src/service.js';
 import { collabUrl, connectEditor, type Editor, restDocument, synced, typeParagraph } from './helpers.js';
 
@@ -38,9 +34,7 @@ describe('collaboration replicas and restarts', () => {
   };
 
   beforeAll(async () => {
-    t = await startStack({
-      gateway: startGateway,
-      services: { workspace: startWorkspace as StartPart, document: startDocument as StartPart },
+    t = await startPlatform(['workspace', 'document'], {
       env: { COLLAB_DEBOUNCE_MS: '50', COLLAB_MAX_DEBOUNCE_MS: '300' },
     });
     [owner, editor] = await Promise.all(['Olivia Owner', 'Eddie Editor'].map((n) => signInNew(t, n)));

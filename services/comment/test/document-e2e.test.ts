@@ -1,18 +1,6 @@
-import { startService as startGateway } from '@wiki/gateway';
-import {
-  createDocument,
-  eventually,
-  type SignedInUser,
-  type Stack,
-  type StartPart,
-  signInNew,
-  startStack,
-  workspaceWith,
-} from '@wiki/testing';
+import { createDocument, eventually, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { startService as startComment } from '../src/service.js';
+import { startPlatform } from '../../../test/platform.js';
 import { anchor } from './helpers.js';
 
 /** The whole path with the real document service: its openCommentCount and its deletions. */
@@ -22,14 +10,7 @@ let carl: SignedInUser; // COMMENTER
 let workspaceId: string;
 
 beforeAll(async () => {
-  stack = await startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      comment: startComment as StartPart,
-    },
-  });
+  stack = await startPlatform(['workspace', 'document', 'comment']);
   [alice, carl] = await Promise.all([signInNew(stack, 'Alice Owner'), signInNew(stack, 'Carl Commenter')]);
   workspaceId = (await workspaceWith(stack, alice, [[carl, 'COMMENTER']])).id;
 });

@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IDENTITY_HEADER, verifyIdentityToken } from '@wiki/auth';
-import { startService as startGateway } from '@wiki/gateway';
-import { type Stack, type StartPart, startStack } from '@wiki/testing';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { startService as startComment } from '../src/service.js';
+import type { Stack } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 
 /**
  * A stand-in for the document service's `GET /internal/documents/:id` (the read-through contract),
@@ -79,11 +77,7 @@ export interface CommentStack extends Stack {
 export async function startCommentStack(): Promise<CommentStack> {
   const docs = await startFakeDocumentService();
   try {
-    const stack = await startStack({
-      gateway: startGateway,
-      services: { workspace: startWorkspace as StartPart, comment: startComment as StartPart },
-      env: { DOCUMENT_URL: docs.url },
-    });
+    const stack = await startPlatform(['workspace', 'comment'], { env: { DOCUMENT_URL: docs.url } });
     docs.useSecret(stack.config.internalTokenSecret);
     const stopStack = stack.stop;
     return Object.assign(stack, {

@@ -1,16 +1,7 @@
 import { mintServiceToken } from '@wiki/auth';
 import { createDatabasePool, type DatabasePool } from '@wiki/db';
-import {
-  type ApiResponse,
-  type OutboxEvent,
-  readOutbox,
-  type SignedInUser,
-  type Stack,
-  startStack,
-} from '@wiki/testing';
-import { startService as startGateway } from '../../../gateway/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { startService as startDocument } from '../src/service.js';
+import { type ApiResponse, type OutboxEvent, readOutbox, type SignedInUser, type Stack } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 
 /**
  * The real gateway, workspace and document services, in this process, on throw-away databases.
@@ -35,11 +26,7 @@ export interface DocStack extends Stack {
 }
 
 export async function startDocStack(env: Record<string, string> = {}): Promise<DocStack> {
-  const stack = await startStack({
-    gateway: startGateway,
-    services: { workspace: startWorkspace, document: startDocument },
-    env,
-  });
+  const stack = await startPlatform(['workspace', 'document'], { env });
   const pool = await createDatabasePool(stack.config.databaseUrls.document, { maximumPoolSize: 3 });
   const stopStack = stack.stop;
 

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Config } from '@wiki/config';
-import { startService as startGateway } from '@wiki/gateway';
 import {
   createDocument,
   createWorkspace,
@@ -15,12 +14,9 @@ import {
   type Stack,
   type StartPart,
   signInNew,
-  startStack,
 } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService as startAttachment } from '../../attachment/src/service.js';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
+import { startPlatform } from '../../../test/platform.js';
 import { startService as startExport } from '../src/service.js';
 import { docxPart, docxParts, download, FAST } from './helpers.js';
 
@@ -107,15 +103,9 @@ describe('images from the attachment service, end to end through the gateway', (
       res.end();
     });
     await new Promise<void>((resolve) => bait.listen(0, '127.0.0.1', resolve));
-    stack = await startStack({
-      gateway: startGateway,
-      services: {
-        workspace: startWorkspace as StartPart,
-        document: startDocument as StartPart,
-        attachment: startAttachment as StartPart,
-        // No image source given: the worker asks the attachment service, as in a running system.
-        export: ((config: Config) => startExport(config, { settings: FAST })) as StartPart,
-      },
+    stack = await startPlatform(['workspace', 'document', 'attachment', 'export'], {
+      // No image source given: the worker asks the attachment service, as in a running system.
+      parts: { export: ((config: Config) => startExport(config, { settings: FAST })) as StartPart },
     });
     owner = await signInNew(stack, 'Owner');
     const other = await signInNew(stack, 'Other');

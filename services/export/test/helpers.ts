@@ -4,11 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Config } from '@wiki/config';
-import { startService as startGateway } from '@wiki/gateway';
 import { createStorage } from '@wiki/storage';
-import { type Stack, type StartPart, startStack } from '@wiki/testing';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
+import type { Stack, StartPart } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 import { EXPORT_PREFIX } from '../src/queue/jobs.js';
 import { startService as startExport } from '../src/service.js';
 import type { ExportSettings } from '../src/settings.js';
@@ -26,11 +24,8 @@ export function startExportStack(
   settings: Partial<ExportSettings> = {},
   options: { exportRedisUrl?: string } = {},
 ): Promise<Stack> {
-  return startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
+  return startPlatform(['workspace', 'document', 'export'], {
+    parts: {
       export: ((config: Config) =>
         startExport(options.exportRedisUrl ? { ...config, redisUrl: options.exportRedisUrl } : config, {
           settings: { ...FAST, ...settings },

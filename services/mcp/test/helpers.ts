@@ -1,13 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startService as startGateway } from '@wiki/gateway';
-import { expectStatus, type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
+import { expectStatus, type SignedInUser, type Stack } from '@wiki/testing';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startSearch } from '../../search/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { startService as startMcp } from '../src/service.js';
+import { startPlatform } from '../../../test/platform.js';
 
 /**
  * The clients' connections, destroyed before the stack stops: an open stream or an idle keep-alive
@@ -23,16 +19,7 @@ export const TRANSPORTS: TransportKind[] = ['http', 'sse'];
 
 /** Gateway → MCP, and the services its tools call: workspace, document, search. */
 export function startMcpStack(env: Record<string, string> = {}): Promise<Stack> {
-  return startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      search: startSearch as StartPart,
-      mcp: startMcp as StartPart,
-    },
-    env,
-  });
+  return startPlatform(['workspace', 'document', 'search', 'mcp'], { env });
 }
 
 export interface McpKey {

@@ -1,22 +1,9 @@
-import { startService as startGateway } from '@wiki/gateway';
-import { type ApiResponse, eventually, type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
-import { startService as startComment } from '../../comment/src/service.js';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { startService as startNotification } from '../src/service.js';
+import { type ApiResponse, eventually, type SignedInUser, type Stack } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 
 /** Gateway → notification, fed by the real workspace, document and comment services' events. */
 export function startNotificationStack(env: Record<string, string> = {}): Promise<Stack> {
-  return startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      comment: startComment as StartPart,
-      notification: startNotification as StartPart,
-    },
-    env,
-  });
+  return startPlatform(['workspace', 'document', 'comment', 'notification'], { env });
 }
 
 export interface Notification {

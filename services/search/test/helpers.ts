@@ -1,20 +1,9 @@
-import { startService as startGateway } from '@wiki/gateway';
-import { type ApiResponse, type SignedInUser, type Stack, type StartPart, startStack } from '@wiki/testing';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
-import { startService as startSearch } from '../src/service.js';
+import type { ApiResponse, SignedInUser, Stack } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 
 /** The whole path: gateway → search, fed by the real document and workspace services' events. */
 export function startSearchStack(env: Record<string, string> = {}): Promise<Stack> {
-  return startStack({
-    gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      search: startSearch as StartPart,
-    },
-    env,
-  });
+  return startPlatform(['workspace', 'document', 'search'], { env });
 }
 
 export interface SearchResult {

@@ -11,16 +11,12 @@ import {
   type SignedInUser,
   type Stack,
   signInNew,
-  startStack,
 } from '@wiki/testing';
-import { startService as startGateway } from '../../../gateway/src/service.js';
-import { startService as startDocument } from '../../document/src/service.js';
-import { startService as startWorkspace } from '../../workspace/src/service.js';
+import { startPlatform } from '../../../test/platform.js';
 import { ReindexBusyError, type ReindexOptions, reindex } from '../src/commands/reindex.js';
 import { findProgress } from '../src/db/reindex-progress.js';
 import type { SearchEngine, SearchHit } from '../src/engines/engine.js';
 import { createSearchEngine } from '../src/engines/index.js';
-import { startService as startSearch } from '../src/service.js';
 
 /**
  * Issue 12 point 6: `npm run reindex` rebuilds the index from the document service. The real
@@ -37,10 +33,7 @@ describe('npm run reindex', () => {
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
   beforeAll(async () => {
-    t = await startStack({
-      gateway: startGateway,
-      services: { workspace: startWorkspace, document: startDocument, search: startSearch },
-    });
+    t = await startPlatform(['workspace', 'document', 'search']);
     searchPool = await createDatabasePool(t.config.databaseUrls.search, { maximumPoolSize: 4 });
     documentPool = await createDatabasePool(t.config.databaseUrls.document, { maximumPoolSize: 2 });
     engine = await createSearchEngine(t.config, { pool: searchPool, logger: quiet });

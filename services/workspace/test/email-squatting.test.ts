@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
-import { createWorkspace, readOutbox, type SignedInUser, type Stack, startStack, uniqueEmail } from '@wiki/testing';
-import { startService as startGateway } from '../../../gateway/src/service.js';
-import { startService } from '../src/service.js';
+import { createWorkspace, readOutbox, type SignedInUser, type Stack, uniqueEmail } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 import { tokenOf } from './helpers.js';
 
 /**
@@ -22,7 +21,7 @@ interface Running {
 let r: Running;
 
 beforeAll(async () => {
-  const stack = await startStack({ gateway: startGateway, services: { workspace: startService } });
+  const stack = await startPlatform(['workspace']);
   const pool = await createDatabasePool(stack.config.databaseUrls.workspace);
   const owner = await stack.signIn(uniqueEmail('owner'), 'Owner');
   const workspaceId = (await createWorkspace(stack, owner)).id;

@@ -8,11 +8,9 @@ import {
   recordEvents,
   type Stack,
   signInNew,
-  startStack,
   testEvent,
 } from '@wiki/testing';
-import { startService as startGateway } from '../../../gateway/src/service.js';
-import { startService } from '../src/service.js';
+import { startPlatform } from '../../../test/platform.js';
 import { tokenOf } from './helpers.js';
 
 /**
@@ -24,7 +22,7 @@ let recorder: EventRecorder;
 let bus: EventBus;
 
 beforeAll(async () => {
-  stack = await startStack({ gateway: startGateway, services: { workspace: startService } });
+  stack = await startPlatform(['workspace']);
   recorder = await recordEvents(stack.config);
   bus = await connectTestBus(stack.config);
 });

@@ -10,14 +10,13 @@ import {
   type RequestOptions,
   readOutbox,
   type SignedInUser,
-  startStack,
   type TestApi,
   UNUSED_IDP,
 } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
-import { startService as startGateway } from '../../../gateway/src/service.js';
+import { startPlatform } from '../../../test/platform.js';
 import { buildApp } from '../src/app.js';
-import { startService, workspaceService } from '../src/service.js';
+import { workspaceService } from '../src/service.js';
 
 /**
  * Two ways to run the same scenarios:
@@ -122,7 +121,7 @@ async function startServiceHarness(env: Record<string, string>): Promise<Harness
 }
 
 async function startGatewayHarness(env: Record<string, string>): Promise<Harness> {
-  const stack = await startStack({ gateway: startGateway, services: { workspace: startService }, env });
+  const stack = await startPlatform(['workspace'], { env });
   const pool = await createDatabasePool(stack.config.databaseUrls.workspace);
   const serviceToken = await mintServiceToken(stack.config.internalTokenSecret, 'gateway', 3600);
   const base = stack.serviceUrls.workspace!;

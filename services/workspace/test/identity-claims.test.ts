@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mintServiceToken } from '@wiki/auth';
-import { type Stack, startStack, uniqueEmail } from '@wiki/testing';
-import { startService as startGateway } from '../../../gateway/src/service.js';
-import { startService } from '../src/service.js';
+import { type Stack, uniqueEmail } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 
 /**
  * Issue 11.8: an identity provider's profile claims never block a sign-in. An over-long `name` is
@@ -13,7 +12,7 @@ import { startService } from '../src/service.js';
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack({ gateway: startGateway, services: { workspace: startService } });
+  stack = await startPlatform(['workspace']);
 });
 afterAll(() => stack?.stop());
 

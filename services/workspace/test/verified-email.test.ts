@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mintIdentityToken } from '@wiki/auth';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
-import { createWorkspace, readOutbox, type SignedInUser, type Stack, startStack, uniqueEmail } from '@wiki/testing';
-import { startService as startGateway } from '../../../gateway/src/service.js';
-import { startService } from '../src/service.js';
+import { createWorkspace, readOutbox, type SignedInUser, type Stack, uniqueEmail } from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
 import { tokenOf } from './helpers.js';
 
 /**
@@ -21,7 +20,7 @@ interface Running {
 }
 
 async function start(env: Record<string, string> = {}): Promise<Running> {
-  const stack = await startStack({ gateway: startGateway, services: { workspace: startService }, env });
+  const stack = await startPlatform(['workspace'], { env });
   const pool = await createDatabasePool(stack.config.databaseUrls.workspace);
   const owner = await stack.signIn(uniqueEmail('owner'), 'Owner');
   const workspaceId = (await createWorkspace(stack, owner)).id;

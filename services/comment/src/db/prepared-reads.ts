@@ -1,5 +1,5 @@
 import type { ProjectedUser } from '@wiki/auth';
-import { createPreparedPool, isoTimestampSql } from '@wiki/db';
+import { type ClosableReads, isoTimestampSql, preparedReads } from '@wiki/db';
 import type { CommentRow } from './comments.js';
 import type { ThreadRow } from './threads.js';
 
@@ -13,14 +13,13 @@ import type { ThreadRow } from './threads.js';
  * and every other column's default pg parser gives the row's type (uuid and text as strings,
  * int4 as a number, boolean). Everything else stays on the slonik pool.
  */
-export interface PreparedReads {
+export interface PreparedReads extends ClosableReads {
   /**
    * The document's threads (oldest first) with their comments (oldest first), or null when the
    * document projection has no row for it (ask the document service, then read again). A deleted
    * document answers `deleted` and no threads.
    */
   listThreadsOf(documentId: string, status: 'open' | 'resolved' | null): Promise<ThreadListing | null>;
-  end(): Promise<void>;
 }
 
 export interface ThreadListing {
@@ -157,17 +156,8 @@ function toListing(documentId: string, rows: readonly ListingRow[]): ThreadListi
   return listing;
 }
 
-export function createPreparedReads(
-  connectionString: string,
-  logger: { warn(obj: object, msg: string): void },
-  maxConnections = 10,
-): PreparedReads {
-  const pool = createPreparedPool(connectionString, logger, maxConnections);
-  return {
-    async listThreadsOf(documentId, status) {
-      const result = await pool.query<ListingRow>({ ...LIST_THREADS, values: [documentId, status] });
-      return toListing(documentId, result.rows);
-    },
-    end: () => pool.end(),
-  };
-}
+export const createPreparedReads = preparedReads<PreparedReads>((run) => ({
+  async listThreadsOf(documentId, status) {
+    return toListing(documentId, await run<ListingRow>(LIST_THREADS, [documentId, status]));
+  },
+}));

@@ -1,18 +1,5 @@
-import { type CommonQueryMethods, sql, z } from '@wiki/db';
-import { iso } from './shape.js';
-
-/** A document as the internal stream (GET /internal/documents/stream) sends it: what a search index needs. */
-export const StreamedDocumentRow = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  parentId: z.string().nullable(),
-  title: z.string(),
-  icon: z.string().nullable(),
-  plainText: z.string(),
-  archived: z.boolean(),
-  updatedAt: z.string(),
-});
-export type StreamedDocumentRow = z.infer<typeof StreamedDocumentRow>;
+import { type CommonQueryMethods, sql } from '@wiki/db';
+import { WholeDocument } from './whole-document.js';
 
 export interface StreamPage {
   /** One workspace's documents, or every workspace's. */
@@ -34,11 +21,11 @@ export interface StreamPage {
  * (`octet_length` asks the TOAST header, it does not read the text), and only the rows kept are
  * read whole. Deleted documents are gone from the table, so they are simply absent.
  */
-export function documentPage(db: CommonQueryMethods, page: StreamPage): Promise<readonly StreamedDocumentRow[]> {
+export function documentPage(db: CommonQueryMethods, page: StreamPage): Promise<readonly WholeDocument[]> {
   const conditions = [sql.fragment`TRUE`];
   if (page.workspaceId) conditions.push(sql.fragment`workspace_id = ${page.workspaceId}`);
   if (page.after) conditions.push(sql.fragment`id > ${page.after}`);
-  return db.any(sql.type(StreamedDocumentRow)`
+  return db.any(sql.type(WholeDocument.row)`
     WITH candidates AS (
       SELECT id, sum(octet_length(plain_text)) OVER (ORDER BY id) - octet_length(plain_text) AS text_before
         FROM documents
@@ -46,8 +33,7 @@ export function documentPage(db: CommonQueryMethods, page: StreamPage): Promise<
        ORDER BY id
        LIMIT ${page.rows}
     )
-    SELECT d.id, d.workspace_id AS "workspaceId", d.parent_id AS "parentId", d.title, d.icon,
-           d.plain_text AS "plainText", d.is_archived AS archived, ${iso(sql.fragment`d.updated_at`)} AS "updatedAt"
+    SELECT ${WholeDocument.columns}
       FROM candidates c JOIN documents d ON d.id = c.id
      WHERE c.text_before < ${page.textBytes}
      ORDER BY d.id`);

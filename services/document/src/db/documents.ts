@@ -1,6 +1,7 @@
 import { usersProjectionTable } from '@wiki/auth';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
 import { iso, shape } from './shape.js';
+import { PLACED_TEXT } from './whole-document.js';
 
 /** Kept by triggers (migrations/0002_child_counts.sql): one index lookup, whatever the number of children. */
 const visibleChildCount = sql.fragment`coalesce((SELECT c.visible_children FROM document_child_counts c WHERE c.document_id = d.id), 0)`;
@@ -48,12 +49,7 @@ export type DocumentDetail = z.infer<typeof DocumentDetail.row>;
 
 /** The fields of a document that events and rules need (no content). */
 export const DocumentState = shape({
-  id: [z.string(), sql.fragment`d.id`],
-  workspaceId: [z.string(), sql.fragment`d.workspace_id`],
-  parentId: [z.string().nullable(), sql.fragment`d.parent_id`],
-  title: [z.string(), sql.fragment`d.title`],
-  icon: [z.string().nullable(), sql.fragment`d.icon`],
-  plainText: [z.string(), sql.fragment`d.plain_text`],
+  ...PLACED_TEXT,
   isTemplate: [z.boolean(), sql.fragment`d.is_template`],
   isArchived: [z.boolean(), sql.fragment`d.is_archived`],
   archiveRootId: [z.string().nullable(), sql.fragment`d.archive_root_id`],

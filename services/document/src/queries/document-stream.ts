@@ -1,5 +1,6 @@
 import type { CommonQueryMethods } from '@wiki/db';
-import { documentPage, type StreamedDocumentRow } from '../db/document-stream.js';
+import { documentPage } from '../db/document-stream.js';
+import type { WholeDocument } from '../db/whole-document.js';
 
 /** How the stream pages; the defaults keep a page near a few MiB whatever the documents. */
 export interface StreamPaging {
@@ -26,7 +27,7 @@ export async function* streamDocuments(
   db: CommonQueryMethods,
   filter: StreamFilter,
   paging: StreamPaging = STREAM_PAGING,
-): AsyncGenerator<StreamedDocumentRow> {
+): AsyncGenerator<WholeDocument> {
   let after = filter.after;
   let left = filter.limit ?? Number.POSITIVE_INFINITY;
   while (left > 0) {

@@ -16,6 +16,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from '../context.js';
 import { findContent, findState } from '../db/documents.js';
+import { findWholeDocument } from '../db/whole-document.js';
 import { streamDocuments } from '../queries/document-stream.js';
 
 /** For other services (e.g. comments): what a document is, by a `service` identity. Not routed by the gateway. */
@@ -146,18 +147,9 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
       },
     },
     async (request) => {
-      const doc = await findState(ctx.pool, request.params.id);
+      const doc = await findWholeDocument(ctx.pool, request.params.id);
       if (!doc) throw notFound('Document');
-      return success({
-        id: doc.id,
-        workspaceId: doc.workspaceId,
-        parentId: doc.parentId,
-        title: doc.title,
-        icon: doc.icon,
-        plainText: doc.plainText,
-        archived: doc.isArchived,
-        updatedAt: doc.updatedAt,
-      });
+      return success(doc);
     },
   );
 }

@@ -122,12 +122,6 @@ export function countUnread(db: CommonQueryMethods, userId: string): Promise<num
     SELECT count(*)::int AS n FROM notifications WHERE user_id = ${userId} AND status = 'UNREAD' AND ${visible}`);
 }
 
-/** The user's own visible notification, or null (someone else's is as absent as a missing one). */
-export function findOwn(db: CommonQueryMethods, id: string, userId: string): Promise<NotificationRow | null> {
-  return db.maybeOne(sql.type(NotificationRow)`
-    SELECT ${columns} FROM notifications WHERE id = ${id} AND user_id = ${userId} AND ${visible}`);
-}
-
 /** UNREAD → READ; readAt is set the first time only. Other states are left as they are. */
 export function markRead(db: CommonQueryMethods, id: string, userId: string): Promise<NotificationRow | null> {
   return db.maybeOne(sql.type(NotificationRow)`

@@ -1,4 +1,4 @@
-import { createPreparedPool, isoTimestampSql } from '@wiki/db';
+import { type ClosableReads, isoTimestampSql, preparedReads } from '@wiki/db';
 import type { ListFilter, NotificationRow, SortDirection, SortField } from './notifications.js';
 
 /**
@@ -11,11 +11,10 @@ import type { ListFilter, NotificationRow, SortDirection, SortField } from './no
  * parsing twenty columns of every row. Timestamps are formatted by Postgres as the ISO text the
  * shared pool's parser produces. Everything else stays on the slonik pool.
  */
-export interface PreparedReads {
+export interface PreparedReads extends ClosableReads {
   /** The user's visible notifications of one page, and how many there are in all (pages past the end: none, and the total). */
   listNotifications(f: ListFilter): Promise<{ rows: NotificationRow[]; total: number }>;
   countUnread(userId: string): Promise<number>;
-  end(): Promise<void>;
 }
 
 const iso = isoTimestampSql;
@@ -69,26 +68,21 @@ const COUNT_UNREAD = {
   text: `SELECT count(*)::int AS n FROM notifications WHERE user_id = $1 AND status = 'UNREAD' AND ${VISIBLE}`,
 };
 
-export function createPreparedReads(
-  connectionString: string,
-  logger: { warn(obj: object, msg: string): void },
-  maxConnections = 10,
-): PreparedReads {
-  const pool = createPreparedPool(connectionString, logger, maxConnections);
-  return {
-    async listNotifications(f) {
-      const result = await pool.query<{ total: number; rows: NotificationRow[] }>({
-        ...LIST[f.sort.field][f.sort.direction],
-        values: [f.userId, f.status ?? null, f.type ?? null, f.size, f.page * f.size],
-      });
-      // Always one row: the aggregates answer even when nothing matches.
-      const { total, rows } = result.rows[0] as { total: number; rows: NotificationRow[] };
-      return { rows, total };
-    },
-    async countUnread(userId) {
-      const result = await pool.query<{ n: number }>({ ...COUNT_UNREAD, values: [userId] });
-      return result.rows[0]?.n ?? 0;
-    },
-    end: () => pool.end(),
-  };
-}
+export const createPreparedReads = preparedReads<PreparedReads>((run) => ({
+  async listNotifications(f) {
+    const [page] = await run<{ total: number; rows: NotificationRow[] }>(LIST[f.sort.field][f.sort.direction], [
+      f.userId,
+      f.status ?? null,
+      f.type ?? null,
+      f.size,
+      f.page * f.size,
+    ]);
+    // Always one row: the aggregates answer even when nothing matches.
+    const { total, rows } = page as { total: number; rows: NotificationRow[] };
+    return { rows, total };
+  },
+  async countUnread(userId) {
+    const [row] = await run<{ n: number }>(COUNT_UNREAD, [userId]);
+    return row?.n ?? 0;
+  },
+}));

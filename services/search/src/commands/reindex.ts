@@ -8,7 +8,8 @@ import {
   saveProgress,
   withScopeLock,
 } from '../db/reindex-progress.js';
-import type { IndexedDocument, SearchEngine } from '../engines/engine.js';
+import type { SearchEngine } from '../engines/engine.js';
+import { indexedDocument } from '../engines/indexed-document.js';
 
 /** Where the documents come from: the document service's stream (libs/auth `streamDocumentsFrom`). */
 export type DocumentSource = (from: { workspaceId?: string; after?: string }) => AsyncIterable<StreamedDocument>;
@@ -102,7 +103,7 @@ async function run(options: ReindexOptions, scope: string): Promise<ReindexSumma
   const flush = async (): Promise<void> => {
     const last = batch.at(-1);
     if (!last) return;
-    await engine.upsert(batch.map(indexed));
+    await engine.upsert(batch.map((doc) => indexedDocument(doc, Date.parse(doc.updatedAt))));
     const removed = await sweep(cursor, last.id, new Set(batch.map((d) => d.id)));
     cursor = last.id;
     progress.lastId = last.id;
@@ -137,19 +138,6 @@ async function run(options: ReindexOptions, scope: string): Promise<ReindexSumma
 function summary(progress: ReindexProgress, resumedAfter: string | null, finished: boolean): ReindexSummary {
   const { scope, batches, indexed, removed } = progress;
   return { scope, resumedAfter, finished, batches, indexed, removed };
-}
-
-function indexed(doc: StreamedDocument): IndexedDocument {
-  return {
-    id: doc.id,
-    workspaceId: doc.workspaceId,
-    parentId: doc.parentId,
-    title: doc.title,
-    icon: doc.icon,
-    plainText: doc.plainText,
-    archived: doc.archived,
-    version: Date.parse(doc.updatedAt),
-  };
 }
 
 /** Index ids in (after, upTo] (to the end when upTo is absent) that are not in `kept`. */

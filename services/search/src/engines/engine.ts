@@ -7,16 +7,14 @@
  * engine applies a write only when its version is not older than what it stored for that id.
  */
 
-export interface IndexedDocument {
-  id: string;
-  workspaceId: string;
-  parentId: string | null;
-  title: string;
-  icon: string | null;
-  /** The whole plain text (fetched from the document service when the event's was cut). */
-  plainText: string;
-  /** Archived documents stay indexed (restore brings them back) but are never returned. */
-  archived: boolean;
+import type { WholeDocument } from '@wiki/auth';
+
+/**
+ * A document as the document service describes it (libs/auth WholeDocument) with a version in
+ * place of its updatedAt. The plain text is whole (fetched from the document service when an
+ * event's was cut). Archived documents stay indexed (restore brings them back) but are never returned.
+ */
+export interface IndexedDocument extends Omit<WholeDocument, 'updatedAt'> {
   /** Monotonic per document; older writes are ignored. */
   version: number;
 }

@@ -3,6 +3,7 @@ import { fetchDocumentText, type ServiceClient, wholePlainText } from '@wiki/aut
 import type { DatabasePool } from '@wiki/db';
 import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
 import type { DocumentPatch, IndexedDocument, SearchEngine } from '../engines/engine.js';
+import { indexedDocument } from '../engines/indexed-document.js';
 
 const TYPES = ['document.*', 'workspace.deleted'] as const;
 
@@ -36,16 +37,7 @@ async function writesOf(events: readonly IndexedEvent[], peers: ServiceClient, l
           logger.info({ documentId: d.id, eventId: event.id }, 'document gone before its whole text was read');
           break;
         }
-        writes.upserts.push({
-          id: d.id,
-          workspaceId: d.workspaceId,
-          parentId: d.parentId,
-          title: d.title,
-          icon: d.icon,
-          plainText,
-          archived: d.isArchived,
-          version,
-        });
+        writes.upserts.push(indexedDocument({ ...d, plainText, archived: d.isArchived }, version));
         break;
       }
       case 'document.moved':
@@ -99,16 +91,7 @@ async function wholeDocuments(
   for (const id of new Set(ids)) {
     const doc = await fetchDocumentText(peers, id);
     if (!doc) continue; // deleted since: its document.deleted removes it
-    documents.push({
-      id: doc.id,
-      workspaceId: doc.workspaceId,
-      parentId: doc.parentId,
-      title: doc.title,
-      icon: doc.icon,
-      plainText: doc.plainText,
-      archived: doc.archived,
-      version: versions.get(id) ?? Date.parse(doc.updatedAt),
-    });
+    documents.push(indexedDocument(doc, versions.get(id) ?? Date.parse(doc.updatedAt)));
   }
   return documents;
 }

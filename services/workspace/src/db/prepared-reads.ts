@@ -1,4 +1,4 @@
-import { createPreparedPool, isoTimestampSql } from '@wiki/db';
+import { type ClosableReads, isoTimestampSql, preparedReads } from '@wiki/db';
 import type { MemberView } from './members.js';
 import { type MeRow, type PreferenceRow, splitMeRow } from './preferences.js';
 import type { UserRow } from './users.js';
@@ -14,7 +14,7 @@ import type { WorkspaceRow } from './workspaces.js';
  * the row's type (uuid and text as strings, boolean, int4 as a number). Everything else stays on the
  * slonik pool.
  */
-export interface PreparedReads {
+export interface PreparedReads extends ClosableReads {
   /** The user and their preferences (the defaults when never saved); null when no such user. */
   findMe(userId: string): Promise<{ user: UserRow; preference: PreferenceRow } | null>;
   /** The workspaces the user is a member of, the default one first, then oldest first. */
@@ -24,7 +24,6 @@ export interface PreparedReads {
    * role level, then by name), or null when the caller is not one of them (or no such workspace).
    */
   listMembersAs(workspaceId: string, callerId: string): Promise<MemberView[] | null>;
-  end(): Promise<void>;
 }
 
 const iso = isoTimestampSql;
@@ -73,26 +72,14 @@ const LIST_MEMBERS = {
     ORDER BY array_position(ARRAY['OWNER','ADMIN','EDITOR','COMMENTER','VIEWER'], m.role), lower(u.name), m.id`,
 };
 
-export function createPreparedReads(
-  connectionString: string,
-  logger: { warn(obj: object, msg: string): void },
-  maxConnections = 10,
-): PreparedReads {
-  const pool = createPreparedPool(connectionString, logger, maxConnections);
-  return {
-    async findMe(userId) {
-      const result = await pool.query<MeRow>({ ...FIND_ME, values: [userId] });
-      const row = result.rows[0];
-      return row ? splitMeRow(row) : null;
-    },
-    async listWorkspacesOfUser(userId) {
-      const result = await pool.query<WorkspaceRow>({ ...LIST_WORKSPACES, values: [userId] });
-      return result.rows;
-    },
-    async listMembersAs(workspaceId, callerId) {
-      const result = await pool.query<MemberView>({ ...LIST_MEMBERS, values: [workspaceId, callerId] });
-      return result.rows.length > 0 ? result.rows : null;
-    },
-    end: () => pool.end(),
-  };
-}
+export const createPreparedReads = preparedReads<PreparedReads>((run) => ({
+  async findMe(userId) {
+    const [row] = await run<MeRow>(FIND_ME, [userId]);
+    return row ? splitMeRow(row) : null;
+  },
+  listWorkspacesOfUser: (userId) => run<WorkspaceRow>(LIST_WORKSPACES, [userId]),
+  async listMembersAs(workspaceId, callerId) {
+    const rows = await run<MemberView>(LIST_MEMBERS, [workspaceId, callerId]);
+    return rows.length > 0 ? rows : null;
+  },
+}));

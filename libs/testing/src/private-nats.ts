@@ -3,8 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort } from '@wiki/testing';
-import { expect } from 'vitest';
+import { eventually, freePort } from './names.js';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -41,7 +40,9 @@ export class PrivateNats {
     this.process = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
       stdio: 'ignore',
     });
-    await eventually(async () => expect(await accepts(this.port)).toBe(true));
+    await eventually(async () => {
+      if (!(await accepts(this.port))) throw new Error(`nats-server is not listening on ${this.port} yet`);
+    });
   }
 
   /** SIGKILL: an outage, not a polite shutdown. */
