@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
 import {
   envelope,
+  errorResponses,
   idParams,
   notFound,
   nullable,
@@ -36,6 +37,10 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
           after: uuid,
           limit: Type.Integer({ minimum: 1 }),
         }),
+        response: {
+          200: Type.Unsafe<Readable>({ description: 'NDJSON: one document a line, then {"done":true,"count":n}' }),
+          ...errorResponses(400, 401, 403),
+        },
       },
     },
     async (request, reply) => {
@@ -70,6 +75,7 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
               isPublished: Type.Boolean(),
             }),
           ),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
     },
@@ -107,6 +113,7 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
               updatedAt: timestamp,
             }),
           ),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
     },
@@ -142,6 +149,7 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
               updatedAt: timestamp,
             }),
           ),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
     },
