@@ -1,16 +1,9 @@
 import { startService as startGateway } from '@wiki/gateway';
-import { eventually, type Stack, type StartPart, startStack } from '@wiki/testing';
+import { eventually, type Stack, startStack } from '@wiki/testing';
 import fc from 'fast-check';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService as startAttachment } from '../../services/attachment/src/service.js';
-import { startService as startComment } from '../../services/comment/src/service.js';
-import { startService as startDocument } from '../../services/document/src/service.js';
-import { startService as startExport } from '../../services/export/src/service.js';
-import { startService as startMcp } from '../../services/mcp/src/service.js';
-import { startService as startNotification } from '../../services/notification/src/service.js';
-import { startService as startSearch } from '../../services/search/src/service.js';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { HTTP_SERVICE_PARTS } from '../http-services.js';
 import { bodyFor, encodeText, headersFor, type IdPool, idKind, pathValue, queryFor } from './arbitraries.js';
 import { HeldStreams } from './held-streams.js';
 import { type FuzzRoute, routesOf, type Schema } from './routes.js';
@@ -46,16 +39,7 @@ const fuzzConnections = new Agent();
 beforeAll(async () => {
   stack = await startStack({
     gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      comment: startComment as StartPart,
-      search: startSearch as StartPart,
-      attachment: startAttachment as StartPart,
-      notification: startNotification as StartPart,
-      export: startExport as StartPart,
-      mcp: startMcp as StartPart,
-    },
+    services: HTTP_SERVICE_PARTS,
   });
   world = await buildWorld(stack);
   const docs = await stack.request('GET', '/api/v1/openapi.json', { token: world.bob.token });

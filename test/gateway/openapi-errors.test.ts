@@ -1,15 +1,8 @@
 import { startService as startGateway } from '@wiki/gateway';
 import { ERROR_CODES, ERROR_REASONS } from '@wiki/http';
-import { type Stack, type StartPart, startStack } from '@wiki/testing';
+import { type Stack, startStack } from '@wiki/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService as startAttachment } from '../../services/attachment/src/service.js';
-import { startService as startComment } from '../../services/comment/src/service.js';
-import { startService as startDocument } from '../../services/document/src/service.js';
-import { startService as startExport } from '../../services/export/src/service.js';
-import { startService as startMcp } from '../../services/mcp/src/service.js';
-import { startService as startNotification } from '../../services/notification/src/service.js';
-import { startService as startSearch } from '../../services/search/src/service.js';
-import { startService as startWorkspace } from '../../services/workspace/src/service.js';
+import { HTTP_SERVICE_PARTS } from '../http-services.js';
 
 /**
  * Issue 25, point 7: every operation of the merged OpenAPI document (as the gateway serves it,
@@ -33,16 +26,7 @@ let doc: Json;
 beforeAll(async () => {
   stack = await startStack({
     gateway: startGateway,
-    services: {
-      workspace: startWorkspace as StartPart,
-      document: startDocument as StartPart,
-      comment: startComment as StartPart,
-      search: startSearch as StartPart,
-      attachment: startAttachment as StartPart,
-      notification: startNotification as StartPart,
-      export: startExport as StartPart,
-      mcp: startMcp as StartPart,
-    },
+    services: HTTP_SERVICE_PARTS,
   });
   const token = await stack.tokenFor('openapi-reader@example.com');
   const res = await stack.request('GET', '/api/v1/openapi.json', { token });
