@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CLIENT_ADDRESS_HEADER, UPGRADE_TICKET_HEADER } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { AppError, envelope, nullableString, object, success, Type } from '@wiki/http';
+import { AppError, envelope, errorResponses, nullableString, object, success, Type } from '@wiki/http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { type GuessingBudget, GuessingThrottled } from './auth/guessing.js';
 import type { LocalUsers } from './auth/local-users.js';
@@ -243,6 +243,7 @@ export function registerCollabIdentity(server: FastifyInstance, parts: CollabIde
               idpUid: Type.String(),
             }),
           ),
+          ...errorResponses(400, 401, 429, 503),
         },
       },
     },

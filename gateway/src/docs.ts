@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { ServiceName } from '@wiki/config';
+import { errorResponse } from '@wiki/http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { SingleFlight } from './ttl-cache.js';
 
@@ -71,7 +72,7 @@ function gatewayDocument(): OpenApiDocument {
 export function mergeInto(target: OpenApiDocument, source: Json): void {
   for (const [path, item] of Object.entries((source.paths ?? {}) as Record<string, Json>)) {
     if (!path.startsWith('/api/v1/')) continue;
-    target.paths[path] = { ...item, ...target.paths[path] };
+    target.paths[path] = { ...withRateLimit(item), ...target.paths[path] };
   }
   for (const [section, entries] of Object.entries((source.components ?? {}) as Record<string, Json>)) {
     target.components[section] = { ...entries, ...target.components[section] };
@@ -79,6 +80,30 @@ export function mergeInto(target: OpenApiDocument, source: Json): void {
   for (const tag of (source.tags ?? []) as OpenApiDocument['tags']) {
     if (!target.tags.some((t) => t.name === tag.name)) target.tags.push(tag);
   }
+}
+
+/** The gateway's 429 as an OpenAPI response: the envelope, described with its code, and Retry-After. */
+const RATE_LIMITED_RESPONSE = (() => {
+  const { description, headers, ...schema } = JSON.parse(JSON.stringify(errorResponse('RATE_LIMITED'))) as Json;
+  const retryAfter = headers['retry-after'];
+  return {
+    description,
+    headers: { 'Retry-After': { description: retryAfter.description, schema: { type: retryAfter.type } } },
+    content: { 'application/json': { schema } },
+  };
+})();
+
+/**
+ * The path's operations with the gateway's own 429: the gateway limits every request but the
+ * collaboration server's (gatekeeper.ts), whatever the service behind it declares.
+ */
+function withRateLimit(item: Json): Json {
+  const operations = Object.entries(item).map(([method, operation]: [string, Json]) => {
+    const internalOnly = operation.security?.length && operation.security.every((s: Json) => 'internalApiKey' in s);
+    if (internalOnly || !operation.responses || operation.responses['429']) return [method, operation];
+    return [method, { ...operation, responses: { ...operation.responses, 429: RATE_LIMITED_RESPONSE } }];
+  });
+  return Object.fromEntries(operations);
 }
 
 /**

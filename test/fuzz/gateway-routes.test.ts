@@ -2,6 +2,7 @@ import { eventually, type Stack } from '@wiki/testing';
 import fc from 'fast-check';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { HTTP_SERVICES } from '../http-services.js';
 import { startPlatform } from '../platform.js';
 import { bodyFor, encodeText, headersFor, type IdPool, idKind, pathValue, queryFor } from './arbitraries.js';
 import { HeldStreams } from './held-streams.js';
@@ -36,16 +37,7 @@ const held = new HeldStreams(HELD_STREAMS_PER_ROUTE);
 const fuzzConnections = new Agent();
 
 beforeAll(async () => {
-  stack = await startPlatform([
-    'workspace',
-    'document',
-    'comment',
-    'search',
-    'attachment',
-    'notification',
-    'export',
-    'mcp',
-  ]);
+  stack = await startPlatform(HTTP_SERVICES);
   world = await buildWorld(stack);
   const docs = await stack.request('GET', '/api/v1/openapi.json', { token: world.bob.token });
   expect(docs.status).toBe(200);

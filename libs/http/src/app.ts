@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
+import type { ErrorReason } from './error-reasons.js';
 import { AppError, type ErrorDetail, errorBody } from './errors.js';
 import { registerMetrics } from './metrics.js';
 import { nulFieldError, nulFieldOfJson, refuseNulInUrls } from './nul-text.js';
@@ -143,11 +144,13 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     else if (mapped.status === 503)
       request.log.warn({ code: mapped.code, message: mapped.message }, 'request unavailable');
     else if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: mapped.code, message: mapped.message }, 'request refused');
+    else request.log.info({ code: mapped.code, reason: mapped.reason, message: mapped.message }, 'request refused');
     if (mapped.code === 'RATE_LIMITED' && !reply.getHeader('retry-after')) reply.header('retry-after', '60');
     if (mapped.status === 503 && !reply.getHeader('retry-after'))
       reply.header('retry-after', OUTAGE_RETRY_AFTER_SECONDS);
-    return reply.status(mapped.status).send(errorBody(mapped.code, mapped.message, request.id, mapped.details));
+    return reply
+      .status(mapped.status)
+      .send(errorBody(mapped.code, mapped.message, request.id, mapped.details, mapped.reason));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -228,11 +231,18 @@ interface MappedError {
   code: AppError['code'];
   message: string;
   details?: ErrorDetail[];
+  reason?: ErrorReason;
 }
 
 function mapError(error: FastifyError & { details?: ErrorDetail[] }): MappedError {
   if (error instanceof AppError)
-    return { status: error.statusCode, code: error.code, message: error.message, details: error.details };
+    return {
+      status: error.statusCode,
+      code: error.code,
+      message: error.message,
+      details: error.details,
+      reason: error.reason,
+    };
   if (error.validation) {
     const details = error.validation.map((v) => validationDetail(v as unknown as AjvError, error.validationContext));
     return {

@@ -1,42 +1,19 @@
+import { type ErrorCode, STATUS_OF } from './error-codes.js';
+import { ERROR_REASONS, type ErrorReason } from './error-reasons.js';
+
 export interface ErrorDetail {
   field: string;
   message: string;
 }
 
-export type ErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'GONE'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
-
-export const STATUS_OF: Record<ErrorCode, number> = {
-  VALIDATION_ERROR: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  GONE: 410,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  RATE_LIMITED: 429,
-  SERVICE_UNAVAILABLE: 503,
-  INTERNAL_ERROR: 500,
-};
-
-/** An error whose code, message and details are meant for the client. */
+/** An error whose code, message, details and domain reason are meant for the client. */
 export class AppError extends Error {
   readonly statusCode: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
+    readonly reason?: ErrorReason,
   ) {
     super(message);
     this.name = 'AppError';
@@ -55,14 +32,36 @@ export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const gone = (message: string) => new AppError('GONE', message);
 export const serviceUnavailable = (message = 'Service unavailable') => new AppError('SERVICE_UNAVAILABLE', message);
 
+/** A refusal for a domain reason of the catalogue: answered with the reason's code, and the reason. */
+export const refusal = (reason: ErrorReason, message: string) =>
+  new AppError(ERROR_REASONS[reason].code, message, undefined, reason);
+
 export interface ErrorBody {
   success: false;
-  error: { code: ErrorCode; message: string; details?: ErrorDetail[]; requestId?: string };
+  error: {
+    code: ErrorCode;
+    reason?: ErrorReason;
+    message: string;
+    details?: ErrorDetail[];
+    requestId?: string;
+  };
 }
 
-export function errorBody(code: ErrorCode, message: string, requestId?: string, details?: ErrorDetail[]): ErrorBody {
+export function errorBody(
+  code: ErrorCode,
+  message: string,
+  requestId?: string,
+  details?: ErrorDetail[],
+  reason?: ErrorReason,
+): ErrorBody {
   return {
     success: false,
-    error: { code, message, ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) },
+    error: {
+      code,
+      ...(reason ? { reason } : {}),
+      message,
+      ...(details ? { details } : {}),
+      ...(requestId ? { requestId } : {}),
+    },
   };
 }

@@ -1,4 +1,7 @@
 export * from './app.js';
+export * from './error-codes.js';
+export * from './error-reasons.js';
+export * from './error-responses.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './image-url.js';

@@ -93,28 +93,6 @@ export const listOf = <I extends TSchema>(item: I) => envelope(Type.Array(item))
 /** `ApiResponse<Void>`: `{ success: true }`. */
 export const voidEnvelope = openObject({ success: Type.Boolean() }, ['success']);
 
-export const errorEnvelope = Type.Unsafe<{
-  success?: boolean;
-  error?: { code?: string; message?: string; requestId?: string; details?: { field?: string; message?: string }[] };
-}>({
-  type: 'object',
-  properties: {
-    success: Type.Boolean(),
-    error: {
-      type: 'object',
-      properties: {
-        code: Type.String(),
-        message: Type.String(),
-        requestId: Type.String(),
-        details: {
-          type: 'array',
-          items: { type: 'object', properties: { field: Type.String(), message: Type.String() } },
-        },
-      },
-    },
-  },
-});
-
 /** Path parameters that are all UUIDs, all required. */
 export const idParams = <const N extends string>(...names: N[]) =>
   object(Object.fromEntries(names.map((n) => [n, uuid])) as { [K in N]: typeof uuid }, names);

@@ -3,9 +3,11 @@ import {
   conflict,
   createApp,
   envelope,
+  errorResponses,
   idParams,
   notBlank,
   object,
+  refusal,
   registerHealth,
   stringEnum,
   success,
@@ -44,6 +46,14 @@ async function build(): Promise<FastifyInstance> {
   app.get('/conflict', async () => {
     throw conflict('Already there');
   });
+  // Declared error responses serialize through their schema: the reason must survive it.
+  app.get(
+    '/archived',
+    { schema: { response: { 200: envelope(uuid), ...errorResponses(404, 'DOCUMENT_ARCHIVED') } } },
+    async () => {
+      throw refusal('DOCUMENT_ARCHIVED', 'This document is archived');
+    },
+  );
   app.get('/unique', async () => {
     throw Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
   });
@@ -164,6 +174,21 @@ describe('createApp', () => {
     const unique = await app.inject({ method: 'GET', url: '/unique' });
     expect(unique.statusCode).toBe(409);
     expect(unique.json().error.code).toBe('CONFLICT');
+    expect(unique.json().error.reason).toBeUndefined();
+  });
+
+  it('carries the domain reason of a refusal next to its code, through a declared error response', async () => {
+    const res = await app.inject({ method: 'GET', url: '/archived' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({
+      success: false,
+      error: {
+        code: 'CONFLICT',
+        reason: 'DOCUMENT_ARCHIVED',
+        message: 'This document is archived',
+        requestId: res.headers['x-request-id'],
+      },
+    });
   });
 
   it('answers unknown routes with the 404 envelope', async () => {
@@ -215,5 +240,11 @@ describe('createApp', () => {
     expect(spec.info.title).toBe('Test API');
     expect(spec.paths['/things/{id}'].post).toBeDefined();
     expect(spec.paths['/openapi.json']).toBeUndefined();
+    const archived = spec.paths['/archived'].get.responses;
+    expect(Object.keys(archived).sort()).toEqual(['200', '404', '409']);
+    expect(archived['409'].description).toMatch(/^CONFLICT: .*reason: DOCUMENT_ARCHIVED/);
+    expect(archived['404'].content['application/json'].schema.properties.error.properties.reason.enum).toContain(
+      'DOCUMENT_ARCHIVED',
+    );
   });
 });

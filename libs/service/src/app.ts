@@ -3,7 +3,7 @@ import type {} from '@fastify/swagger';
 import { createServiceClient, identity, type ServiceClient } from '@wiki/auth';
 import type { Config, ServiceName } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
-import { createApp, errorEnvelope, type HealthCheck, registerHealth } from '@wiki/http';
+import { createApp, errorEnvelope, errorResponse, type HealthCheck, registerHealth } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 
 /** What every service's `buildApp` takes besides its own dependencies. */
@@ -63,9 +63,5 @@ function describeOutages(app: FastifyInstance): void {
   });
 }
 
-/** The envelope, with the header @fastify/swagger lists for it. */
-const OUTAGE_RESPONSE = {
-  ...errorEnvelope,
-  description: 'SERVICE_UNAVAILABLE: a dependency (database, queue) cannot be reached; retry after Retry-After',
-  headers: { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } },
-};
+/** The envelope, described with its code and the Retry-After header. */
+const OUTAGE_RESPONSE = errorResponse('SERVICE_UNAVAILABLE');

@@ -61,9 +61,9 @@ async function list(as: SignedInUser, query = '', docId = documentId) {
   return stack.request('GET', `${threadsPath(docId)}${query}`, { token: as.token });
 }
 
-function expectError(res: { status: number; body: any }, status: number, code: string) {
+function expectError(res: { status: number; body: any }, status: number, code: string, reason?: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toMatchObject({ success: false, error: { code } });
+  expect(res.body).toMatchObject({ success: false, error: { code, ...(reason ? { reason } : {}) } });
 }
 
 describe('POST /comments/documents/{documentId}/threads', () => {
@@ -467,9 +467,9 @@ describe('PUT /comments/threads/{threadId}/resolve and /reopen', () => {
 
   it('refuses transitions the state table does not have (409)', async () => {
     const thread = await newThread(carl);
-    expectError(await put(carl, thread.id, 'reopen'), 409, 'CONFLICT');
+    expectError(await put(carl, thread.id, 'reopen'), 409, 'CONFLICT', 'THREAD_ALREADY_OPEN');
     expect((await put(carl, thread.id, 'resolve')).status).toBe(200);
-    expectError(await put(carl, thread.id, 'resolve'), 409, 'CONFLICT');
+    expectError(await put(carl, thread.id, 'resolve'), 409, 'CONFLICT', 'THREAD_ALREADY_RESOLVED');
     const listed = (await list(vera, '?status=resolved')).body.data.find((t: any) => t.id === thread.id);
     expect(listed.resolvedBy.id).toBe(carl.id);
   });

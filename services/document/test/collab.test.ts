@@ -249,7 +249,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
         contentRevision: '0',
       });
       expect(stale.status).toBe(409);
-      expect(((await stale.json()) as any).error.code).toBe('CONFLICT');
+      expect(((await stale.json()) as any).error).toMatchObject({ code: 'CONFLICT', reason: 'CONTENT_CHANGED' });
       expect((await t.call('GET', `/api/v1/documents/${target.id}`, owner)).body.data.content).toBe(
         JSON.stringify([paragraph('rest again')]),
       );
@@ -282,6 +282,7 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       expect(res.status).toBe(409);
       expect(((await res.json()) as any).error).toMatchObject({
         code: 'CONFLICT',
+        reason: 'DOCUMENT_ARCHIVED',
         message: 'This document is archived; restore it before editing it',
       });
       expect((await save(target.id, { collabState: randomBytes(8) })).status).toBe(409);

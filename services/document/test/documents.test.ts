@@ -362,6 +362,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
         expect(res.status, JSON.stringify(body)).toBe(409);
         expect(res.body.error).toMatchObject({
           code: 'CONFLICT',
+          reason: 'DOCUMENT_ARCHIVED',
           message: 'This document is archived; restore it before editing it',
         });
       }
@@ -369,6 +370,7 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       expect(publish.status).toBe(409);
       expect(publish.body.error).toMatchObject({
         code: 'CONFLICT',
+        reason: 'DOCUMENT_ARCHIVED',
         message: 'This document is archived; restore it before publishing it',
       });
       // Archiving again, an empty body and unpublishing change nothing and are fine.

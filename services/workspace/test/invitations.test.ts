@@ -94,7 +94,7 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
     it('refuses to invite an active member (409), whatever the case of the email', async () => {
       const res = await invite(owner, { email: 'EDITOR@example.com', role: 'VIEWER' });
       expect(res.status).toBe(409);
-      expect(res.body.error.code).toBe('CONFLICT');
+      expect(res.body.error).toMatchObject({ code: 'CONFLICT', reason: 'ALREADY_MEMBER' });
     });
 
     it('refreshes a pending invitation when inviting again (same id and token, new role)', async () => {
@@ -153,6 +153,7 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       expect(status).toBe('EXPIRED');
       const info = await t.call('GET', `/api/v1/invitations/${tokenOf(created.inviteLink)}/info`);
       expect(info.status).toBe(410);
+      expect(info.body.error).toMatchObject({ code: 'GONE', reason: 'INVITATION_EXPIRED' });
     });
 
     it('cancels (204, ADMIN+) and the token stops working (410)', async () => {
@@ -162,8 +163,13 @@ describe.each(MODES)('invitations (%s)', (mode: Mode) => {
       const res = await t.call('DELETE', url, { as: admin });
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
-      expect((await t.call('DELETE', url, { as: admin })).status).toBe(409);
-      expect((await t.call('GET', `/api/v1/invitations/${tokenOf(created.inviteLink)}/info`)).status).toBe(410);
+      expect((await t.call('DELETE', url, { as: admin })).body.error).toMatchObject({
+        code: 'CONFLICT',
+        reason: 'INVITATION_NOT_PENDING',
+      });
+      expect((await t.call('GET', `/api/v1/invitations/${tokenOf(created.inviteLink)}/info`)).body.error).toMatchObject(
+        { code: 'GONE', reason: 'INVITATION_CLOSED' },
+      );
       const invitee = await t.signIn('cancel-me@example.com');
       expect((await accept(invitee, tokenOf(created.inviteLink))).status).toBe(410);
       expect((await t.outbox('invitation.cancelled')).at(-1)).toMatchObject({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Actor } from '@wiki/auth';
 import { newEvent, publishInTx } from '@wiki/events';
-import { AppError, badRequest, conflict, notFound } from '@wiki/http';
+import { AppError, badRequest, notFound, refusal } from '@wiki/http';
 import { imageSize } from 'image-size';
 import type { AttachmentContext } from '../context.js';
 import {
@@ -50,7 +50,8 @@ async function authorizeUpload(ctx: AttachmentContext, actor: Actor, workspaceId
   await ctx.membership.requireRole(workspaceId, actor.userId, 'EDITOR', 'Workspace', actor.requestId);
   const doc = await documentOf(ctx, documentId, actor.requestId);
   if (!doc || doc.workspaceId !== workspaceId) throw notFound('Document');
-  if (doc.isArchived) throw conflict('The document is archived: restore it before adding files to it');
+  if (doc.isArchived)
+    throw refusal('DOCUMENT_ARCHIVED', 'The document is archived: restore it before adding files to it');
 }
 
 function dimensions(mime: string, head: Buffer): { width: number | null; height: number | null } {

@@ -1,7 +1,17 @@
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
-import { AppError, errorBody, errorEnvelope, idParams, SUCCESS_VOID, success, Type, voidEnvelope } from '@wiki/http';
+import {
+  AppError,
+  errorBody,
+  errorResponse,
+  errorResponses,
+  idParams,
+  SUCCESS_VOID,
+  success,
+  Type,
+  voidEnvelope,
+} from '@wiki/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listForDocument, readableFile, remove, type UploadForm, upload } from '../commands/attachments.js';
 import type { AttachmentContext } from '../context.js';
@@ -14,7 +24,7 @@ import { attachmentList, fileQuery, oneAttachment } from './schemas.js';
 
 const tags = ['Attachments'];
 const BASE = '/api/v1/attachments';
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 503: errorEnvelope };
+const errors = errorResponses(400, 401, 403, 404);
 
 /** Room for the form around the file (boundaries, part headers, the two ids). */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
@@ -123,7 +133,7 @@ export async function registerAttachmentRoutes(server: FastifyInstance, ctx: Att
           tags,
           summary: 'Uploads a file to a document (multipart/form-data: file, workspaceId, documentId); EDITOR or above',
           consumes: ['multipart/form-data'],
-          response: { 201: oneAttachment, ...errors, 413: errorEnvelope, 415: errorEnvelope },
+          response: { 201: oneAttachment, ...errorResponses(400, 401, 403, 404, 'DOCUMENT_ARCHIVED', 413, 415) },
         },
       },
       async (request, reply) => {
@@ -178,6 +188,10 @@ export async function registerAttachmentRoutes(server: FastifyInstance, ctx: Att
             206: Type.Unsafe({ description: 'A range of the file' }),
             304: Type.Unsafe({ description: 'Not modified' }),
             ...errors,
+            416: {
+              ...errorResponse('VALIDATION_ERROR'),
+              description: 'VALIDATION_ERROR: the requested range is not satisfiable',
+            },
           },
         },
       },

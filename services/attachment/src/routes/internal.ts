@@ -1,6 +1,7 @@
+import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { AppError, object, Type, uuid } from '@wiki/http';
+import { AppError, errorResponses, object, Type, uuid } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { embeddableImage } from '../commands/images.js';
 import type { AttachmentContext } from '../context.js';
@@ -22,7 +23,17 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: AttachmentC
   // An image's bytes for the export worker to embed, streamed from the store as they are read.
   app.get(
     '/internal/attachments/image',
-    { onRequest: requireKind('service'), schema: { hide: true, querystring: imageQuery } },
+    {
+      onRequest: requireKind('service'),
+      schema: {
+        hide: true,
+        querystring: imageQuery,
+        response: {
+          200: Type.Unsafe<Readable>({ description: 'The image, with its stored type' }),
+          ...errorResponses(400, 401, 403, 404, 413, 415),
+        },
+      },
+    },
     async (request, reply) => {
       const { url, workspaceId, maxBytes } = request.query;
       const row = await embeddableImage(ctx, url, workspaceId, maxBytes);

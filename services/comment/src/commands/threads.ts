@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CommonQueryMethods } from '@wiki/db';
-import { badRequest, conflict, forbidden, notFound } from '@wiki/http';
+import { badRequest, forbidden, notFound, refusal } from '@wiki/http';
 import { commentAuthors, insertComment } from '../db/comments.js';
 import {
   findThread,
@@ -115,7 +115,9 @@ export async function transitionThread(
     if (!current) throw notFound('Thread');
     const next = nextStatus(current.status, transition);
     if (!next)
-      throw conflict(transition === 'resolve' ? 'The thread is already resolved' : 'The thread is already open');
+      throw transition === 'resolve'
+        ? refusal('THREAD_ALREADY_RESOLVED', 'The thread is already resolved')
+        : refusal('THREAD_ALREADY_OPEN', 'The thread is already open');
     const changed = await setThreadStatus(tx, threadId, next, actor.userId);
     const participants = participantsOf(changed.createdBy, await commentAuthors(tx, threadId));
     await emitThread(

@@ -1,14 +1,14 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
-import { envelope, errorEnvelope, idParams, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
+import { envelope, errorResponses, idParams, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { addComment, deleteComment, editComment } from '../commands/comments.js';
 import type { CommentContext } from '../commands/context.js';
 import { commentResponse, contentInput } from './schemas.js';
 
 const tags = ['Comments'];
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
+const errors = errorResponses(400, 401, 403, 404);
 
 export function registerCommentRoutes(server: FastifyInstance, ctx: CommentContext): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,14 +1,14 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
-import { envelope, errorEnvelope, idParams, listOf, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
+import { envelope, errorResponses, idParams, listOf, SUCCESS_VOID, success, voidEnvelope } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { CommentContext } from '../commands/context.js';
 import { createThread, deleteThread, listThreads, transitionThread } from '../commands/threads.js';
 import { createThreadBody, statusQuery, threadResponse } from './schemas.js';
 
 const tags = ['Comments'];
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
+const errors = errorResponses(400, 401, 403, 404);
 
 export function registerThreadRoutes(server: FastifyInstance, ctx: CommentContext): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -51,7 +51,7 @@ export function registerThreadRoutes(server: FastifyInstance, ctx: CommentContex
         tags,
         summary: 'Resolve an open thread (COMMENTER+)',
         params: idParams('threadId'),
-        response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors },
+        response: { 200: envelope(threadResponse), ...errorResponses(400, 401, 403, 404, 'THREAD_ALREADY_RESOLVED') },
       },
     },
     async (request) => success(await transitionThread(ctx, requireActor(request), request.params.threadId, 'resolve')),
@@ -64,7 +64,7 @@ export function registerThreadRoutes(server: FastifyInstance, ctx: CommentContex
         tags,
         summary: 'Reopen a resolved thread (COMMENTER+)',
         params: idParams('threadId'),
-        response: { 200: envelope(threadResponse), 409: errorEnvelope, ...errors },
+        response: { 200: envelope(threadResponse), ...errorResponses(400, 401, 403, 404, 'THREAD_ALREADY_OPEN') },
       },
     },
     async (request) => success(await transitionThread(ctx, requireActor(request), request.params.threadId, 'reopen')),

@@ -1,5 +1,5 @@
 import type { Role } from '@wiki/auth';
-import { conflict, notFound } from '@wiki/http';
+import { notFound, refusal } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
 import type { DocumentState } from '../db/documents.js';
 
@@ -33,4 +33,5 @@ export function requireNotArchived(doc: DocumentState, doing: string): void {
 }
 
 /** The 409 for a change to an archived document. */
-export const archivedConflict = (doing: string) => conflict(`This document is archived; restore it before ${doing} it`);
+export const archivedConflict = (doing: string) =>
+  refusal('DOCUMENT_ARCHIVED', `This document is archived; restore it before ${doing} it`);

@@ -1,5 +1,5 @@
 import { atLeast, type Role } from '@wiki/auth';
-import { conflict, forbidden, notFound } from '@wiki/http';
+import { forbidden, notFound, refusal } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
 import {
   collabContentOf,
@@ -128,7 +128,7 @@ export async function saveCollab(
     if (!doc) throw notFound('Document');
     requireNotArchived(doc, 'editing');
     if (save.contentRevision !== undefined && save.contentRevision !== (await contentRevisionOf(tx, documentId))) {
-      throw conflict('The content was changed by another writer since this state was loaded');
+      throw refusal('CONTENT_CHANGED', 'The content was changed by another writer since this state was loaded');
     }
     await saveCollabState(tx, documentId, save.state);
     if (changed.length === 0) return;

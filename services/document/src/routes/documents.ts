@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
 import {
   envelope,
+  errorResponses,
   idParams,
   listOf,
   object,
@@ -62,7 +63,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'Root documents of a workspace, or the children of parentId',
         querystring: object({ workspaceId: uuid, parentId: parentQuery }, ['workspaceId']),
-        response: { 200: listOf(listItemResponse) },
+        response: { 200: listOf(listItemResponse), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
@@ -81,7 +82,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'The whole document tree of a workspace (archived subtrees left out)',
         querystring: object({ workspaceId: uuid }, ['workspaceId']),
-        response: { 200: treeResponse },
+        response: { 200: treeResponse, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
@@ -99,7 +100,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'A document (also an archived one)',
         params: idParam,
-        response: { 200: envelope(documentResponse) },
+        response: { 200: envelope(documentResponse), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -116,7 +117,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'Direct children (archived ones left out)',
         params: idParam,
-        response: { 200: listOf(listItemResponse) },
+        response: { 200: listOf(listItemResponse), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
@@ -133,7 +134,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'Breadcrumbs from the root down to the document itself',
         params: idParam,
-        response: { 200: listOf(breadcrumbResponse) },
+        response: { 200: listOf(breadcrumbResponse), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
@@ -150,7 +151,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'Create a document (last among its siblings)',
         body: createBody,
-        response: { 201: envelope(documentResponse) },
+        response: { 201: envelope(documentResponse), ...errorResponses(400, 401, 403, 404, 413) },
       },
     },
     async (request, reply) => {
@@ -168,7 +169,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         summary: 'Update fields; isArchived archives or restores the document with its subtree',
         params: idParam,
         body: updateBody,
-        response: { 200: envelope(documentResponse) },
+        response: { 200: envelope(documentResponse), ...errorResponses(400, 401, 403, 404, 413, 'DOCUMENT_ARCHIVED') },
       },
     },
     async (request) => {
@@ -187,7 +188,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         summary: 'Move under parentId (null: to the root), at index among its children (default: last)',
         params: idParam,
         body: moveBody,
-        response: { 200: envelope(documentResponse) },
+        response: { 200: envelope(documentResponse), ...errorResponses(400, 401, 403, 404, 'DOCUMENT_ARCHIVED') },
       },
     },
     async (request) => {
@@ -205,7 +206,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'Delete the document; its children become root documents',
         params: idParam,
-        response: { 200: voidEnvelope },
+        response: { 200: voidEnvelope, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -222,7 +223,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'Delete the document and all its descendants, permanently',
         params: idParam,
-        response: { 200: voidEnvelope },
+        response: { 200: voidEnvelope, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -243,7 +244,13 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
           tags,
           summary: published ? 'Make the document readable without signing in' : 'Stop public reading',
           params: idParam,
-          response: { 200: voidEnvelope },
+          // Publishing an archived document is refused; unpublishing one is allowed.
+          response: {
+            200: voidEnvelope,
+            ...(published
+              ? errorResponses(400, 401, 403, 404, 'DOCUMENT_ARCHIVED')
+              : errorResponses(400, 401, 403, 404)),
+          },
         },
       },
       async (request) => {

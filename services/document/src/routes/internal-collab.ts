@@ -5,6 +5,7 @@ import {
   AppError,
   badRequest,
   envelope,
+  errorResponses,
   idParams,
   object,
   SUCCESS_VOID,
@@ -103,6 +104,7 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
                 workspaceId: Type.String({ format: 'uuid' }),
               }),
             ),
+            ...errorResponses(400, 401, 403, 404),
           },
         },
       },
@@ -122,6 +124,11 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
           summary:
             'The stored collaboration state (binary); 204 when none or stale. Header x-content-revision: the revision to save with',
           params,
+          response: {
+            200: Type.Unsafe<Buffer>({ description: 'The state (application/octet-stream)' }),
+            204: Type.Unsafe<undefined>({ type: 'null', description: 'No state, or a stale one' }),
+            ...errorResponses(400, 401, 403, 404),
+          },
         },
       },
       async (request, reply) => {
@@ -142,6 +149,7 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
           params,
           response: {
             200: envelope(object({ content: Type.String(), contentRevision: Type.Integer({ minimum: 0 }) })),
+            ...errorResponses(400, 401, 403, 404),
           },
         },
       },
@@ -158,7 +166,10 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
             'Store the collaboration state (multipart: collabState file; plainText, jsonContent, idpUid, contentRevision fields; 409 when the content moved on)',
           consumes: ['multipart/form-data'],
           params,
-          response: { 200: voidEnvelope },
+          response: {
+            200: voidEnvelope,
+            ...errorResponses(400, 401, 403, 404, 413, 415, 'DOCUMENT_ARCHIVED', 'CONTENT_CHANGED'),
+          },
         },
       },
       async (request) => {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
 import {
   envelope,
+  errorResponses,
   idParams,
   notFound,
   nullable,
@@ -37,6 +38,10 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
           after: uuid,
           limit: Type.Integer({ minimum: 1 }),
         }),
+        response: {
+          200: Type.Unsafe<Readable>({ description: 'NDJSON: one document a line, then {"done":true,"count":n}' }),
+          ...errorResponses(400, 401, 403),
+        },
       },
     },
     async (request, reply) => {
@@ -71,6 +76,7 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
               isPublished: Type.Boolean(),
             }),
           ),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
     },
@@ -108,6 +114,7 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
               updatedAt: timestamp,
             }),
           ),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
     },
@@ -143,6 +150,7 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
               updatedAt: timestamp,
             }),
           ),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
     },

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, idParams, listOf, success } from '@wiki/http';
+import { envelope, errorResponses, idParams, listOf, success } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from '../context.js';
 import { presentPublicDocument, presentPublicListItem } from '../presenters/documents.js';
@@ -20,7 +20,7 @@ export function registerPublicRoutes(server: FastifyInstance, ctx: DocumentConte
         security: [],
         summary: 'A published document',
         params,
-        response: { 200: envelope(publicDocumentResponse) },
+        response: { 200: envelope(publicDocumentResponse), ...errorResponses(400, 404) },
       },
     },
     async (request) => success(presentPublicDocument(await getPublicDocument(ctx, request.params.documentId))),
@@ -34,7 +34,7 @@ export function registerPublicRoutes(server: FastifyInstance, ctx: DocumentConte
         security: [],
         summary: 'Its published children',
         params,
-        response: { 200: listOf(publicListItemResponse) },
+        response: { 200: listOf(publicListItemResponse), ...errorResponses(400, 404) },
       },
     },
     async (request) => success((await publicChildren(ctx, request.params.documentId)).map(presentPublicListItem)),
@@ -48,7 +48,7 @@ export function registerPublicRoutes(server: FastifyInstance, ctx: DocumentConte
         security: [],
         summary: 'The unbroken chain of published ancestors above it, from the top, ending with it',
         params,
-        response: { 200: listOf(publicListItemResponse) },
+        response: { 200: listOf(publicListItemResponse), ...errorResponses(400, 404) },
       },
     },
     async (request) => success((await publicAncestors(ctx, request.params.documentId)).map(presentPublicListItem)),

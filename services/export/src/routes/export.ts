@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type MembershipAccess, requireActor, type ServiceClient } from '@wiki/auth';
-import { AppError, errorEnvelope, idParams, notFound, object, serviceUnavailable, stringEnum, Type } from '@wiki/http';
+import { errorResponses, idParams, notFound, object, refusal, serviceUnavailable, stringEnum, Type } from '@wiki/http';
 import type { ObjectStorage } from '@wiki/storage';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { contentDisposition } from '../domain/filename.js';
@@ -43,7 +43,7 @@ async function takeSlot(slots: UserSlots, userId: string, reply: FastifyReply): 
   }
   if (!slot) {
     reply.header('retry-after', RETRY_AFTER_S);
-    throw new AppError('RATE_LIMITED', 'Too many exports running at once; try again when one has finished');
+    throw refusal('EXPORTS_BUSY', 'Too many exports running at once; try again when one has finished');
   }
   return slot;
 }
@@ -61,12 +61,7 @@ export function registerExportRoutes(server: FastifyInstance, deps: ExportRouteD
         querystring: object({ format: stringEnum(FORMATS) }, ['format']),
         response: {
           200: file,
-          400: errorEnvelope,
-          401: errorEnvelope,
-          403: errorEnvelope,
-          404: errorEnvelope,
-          429: errorEnvelope,
-          503: errorEnvelope,
+          ...errorResponses(400, 401, 403, 404, 'EXPORTS_BUSY'),
         },
       },
     },

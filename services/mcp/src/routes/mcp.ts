@@ -2,7 +2,7 @@ import type {} from '@fastify/swagger'; // its schema keywords (tags, summary, s
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { IDENTITY_HEADER, requireKind, requireUser } from '@wiki/auth';
-import { AppError, errorEnvelope, notFound, object, Type, uuid } from '@wiki/http';
+import { AppError, errorResponses, notFound, object, openObject, Type, uuid } from '@wiki/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../clients/as-user.js';
 import { authInfoOf, createMcpServer, type ToolDeps } from '../tools/server.js';
@@ -25,6 +25,19 @@ function callerOf(request: FastifyRequest): Caller {
 
 /** A JSON-RPC message or a batch of them; the SDK checks them against the protocol. */
 const jsonRpcBody = Type.Unsafe<unknown>({ type: ['object', 'array'], description: 'JSON-RPC message(s)' });
+
+/** The protocol's 405 to a GET of the MCP path: a JSON-RPC error, not the error envelope. */
+const statelessRefusal = {
+  ...openObject(
+    {
+      jsonrpc: Type.String(),
+      error: openObject({ code: Type.Integer(), message: Type.String() }, ['code', 'message']),
+      id: Type.Unsafe<null>({ type: 'null' }),
+    },
+    ['jsonrpc', 'error', 'id'],
+  ),
+  description: 'A JSON-RPC error (as the protocol has it): this server offers no stream; use POST',
+};
 
 /**
  * What MCP_SESSIONS_PER_KEY counts by: the key the gateway says was presented; the user, should a
@@ -62,7 +75,7 @@ export function registerMcpRoutes(
         security,
         summary: 'MCP Streamable HTTP transport (stateless; JSON responses)',
         body: jsonRpcBody,
-        response: { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 415: errorEnvelope },
+        response: errorResponses(400, 401, 403, 413, 415, 503),
       },
     },
     streamable,
@@ -71,7 +84,12 @@ export function registerMcpRoutes(
     MCP_PATH,
     {
       onRequest: onlyMcpKeys,
-      schema: { tags, security, summary: 'Ends a session: a stateless server has none, so this always succeeds' },
+      schema: {
+        tags,
+        security,
+        summary: 'Ends a session: a stateless server has none, so this always succeeds',
+        response: errorResponses(401, 403, 503),
+      },
     },
     streamable,
   );
@@ -85,6 +103,7 @@ export function registerMcpRoutes(
         tags,
         security,
         summary: 'No server-initiated stream (405, as the protocol has it): the server is stateless',
+        response: { ...errorResponses(401, 403, 503), 405: statelessRefusal },
       },
     },
     // The protocol's own answer (a JSON-RPC error, as the SDK words it), which clients expect here.
@@ -107,7 +126,7 @@ export function registerMcpRoutes(
         tags,
         security,
         summary: 'MCP SSE transport: the event stream (its first event names the messages URL)',
-        response: { 401: errorEnvelope, 403: errorEnvelope },
+        response: errorResponses(401, 403, 503),
       },
     },
     async (request, reply) => {
@@ -159,13 +178,7 @@ export function registerMcpRoutes(
         body: jsonRpcBody,
         response: {
           202: Type.Unsafe<null>({ type: 'null', description: 'Accepted: the answer comes on the stream' }),
-          400: errorEnvelope,
-          401: errorEnvelope,
-          403: errorEnvelope,
-          404: errorEnvelope,
-          413: errorEnvelope,
-          415: errorEnvelope,
-          503: errorEnvelope,
+          ...errorResponses(400, 401, 403, 404, 413, 415, 503),
         },
       },
     },

@@ -2,7 +2,7 @@ import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) f
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
-import { errorEnvelope, success, Type } from '@wiki/http';
+import { errorResponses, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { actioned, deleteOne, dismissOne, listPage, read, readAll, unreadCountOf } from '../commands/notifications.js';
 import type { PreparedReads } from '../db/prepared-reads.js';
@@ -19,7 +19,7 @@ import {
 
 /** 204: no body. */
 const noContent = Type.Unsafe<undefined>({ type: 'null', description: 'No Content' });
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 404: errorEnvelope, 503: errorEnvelope };
+const errors = errorResponses(400, 401, 404);
 const tags = ['Notifications'];
 const BASE = '/api/v1/notifications';
 

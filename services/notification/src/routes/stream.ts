@@ -1,7 +1,7 @@
 import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
-import { errorEnvelope, object, openObject, Type } from '@wiki/http';
+import { errorResponses, object, openObject, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { type StreamLimit, TOO_MANY_STREAMS_NOTICE } from '../live/stream-limit.js';
 import type { NotificationStreams, ServedStream } from '../live/streams.js';
@@ -31,8 +31,7 @@ export function registerStreamRoute(server: FastifyInstance, streams: Notificati
         headers: openObject({ 'last-event-id': eventId }),
         response: {
           200: Type.String({ description: 'text/event-stream' }),
-          400: errorEnvelope,
-          401: errorEnvelope,
+          ...errorResponses(400, 401),
         },
       },
     },

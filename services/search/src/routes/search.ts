@@ -1,7 +1,7 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type MembershipAccess, requireActor } from '@wiki/auth';
-import { errorEnvelope, listOf, nullable, object, success, Type, uuid, withDefault } from '@wiki/http';
+import { errorResponses, listOf, nullable, object, success, Type, uuid, withDefault } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { SearchEngine } from '../engines/engine.js';
 
@@ -47,10 +47,7 @@ export function registerSearchRoutes(server: FastifyInstance, { engine, access }
         querystring: searchQuery,
         response: {
           200: listOf(searchResult),
-          400: errorEnvelope,
-          401: errorEnvelope,
-          404: errorEnvelope,
-          503: errorEnvelope,
+          ...errorResponses(400, 401, 404),
         },
       },
     },

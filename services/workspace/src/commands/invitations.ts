@@ -1,6 +1,6 @@
 import type { Role } from '@wiki/auth';
 import type { DatabaseTransactionConnection } from '@wiki/db';
-import { conflict, notFound } from '@wiki/http';
+import { notFound, refusal } from '@wiki/http';
 import {
   findInvitation,
   findInvitationByToken,
@@ -59,7 +59,7 @@ export function invite(ctx: Context, userId: string, workspaceId: string, input:
     assertCanInvite(member.role, input.role);
     const email = input.email.trim();
     if (await findMemberByEmail(tx, workspaceId, email))
-      throw conflict('This person is already a member of the workspace');
+      throw refusal('ALREADY_MEMBER', 'This person is already a member of the workspace');
     const { id, inserted } = await upsertPendingInvitation(tx, {
       workspaceId,
       email,
@@ -104,7 +104,10 @@ export function cancelInvitation(
     const invitation = await findInvitationInWorkspace(tx, workspaceId, invitationId, true);
     if (!invitation) throw notFound('Invitation');
     if (!canCancel(invitation.status))
-      throw conflict(`Only a pending invitation can be cancelled (this one is ${invitation.status})`);
+      throw refusal(
+        'INVITATION_NOT_PENDING',
+        `Only a pending invitation can be cancelled (this one is ${invitation.status})`,
+      );
     await setInvitationStatus(tx, invitation.id, 'CANCELLED');
     await emitInvitation(tx, 'cancelled', userId, invitation, await inviteeUserId(tx, invitation.email));
   });
@@ -124,9 +127,12 @@ export function resendInvitation(
     if (!found) throw notFound('Invitation');
     assertCanInvite(member.role, found.role);
     if (!canResend(found.status))
-      throw conflict(`Only a pending or expired invitation can be resent (this one is ${found.status})`);
+      throw refusal(
+        'INVITATION_NOT_PENDING',
+        `Only a pending or expired invitation can be resent (this one is ${found.status})`,
+      );
     if (await findMemberByEmail(tx, workspaceId, found.email))
-      throw conflict('This person is already a member of the workspace');
+      throw refusal('ALREADY_MEMBER', 'This person is already a member of the workspace');
     await reopenInvitation(tx, found.id, expiryFrom(new Date(), ctx.config.invitationTtlDays));
     const invitation = await findInvitation(tx, found.id);
     await emitInvitation(tx, 'created', userId, invitation, await inviteeUserId(tx, invitation.email), {
@@ -179,7 +185,7 @@ export function acceptInvitation(ctx: Context, caller: Invitee, token: string): 
       : null;
     assertInviterStillMayInvite(inviter?.role ?? null, invitation.role);
     if (await findMemberByUser(tx, invitation.workspaceId, userId))
-      throw conflict('You are already a member of this workspace');
+      throw refusal('ALREADY_MEMBER', 'You are already a member of this workspace');
     const member = await insertMember(tx, {
       workspaceId: invitation.workspaceId,
       userId,

@@ -1,4 +1,4 @@
-import { conflict, notFound } from '@wiki/http';
+import { notFound, refusal } from '@wiki/http';
 import {
   countMcpKeys,
   deleteMcpKey as deleteKeyRow,
@@ -14,7 +14,7 @@ import type { Context } from './context.js';
 export function createMcpKey(ctx: Context, userId: string, name: string): Promise<{ row: McpKeyRow; key: string }> {
   return ctx.pool.transaction(async (tx) => {
     if ((await countMcpKeys(tx, userId)) >= MAX_KEYS_PER_USER) {
-      throw conflict(`A user can hold at most ${MAX_KEYS_PER_USER} MCP keys; delete one first`);
+      throw refusal('MCP_KEY_LIMIT', `A user can hold at most ${MAX_KEYS_PER_USER} MCP keys; delete one first`);
     }
     const { key, prefix, hash } = newMcpKey();
     const row = await insertMcpKey(tx, { userId, name: name.trim(), hash, prefix });

@@ -1,5 +1,5 @@
 import type { DatabaseTransactionConnection } from '@wiki/db';
-import { conflict, notFound } from '@wiki/http';
+import { notFound, refusal } from '@wiki/http';
 import { type PreferencePatch, type PreferenceRow, savePreferences } from '../db/preferences.js';
 import {
   findUserById,
@@ -73,7 +73,7 @@ export async function resolveUser(ctx: Context, input: SignInInput): Promise<Use
   }
 }
 
-const emailTaken = () => conflict('Another account already uses this email address');
+const emailTaken = () => refusal('EMAIL_TAKEN', 'Another account already uses this email address');
 
 async function resolveInTx(tx: DatabaseTransactionConnection, input: SignIn): Promise<UserRow> {
   const existing = await findUserByIdpUid(tx, input.idpUid, true);
@@ -86,7 +86,10 @@ async function resolveInTx(tx: DatabaseTransactionConnection, input: SignIn): Pr
     // Whoever can put an address into an unverified claim must not take over the account known by it
     // (409 as for an email linked elsewhere: the gateway refuses the sign-in with a 401).
     if (!input.emailVerified)
-      throw conflict('This email address belongs to an account; verify it with your identity provider first');
+      throw refusal(
+        'EMAIL_UNVERIFIED',
+        'This email address belongs to an account; verify it with your identity provider first',
+      );
     const user = await updateUserOnSignIn(tx, holder.id, { idpUid: input.idpUid, ...profileChanges(holder, input) });
     await emitUserUpserted(tx, user);
     return user;
@@ -101,7 +104,7 @@ async function resolveInTx(tx: DatabaseTransactionConnection, input: SignIn): Pr
   if (!user) {
     // Created by a concurrent request since we looked: use theirs.
     const raced = await findUserByIdpUid(tx, input.idpUid, true);
-    if (!raced) throw conflict('The user changed while signing in; try again');
+    if (!raced) throw refusal('USER_CHANGED', 'The user changed while signing in; try again');
     return signInExisting(tx, raced, input);
   }
   await emitUserUpserted(tx, user);

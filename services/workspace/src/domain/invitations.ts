@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Role } from '@wiki/auth';
-import { forbidden, gone } from '@wiki/http';
+import { forbidden, refusal } from '@wiki/http';
 import { mayInvite } from './roles.js';
 
 export const INVITATION_STATUSES = ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] as const;
@@ -42,8 +42,9 @@ export function effectiveStatus(invitation: InvitationState, now: Date): Invitat
 /** An invitation can be looked at, accepted or declined only while it is open (else 410). */
 export function assertOpen(invitation: InvitationState, now: Date): void {
   const status = effectiveStatus(invitation, now);
-  if (status === 'EXPIRED') throw gone('This invitation has expired');
-  if (status !== 'PENDING') throw gone(`This invitation is no longer valid (${status.toLowerCase()})`);
+  if (status === 'EXPIRED') throw refusal('INVITATION_EXPIRED', 'This invitation has expired');
+  if (status !== 'PENDING')
+    throw refusal('INVITATION_CLOSED', `This invitation is no longer valid (${status.toLowerCase()})`);
 }
 
 /** Accept and decline: only the invited address may answer, and only while the invitation is open. */
@@ -82,7 +83,10 @@ export function assertVerifiedEmail(verified: boolean): void {
  */
 export function assertInviterStillMayInvite(inviterRole: Role | null, invitedRole: Role): void {
   if (!inviterRole || !mayInvite(inviterRole, invitedRole))
-    throw gone('This invitation is no longer valid: whoever sent it can no longer invite with this role');
+    throw refusal(
+      'INVITATION_REVOKED',
+      'This invitation is no longer valid: whoever sent it can no longer invite with this role',
+    );
 }
 
 /** Cancel works on open invitations; resend also revives an expired one (same token, new expiry). */

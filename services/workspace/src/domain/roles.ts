@@ -1,5 +1,5 @@
 import { ROLE_LEVEL, type Role } from '@wiki/auth';
-import { badRequest, conflict, forbidden } from '@wiki/http';
+import { badRequest, forbidden, refusal } from '@wiki/http';
 
 /**
  * Who may do what inside a workspace (ARCHITECTURE 3). Every function throws the AppError the
@@ -60,12 +60,14 @@ export function assertCanChangeRole(actorRole: Role, targetRole: Role, newRole: 
 export function assertCanRemove(actorRole: Role, targetRole: Role): void {
   assertCan(actorRole, 'removeMember');
   if (outranks(targetRole, actorRole)) throw forbidden('You cannot remove a member above you');
-  if (targetRole === 'OWNER') throw conflict('The owner cannot be removed; transfer ownership first');
+  if (targetRole === 'OWNER')
+    throw refusal('OWNER_MUST_TRANSFER', 'The owner cannot be removed; transfer ownership first');
 }
 
 /** POST .../members/leave: an OWNER must transfer ownership first (409, the state conflicts). */
 export function assertCanLeave(role: Role): void {
-  if (role === 'OWNER') throw conflict('The owner cannot leave the workspace; transfer ownership first');
+  if (role === 'OWNER')
+    throw refusal('OWNER_MUST_TRANSFER', 'The owner cannot leave the workspace; transfer ownership first');
 }
 
 /** Whether a member with `actorRole` may invite someone as `role` (assertCanInvite without the error). */

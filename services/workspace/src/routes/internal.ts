@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { envelope, idParams, nullable, object, success, Type } from '@wiki/http';
+import { envelope, errorResponses, idParams, nullable, object, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../commands/context.js';
 import { resolveMcpKey } from '../commands/mcp-keys.js';
@@ -8,7 +8,7 @@ import { membership } from '../commands/members.js';
 import { findInternalUser, resolveUser } from '../commands/users.js';
 import { presentMembership } from '../presenters/member.js';
 import { presentInternalUser, presentKeyOwner } from '../presenters/user.js';
-import { errors, internalUserResponse, keyOwnerResponse, membershipResponse } from './schemas.js';
+import { internalUserResponse, keyOwnerResponse, membershipResponse } from './schemas.js';
 
 /**
  * Service-to-service routes: never proxied by the gateway (not under /api/v1), and only for
@@ -36,7 +36,10 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: Context): v
           },
           ['idpUid', 'email'],
         ),
-        response: { 200: envelope(internalUserResponse), ...errors(400, 401, 403, 409) },
+        response: {
+          200: envelope(internalUserResponse),
+          ...errorResponses(400, 401, 403, 409, 'EMAIL_TAKEN', 'EMAIL_UNVERIFIED', 'USER_CHANGED'),
+        },
       },
     },
     async (request) => {
@@ -51,7 +54,7 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: Context): v
       schema: {
         hide,
         params: object({ idOrIdpUid: Type.String({ minLength: 1, maxLength: 255 }) }, ['idOrIdpUid']),
-        response: { 200: envelope(internalUserResponse), ...errors(400, 401, 403, 404) },
+        response: { 200: envelope(internalUserResponse), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -66,7 +69,7 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: Context): v
       schema: {
         hide,
         params: idParams('workspaceId', 'userId'),
-        response: { 200: envelope(membershipResponse), ...errors(400, 401, 403, 404) },
+        response: { 200: envelope(membershipResponse), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -81,7 +84,7 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: Context): v
       schema: {
         hide,
         body: object({ key: Type.String({ minLength: 1, maxLength: 512 }) }, ['key']),
-        response: { 200: envelope(keyOwnerResponse), ...errors(400, 401, 403, 404) },
+        response: { 200: envelope(keyOwnerResponse), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
-import { envelope, idParams, listOf, object, success, Type } from '@wiki/http';
+import { envelope, errorResponses, idParams, listOf, object, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../commands/context.js';
 import {
@@ -14,7 +14,7 @@ import {
 } from '../commands/invitations.js';
 import { presentInvitation, presentInvitationResult } from '../presenters/invitation.js';
 import { presentMember } from '../presenters/member.js';
-import { errors, invitationResponse, invitationResultResponse, memberResponse, noContent } from './schemas.js';
+import { invitationResponse, invitationResultResponse, memberResponse, noContent } from './schemas.js';
 
 const tags = ['Invitations'];
 const tokenParams = object({ token: Type.String({ minLength: 1, maxLength: 256 }) }, ['token']);
@@ -28,7 +28,7 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
         tags,
         summary: 'Pending invitations of the workspace (ADMIN or OWNER)',
         params: idParams('workspaceId'),
-        response: { 200: listOf(invitationResponse), ...errors(400, 401, 403, 404) },
+        response: { 200: listOf(invitationResponse), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -46,7 +46,7 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
         tags,
         summary: 'Cancel a pending invitation (ADMIN or OWNER)',
         params: idParams('workspaceId', 'invitationId'),
-        response: { 204: noContent, ...errors(400, 401, 403, 404, 409) },
+        response: { 204: noContent, ...errorResponses(400, 401, 403, 404, 'INVITATION_NOT_PENDING') },
       },
     },
     async (request, reply) => {
@@ -63,7 +63,10 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
         tags,
         summary: 'Refresh the expiry of a pending or expired invitation (same token; ADMIN or OWNER)',
         params: idParams('workspaceId', 'invitationId'),
-        response: { 200: envelope(invitationResultResponse), ...errors(400, 401, 403, 404, 409) },
+        response: {
+          200: envelope(invitationResultResponse),
+          ...errorResponses(400, 401, 403, 404, 'INVITATION_NOT_PENDING', 'ALREADY_MEMBER'),
+        },
       },
     },
     async (request) => {
@@ -79,7 +82,7 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
       schema: {
         tags,
         summary: "The caller's pending invitations",
-        response: { 200: listOf(invitationResponse), ...errors(401) },
+        response: { 200: listOf(invitationResponse), ...errorResponses(401) },
       },
     },
     async (request) => {
@@ -95,7 +98,10 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
         summary: 'Preview an invitation without signing in (404 unknown, 410 expired or used)',
         security: [],
         params: tokenParams,
-        response: { 200: envelope(invitationResponse), ...errors(400, 404, 410) },
+        response: {
+          200: envelope(invitationResponse),
+          ...errorResponses(400, 404, 'INVITATION_EXPIRED', 'INVITATION_CLOSED'),
+        },
       },
     },
     async (request) => {
@@ -110,7 +116,19 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
         tags,
         summary: 'Accept an invitation sent to your email; you join with the invited role',
         params: tokenParams,
-        response: { 200: envelope(memberResponse), ...errors(400, 401, 403, 404, 409, 410) },
+        response: {
+          200: envelope(memberResponse),
+          ...errorResponses(
+            400,
+            401,
+            403,
+            404,
+            'ALREADY_MEMBER',
+            'INVITATION_EXPIRED',
+            'INVITATION_CLOSED',
+            'INVITATION_REVOKED',
+          ),
+        },
       },
     },
     async (request) => {
@@ -125,7 +143,7 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
         tags,
         summary: 'Decline an invitation sent to your email',
         params: tokenParams,
-        response: { 204: noContent, ...errors(400, 401, 403, 404, 410) },
+        response: { 204: noContent, ...errorResponses(400, 401, 403, 404, 'INVITATION_EXPIRED', 'INVITATION_CLOSED') },
       },
     },
     async (request, reply) => {

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
-import { envelope, idParams, listOf, notBlank, object, success } from '@wiki/http';
+import { envelope, errorResponses, idParams, listOf, notBlank, object, success } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../commands/context.js';
 import { createMcpKey, deleteMcpKey, listMcpKeys } from '../commands/mcp-keys.js';
 import { presentCreatedMcpKey, presentMcpKey } from '../presenters/mcp-key.js';
-import { createdMcpKeyResponse, errors, mcpKeyResponse, noContent } from './schemas.js';
+import { createdMcpKeyResponse, mcpKeyResponse, noContent } from './schemas.js';
 
 const tags = ['MCP keys'];
 
@@ -18,7 +18,7 @@ export function registerMcpKeyRoutes(server: FastifyInstance, ctx: Context): voi
         tags,
         summary: 'Create an MCP key; the key is in this answer only (only its SHA-256 is stored)',
         body: object({ name: notBlank(100) }, ['name']),
-        response: { 201: envelope(createdMcpKeyResponse), ...errors(400, 401, 409) },
+        response: { 201: envelope(createdMcpKeyResponse), ...errorResponses(400, 401, 'MCP_KEY_LIMIT') },
       },
     },
     async (request, reply) => {
@@ -34,7 +34,7 @@ export function registerMcpKeyRoutes(server: FastifyInstance, ctx: Context): voi
       schema: {
         tags,
         summary: "The caller's MCP keys (without the keys themselves)",
-        response: { 200: listOf(mcpKeyResponse), ...errors(401) },
+        response: { 200: listOf(mcpKeyResponse), ...errorResponses(401) },
       },
     },
     async (request) => {
@@ -50,7 +50,7 @@ export function registerMcpKeyRoutes(server: FastifyInstance, ctx: Context): voi
         tags,
         summary: 'Revoke an MCP key',
         params: idParams('id'),
-        response: { 204: noContent, ...errors(400, 401, 404) },
+        response: { 204: noContent, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {

@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
-import { envelope, idParams, listOf, nullable, object, success, Type, withDefault } from '@wiki/http';
+import { envelope, errorResponses, idParams, listOf, nullable, object, success, Type, withDefault } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../commands/context.js';
 import { invite } from '../commands/invitations.js';
 import { changeRole, leaveWorkspace, listMembers, removeMember, searchMembers } from '../commands/members.js';
 import { presentInvitationResult } from '../presenters/invitation.js';
 import { presentMember, presentMemberSearch } from '../presenters/member.js';
-import { errors, invitationResultResponse, memberResponse, memberSearchResponse, noContent, role } from './schemas.js';
+import { invitationResultResponse, memberResponse, memberSearchResponse, noContent, role } from './schemas.js';
 
 const tags = ['Members'];
 const base = '/api/v1/workspaces/:workspaceId/members';
@@ -21,7 +21,7 @@ export function registerMemberRoutes(server: FastifyInstance, ctx: Context): voi
         tags,
         summary: 'Members of the workspace',
         params: idParams('workspaceId'),
-        response: { 200: listOf(memberResponse), ...errors(400, 401, 404) },
+        response: { 200: listOf(memberResponse), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -38,7 +38,7 @@ export function registerMemberRoutes(server: FastifyInstance, ctx: Context): voi
         summary: 'Members whose name or email contains q (case-insensitive, at most 20)',
         params: idParams('workspaceId'),
         querystring: object({ q: withDefault(Type.String({ maxLength: 255 }), '') }),
-        response: { 200: listOf(memberSearchResponse), ...errors(400, 401, 404) },
+        response: { 200: listOf(memberSearchResponse), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -64,7 +64,7 @@ export function registerMemberRoutes(server: FastifyInstance, ctx: Context): voi
           },
           ['email', 'role'],
         ),
-        response: { 201: envelope(invitationResultResponse), ...errors(400, 401, 403, 404, 409) },
+        response: { 201: envelope(invitationResultResponse), ...errorResponses(400, 401, 403, 404, 'ALREADY_MEMBER') },
       },
     },
     async (request, reply) => {
@@ -83,7 +83,7 @@ export function registerMemberRoutes(server: FastifyInstance, ctx: Context): voi
         summary: "Change a member's role (ADMIN or OWNER); OWNER is only given by transfer (400)",
         params: idParams('workspaceId', 'memberId'),
         body: object({ role }, ['role']),
-        response: { 200: envelope(memberResponse), ...errors(400, 401, 403, 404) },
+        response: { 200: envelope(memberResponse), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -100,7 +100,7 @@ export function registerMemberRoutes(server: FastifyInstance, ctx: Context): voi
         tags,
         summary: 'Remove a member (ADMIN or OWNER; not one above you, never the owner)',
         params: idParams('workspaceId', 'memberId'),
-        response: { 204: noContent, ...errors(400, 401, 403, 404, 409) },
+        response: { 204: noContent, ...errorResponses(400, 401, 403, 404, 'OWNER_MUST_TRANSFER') },
       },
     },
     async (request, reply) => {
@@ -117,7 +117,7 @@ export function registerMemberRoutes(server: FastifyInstance, ctx: Context): voi
         tags,
         summary: 'Leave the workspace (the OWNER gets 409 and must transfer ownership first)',
         params: idParams('workspaceId'),
-        response: { 204: noContent, ...errors(400, 401, 404, 409) },
+        response: { 204: noContent, ...errorResponses(400, 401, 404, 'OWNER_MUST_TRANSFER') },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,5 @@
 import { ROLES } from '@wiki/auth';
 import {
-  errorEnvelope,
   nullable,
   nullableString,
   nullableTimestamp,
@@ -176,14 +175,6 @@ export const membershipResponse = object(
 
 /** A 204: the reply is sent without a payload (`reply.status(204).send()`). */
 export const noContent = Type.Unsafe<undefined>({ type: 'null', description: 'No Content' });
-
-/** The error envelope under each listed status, so the OpenAPI description shows the failures. */
-export function errors<const S extends number>(...statuses: S[]): { [K in S]: typeof errorEnvelope } {
-  return Object.fromEntries(statuses.map((s) => [s, errorEnvelope])) as { [K in S]: typeof errorEnvelope };
-}
-
-/** The failures every signed-in route can answer with. */
-export const COMMON_ERRORS = [400, 401] as const;
 
 export const keyOwnerResponse = object(
   {

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
-import { envelope, nullableUuid, object, stringEnum, success, Type } from '@wiki/http';
+import { envelope, errorResponses, nullableUuid, object, stringEnum, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../commands/context.js';
 import { getMe, updatePreferences } from '../commands/users.js';
 import { presentUser } from '../presenters/user.js';
-import { errors, themes, userResponse } from './schemas.js';
+import { themes, userResponse } from './schemas.js';
 
 const tags = ['Users'];
 
@@ -26,7 +26,7 @@ export function registerUserRoutes(server: FastifyInstance, ctx: Context): void 
       schema: {
         tags,
         summary: 'The signed-in user with their preferences',
-        response: { 200: envelope(userResponse), ...errors(401, 404) },
+        response: { 200: envelope(userResponse), ...errorResponses(401, 404) },
       },
     },
     async (request) => {
@@ -43,7 +43,7 @@ export function registerUserRoutes(server: FastifyInstance, ctx: Context): void 
         tags,
         summary: 'Save some or all preferences; the others keep their values',
         body: preferencesBody,
-        response: { 200: envelope(userResponse), ...errors(400, 401, 404) },
+        response: { 200: envelope(userResponse), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {

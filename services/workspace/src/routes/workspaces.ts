@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireUser } from '@wiki/auth';
 import {
   envelope,
+  errorResponses,
   idParams,
   listOf,
   notBlank,
@@ -24,7 +25,7 @@ import {
   updateWorkspace,
 } from '../commands/workspaces.js';
 import { presentWorkspace } from '../presenters/workspace.js';
-import { errors, nullableHexColor, workspaceResponse } from './schemas.js';
+import { nullableHexColor, workspaceResponse } from './schemas.js';
 
 const tags = ['Workspaces'];
 
@@ -54,7 +55,7 @@ export function registerWorkspaceRoutes(server: FastifyInstance, ctx: Context): 
       schema: {
         tags,
         summary: 'Workspaces the caller belongs to',
-        response: { 200: listOf(workspaceResponse), ...errors(401) },
+        response: { 200: listOf(workspaceResponse), ...errorResponses(401) },
       },
     },
     async (request) => {
@@ -70,7 +71,7 @@ export function registerWorkspaceRoutes(server: FastifyInstance, ctx: Context): 
         tags,
         summary: 'One workspace',
         params: idParams('id'),
-        response: { 200: envelope(workspaceResponse), ...errors(400, 401, 404) },
+        response: { 200: envelope(workspaceResponse), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -86,7 +87,7 @@ export function registerWorkspaceRoutes(server: FastifyInstance, ctx: Context): 
         tags,
         summary: 'Create a workspace; the caller becomes its owner',
         body: createBody,
-        response: { 201: envelope(workspaceResponse), ...errors(400, 401) },
+        response: { 201: envelope(workspaceResponse), ...errorResponses(400, 401) },
       },
     },
     async (request, reply) => {
@@ -105,7 +106,7 @@ export function registerWorkspaceRoutes(server: FastifyInstance, ctx: Context): 
         summary: 'Update a workspace (ADMIN or OWNER)',
         params: idParams('id'),
         body: updateBody,
-        response: { 200: envelope(workspaceResponse), ...errors(400, 401, 403, 404) },
+        response: { 200: envelope(workspaceResponse), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -126,7 +127,7 @@ export function registerWorkspaceRoutes(server: FastifyInstance, ctx: Context): 
         tags,
         summary: 'Delete a workspace and all its data (OWNER only; irreversible)',
         params: idParams('id'),
-        response: { 200: voidEnvelope, ...errors(400, 401, 403, 404) },
+        response: { 200: voidEnvelope, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -144,7 +145,7 @@ export function registerWorkspaceRoutes(server: FastifyInstance, ctx: Context): 
         summary: 'Make another member the owner (OWNER only); the old owner becomes ADMIN',
         params: idParams('id'),
         body: object({ userId: uuid }, ['userId']),
-        response: { 200: envelope(workspaceResponse), ...errors(400, 401, 403, 404) },
+        response: { 200: envelope(workspaceResponse), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
