@@ -16,7 +16,9 @@ export function isEventStream(request: FastifyRequest): boolean {
 /**
  * The dispatcher for event streams: one connection per stream, as many as there are streams (the
  * service bounds what one stream costs), no body timeout (a stream may stay quiet between its
- * heartbeats; the client's leaving ends it, see ResponseRelay).
+ * heartbeats; the client's leaving ends it, see ResponseRelay). A stream the service ended leaves
+ * its connection idle: kept a second for the reconnect that usually follows, not the service's
+ * keep-alive hint (72 s), so connections of ended streams do not pile up on either side.
  */
 export function eventStreamAgent(timeouts: ProxyTimeouts): Agent {
   return new Agent({
@@ -24,5 +26,7 @@ export function eventStreamAgent(timeouts: ProxyTimeouts): Agent {
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.headersMs,
     bodyTimeout: 0,
+    keepAliveTimeout: 1_000,
+    keepAliveMaxTimeout: 1_000,
   });
 }
