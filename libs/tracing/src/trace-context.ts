@@ -36,13 +36,3 @@ export function readTraceContext(fields: Record<string, unknown>): TraceContext 
     ? { traceparent: fields.traceparent, tracestate: fields.tracestate }
     : { traceparent: fields.traceparent };
 }
-
-/** The trace id of a valid traceparent (its 32 hex digits). */
-export function traceIdOf(traceparent: string): string {
-  return traceparent.slice(3, 35);
-}
-
-/** The parent span id of a valid traceparent (its 16 hex digits). */
-export function spanIdOf(traceparent: string): string {
-  return traceparent.slice(36, 52);
-}

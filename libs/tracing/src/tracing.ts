@@ -56,23 +56,6 @@ export function startSpan(service: string, options: SpanOptions): TraceSpan | nu
   return driver ? driver.startSpan(service, options) : null;
 }
 
-/**
- * Runs `fn` in a span that ends when it settles (failed when it throws); with tracing off, just
- * runs it.
- */
-export async function inSpan<T>(service: string, options: SpanOptions, fn: () => Promise<T>): Promise<T> {
-  if (!driver) return fn();
-  const span = driver.startSpan(service, options);
-  try {
-    return await span.run(fn);
-  } catch (error) {
-    span.fail(error);
-    throw error;
-  } finally {
-    span.end();
-  }
-}
-
 /** The current span as a context to hand on (an event envelope), or undefined (none, or tracing off). */
 export function currentTraceContext(): TraceContext | undefined {
   return driver?.current();
