@@ -17,12 +17,13 @@ import { IdentityTokens } from './identity-forwarding.js';
 import { DEFAULT_PROXY_TIMEOUTS, type ProxyTimeouts, registerProxy } from './proxy.js';
 import { RateLimiter } from './rate-limit.js';
 import { DEFAULT_REPLICA_OPTIONS, type ReplicaOptions, Replicas } from './replicas.js';
+import { loadGatewaySettings } from './settings.js';
 import { type AwaitingTokenOptions, DEFAULT_AWAITING_TOKEN } from './upgrades-awaiting-token.js';
 
 export interface GatewayDeps {
   /** Rate-limit counters (shared by every replica) and the readiness check. */
   redis: Redis;
-  /** Services whose readiness `/actuator/health` reports (default config.gatewayServices). */
+  /** Services whose readiness `/actuator/health` reports (default GATEWAY_SERVICES, settings.ts). */
   expectedServices?: ServiceName[];
   /**
    * Fastify's `trustProxy`: set it when a load balancer sits in front, so that rate limits count
@@ -45,6 +46,7 @@ export interface GatewayDeps {
  * also the system health and the merged API documentation.
  */
 export async function buildApp(config: Config, deps: GatewayDeps): Promise<FastifyInstance> {
+  const settings = loadGatewaySettings(config.env);
   const app = await createApp({
     service: 'gateway',
     logLevel: deps.logLevel ?? config.logLevel,
@@ -70,9 +72,9 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   const verifier = createTokenVerifier(await providerFor(config));
   const localUsers = new LocalUsers(peers, { emailVerifiedDefault: config.auth.emailVerifiedDefault });
   // Before the gatekeeper: a CORS preflight carries no credential.
-  registerCors(app, config);
+  registerCors(app, settings.corsOrigins);
   const rateLimiter = new RateLimiter(deps.redis, {
-    ...config.rateLimit,
+    ...settings.rateLimit,
     keyPrefix: deps.rateLimitPrefix ?? `${config.eventsPrefix}:gateway:rate:`,
   });
   const guessingBudget = new GuessingBudget(rateLimiter);
@@ -86,11 +88,11 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     internalApiKey: config.internalApiKey,
   });
 
-  registerHealthRoutes(app, replicas, deps.redis, deps.expectedServices ?? config.gatewayServices);
+  registerHealthRoutes(app, replicas, deps.redis, deps.expectedServices ?? settings.services);
   await registerDocs(app, new MergedOpenApi(replicaUrls(replicas), HTTP_SERVICES, app.log));
   registerCollabIdentity(app, { verifier, localUsers, rateLimiter, guessingBudget });
   registerCollabUpgrade(app, {
-    config,
+    corsOrigins: settings.corsOrigins,
     verifier,
     replicas,
     rateLimiter,

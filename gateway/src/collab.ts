@@ -3,7 +3,6 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CLIENT_ADDRESS_HEADER, UPGRADE_TICKET_HEADER } from '@wiki/auth';
-import type { Config } from '@wiki/config';
 import { AppError, envelope, errorResponses, nullableString, object, success, Type } from '@wiki/http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { type GuessingBudget, GuessingThrottled } from './auth/guessing.js';
@@ -31,7 +30,8 @@ function tooManyRequests(socket: Duplex, retryAfterSeconds: number): void {
 }
 
 export interface CollabUpgradeParts {
-  config: Config;
+  /** CORS_ORIGINS (settings.ts): the other origins a browser may connect from. */
+  corsOrigins: readonly string[];
   verifier: TokenVerifier;
   replicas: Replicas;
   rateLimiter: RateLimiter;
@@ -71,7 +71,7 @@ function headerBlock(status: number, message: string, rawHeaders: string[]): str
  * redeemed (upgrades-awaiting-token.ts).
  */
 export function registerCollabUpgrade(app: FastifyInstance, parts: CollabUpgradeParts): void {
-  const { config, verifier, replicas, rateLimiter, guessingBudget } = parts;
+  const { corsOrigins, verifier, replicas, rateLimiter, guessingBudget } = parts;
   const clientAddress = clientAddressOf(parts.trustProxy);
   const awaitingToken = new UpgradesAwaitingToken(rateLimiter, parts.awaitingToken, app.log);
   // Upgraded sockets keep the HTTP server from closing: they are ended before it closes.
@@ -92,7 +92,7 @@ export function registerCollabUpgrade(app: FastifyInstance, parts: CollabUpgrade
       return refuse(socket, 404, 'Not Found');
     }
     const origin = request.headers.origin;
-    if (origin !== undefined && !originAllowed(origin, request.headers.host, config.corsOrigins)) {
+    if (origin !== undefined && !originAllowed(origin, request.headers.host, corsOrigins)) {
       return refuse(socket, 403, 'Forbidden');
     }
     const address = clientAddress(request);

@@ -1,4 +1,3 @@
-import type { Config } from '@wiki/config';
 import type { FastifyInstance } from 'fastify';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
@@ -25,9 +24,9 @@ export function originAllowed(origin: string, host: string | undefined, allowed:
  * to a listed origin names it in Access-Control-Allow-Origin. Credentials travel in headers
  * (Bearer), never cookies, so Allow-Credentials is not sent.
  */
-export function registerCors(app: FastifyInstance, config: Pick<Config, 'corsOrigins'>): void {
-  if (config.corsOrigins.length === 0) return;
-  const allowed = new Set(config.corsOrigins);
+export function registerCors(app: FastifyInstance, corsOrigins: readonly string[]): void {
+  if (corsOrigins.length === 0) return;
+  const allowed = new Set(corsOrigins);
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
     if (origin === undefined || !allowed.has(origin)) return;

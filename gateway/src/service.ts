@@ -3,13 +3,14 @@ import { markShuttingDown, nameDependency } from '@wiki/http';
 import { createLimitsRedis, redisReady } from '@wiki/limits';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type GatewayDeps } from './app.js';
+import { type GatewaySettings, loadGatewaySettings } from './settings.js';
 
 export { buildApp, type GatewayDeps } from './app.js';
 export { ROUTES, routeFor } from './routing.js';
 
 export interface GatewayOptions {
   logLevel?: string;
-  /** Services `/actuator/health` expects (default: config.gatewayServices, from GATEWAY_SERVICES). */
+  /** Services `/actuator/health` expects (default: GATEWAY_SERVICES, settings.ts). */
   expectedServices?: ServiceName[];
   trustProxy?: GatewayDeps['trustProxy'];
 }
@@ -18,7 +19,7 @@ export interface GatewayOptions {
 const REDIS_WAIT_MS = 3_000;
 
 /** A hop count means: trust that many proxies in front of the gateway. */
-function trustProxyOption(value: Config['trustProxy']): GatewayDeps['trustProxy'] {
+function trustProxyOption(value: GatewaySettings['trustProxy']): GatewayDeps['trustProxy'] {
   if (typeof value === 'number') return (_address: string, hop: number) => hop < value;
   return value;
 }
@@ -36,8 +37,8 @@ export async function startService(
   const app = await buildApp(config, {
     redis,
     logLevel: opts.logLevel,
-    expectedServices: opts.expectedServices ?? config.gatewayServices,
-    trustProxy: opts.trustProxy ?? trustProxyOption(config.trustProxy),
+    expectedServices: opts.expectedServices,
+    trustProxy: opts.trustProxy ?? trustProxyOption(loadGatewaySettings(config.env).trustProxy),
   });
   if (redis.status !== 'ready') app.log.warn('Redis is not reachable yet: rate limits are off until it is');
 

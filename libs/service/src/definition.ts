@@ -42,6 +42,11 @@ export interface ServiceDefinition {
   migrations: MigrationSet[];
   /** Connections in the service's pool (default 10). */
   poolSize?: number;
+  /**
+   * Reads the service's own settings (its settings.ts) from `config.env`: runServiceMain calls it
+   * first, so a bad value stops the process naming its variable before anything starts.
+   */
+  settings?(config: Config): unknown;
   buildApp(kit: AppKit): Promise<FastifyInstance>;
   /** Durable consumers: started one by one once the relay runs, stopped before it. */
   consumers?: Starter[];

@@ -10,6 +10,7 @@ import { startService } from './runner.js';
 export async function runServiceMain(definition: ServiceDefinition): Promise<void> {
   stopWithLauncher();
   const config = loadConfigOrExit();
+  configOrExit(() => definition.settings?.(config));
   const addresses = configOrExit(() => listenAddresses(config, config.ports[definition.name]));
   await serveUntilSignalled(await startService(definition, config), addresses);
 }

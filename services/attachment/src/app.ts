@@ -10,6 +10,7 @@ import { createImageCleaner } from './commands/clean-image.js';
 import type { AttachmentContext } from './context.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { registerInternalRoutes } from './routes/internal.js';
+import { loadAttachmentSettings } from './settings.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,6 +33,7 @@ export const spoolDirOf = (config: Config) => join(config.dataDir, 'attachment-s
 const ping = sql.unsafe`SELECT 1`;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const settings = loadAttachmentSettings(config.env);
   const storage = deps.storage ?? (await createStorage(config));
   await storage.prepare();
   const checks: Record<string, HealthCheck> = {
@@ -56,11 +58,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     storage,
     membership,
     peers,
-    uploadMaxBytes: config.uploadMaxBytes,
+    uploadMaxBytes: settings.uploadMaxBytes,
     spoolDir,
-    images: config.attachmentsKeepMetadata
-      ? undefined
-      : createImageCleaner({ maxPixels: config.attachmentsImageMaxPixels }),
+    images: settings.keepMetadata ? undefined : createImageCleaner({ maxPixels: settings.imageMaxPixels }),
     logger: app.log,
   };
   await registerAttachmentRoutes(app, ctx);

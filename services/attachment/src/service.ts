@@ -5,6 +5,7 @@ import { defineService, type StartOptions, startService as startWithKit } from '
 import { buildApp } from './app.js';
 import { startOrphanSweeper } from './events/orphan-sweeper.js';
 import { startOwnerDeletions } from './events/owner-deletions.js';
+import { loadAttachmentSettings } from './settings.js';
 
 /** The service's own migrations (src/ and dist/ both sit beside migrations/). */
 export const attachmentMigrations = {
@@ -16,6 +17,7 @@ export const attachmentMigrations = {
 export const attachmentService = defineService({
   name: 'attachment',
   migrations: [membershipMigrations, attachmentMigrations],
+  settings: (config) => loadAttachmentSettings(config.env),
   buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
   consumers: [
     ({ app, bus }) => app.attachmentMembership.startProjection(bus),

@@ -12,6 +12,7 @@ import { DocumentsApi } from './documents-api.js';
 import { forceAwarenessUser } from './domain/awareness.js';
 import { subscribeToEvents } from './events.js';
 import { Replication } from './replication.js';
+import { loadCollabSettings } from './settings.js';
 
 /** The WebSocket path, here and at the gateway (ARCHITECTURE 5.15). */
 export const COLLAB_PATH = '/collab';
@@ -59,19 +60,19 @@ export async function startService(config: Config, opts: { logLevel?: string } =
   });
 
   // COLLAB_CONNECTIONS_PER_USER across replicas: past it a new connection is refused (ARCHITECTURE 5.14).
-  const limits = config.connectionLimits;
+  const settings = loadCollabSettings(config.env);
   const redis = createLimitsRedis(config.redisUrl);
   await redisReady(redis);
   const slots = new ConnectionSlots({
     kind: 'collab-connections',
-    limit: limits.collabConnectionsPerUser,
+    limit: settings.connectionsPerUser,
     atLimit: 'refuse',
     redis,
     keyPrefix: `${config.dbPrefix}:limits:`,
     subjectPrefix: `${config.eventsPrefix}-limits`,
     logger: app.log,
   });
-  const server = new CollabServer(new DocumentsApi(config), app.log, config.collab, slots);
+  const server = new CollabServer(new DocumentsApi(config), app.log, settings, slots);
   addScrapeGauge(app, {
     name: 'collab_documents_open',
     help: 'Documents (rooms) this replica holds in memory',
@@ -108,7 +109,7 @@ export async function startService(config: Config, opts: { logLevel?: string } =
       // Every message a client sends costs a token, whatever it is (an update, an awareness
       // change, or one queued before authentication): a flood is disconnected, and the provider
       // reconnects after its back-off and syncs what it holds, so nothing typed is lost.
-      const bucket = new TokenBucket(limits.collabUpdatesPerSecond, limits.collabUpdatesBurst);
+      const bucket = new TokenBucket(settings.updatesPerSecond, settings.updatesBurst);
       let throttled = false;
       // Every message passes the awareness rewrite before Hocuspocus sees it (also the ones it
       // queues during authentication and emits again afterwards).

@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_CONNECTION_LIMITS } from '@wiki/config';
 import {
   createDocument,
   eventually,
@@ -12,6 +11,7 @@ import {
 import type * as Y from 'yjs';
 import { TOO_MANY_CONNECTIONS } from '../src/collab-server.js';
 import { type RunningCollab, startService as startCollab, TOO_MANY_UPDATES } from '../src/service.js';
+import { DEFAULT_COLLAB_SETTINGS } from '../src/settings.js';
 import { collabUrl, connectEditor, deniedReason, type Editor, FRAGMENT, startCollabStack, synced } from './helpers.js';
 
 /**
@@ -38,8 +38,9 @@ describe('collaboration limits', () => {
     editors.push(e);
     return e;
   };
-  const startReplica = async (limits: Partial<typeof DEFAULT_CONNECTION_LIMITS>) => {
-    const replica = await startCollab({ ...t.config, connectionLimits: { ...t.config.connectionLimits, ...limits } });
+  /** A replica on the stack's environment with `env` over it (an undefined variable is unset). */
+  const startReplica = async (env: Record<string, string | undefined>) => {
+    const replica = await startCollab({ ...t.config, env: { ...t.config.env, ...env } });
     replicas.push(replica);
     await replica.app.listen({ port: 0, host: '127.0.0.1' });
     return `ws://127.0.0.1:${(replica.app.server.address() as AddressInfo).port}/collab`;
@@ -121,7 +122,11 @@ describe('collaboration limits', () => {
   });
 
   it('never disconnects a fast typist at the default rate; a flood is disconnected and loses nothing', async () => {
-    const url = await startReplica(DEFAULT_CONNECTION_LIMITS);
+    const url = await startReplica({
+      COLLAB_CONNECTIONS_PER_USER: undefined,
+      COLLAB_UPDATES_PER_SECOND: undefined,
+      COLLAB_UPDATES_BURST: undefined,
+    });
     const doc = await createDocument(t, ada, { workspaceId: ws, title: 'Typing', content: [paragraph('>')] });
     const typist = await synced(open(url, bob, {}, doc.id));
     const observer = await synced(open(url, ada, {}, doc.id));
@@ -148,7 +153,7 @@ describe('collaboration limits', () => {
     // A flood: far past the burst at once. The socket is closed with the reason; the provider
     // comes back by itself and its sync brings what the server dropped.
     const flooder = await synced(open(url, bob, {}, doc.id));
-    for (let i = 0; i < DEFAULT_CONNECTION_LIMITS.collabUpdatesBurst * 3; i++) typeInto(flooder, 'c');
+    for (let i = 0; i < DEFAULT_COLLAB_SETTINGS.updatesBurst * 3; i++) typeInto(flooder, 'c');
     await eventually(() => expect(tooManyUpdates(flooder)).toBe(true));
     expect(observer.closes).toEqual([]);
     await eventually(() => expect(firstText(observer.doc).toString()).toBe(firstText(flooder.doc).toString()), {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { Config } from '@wiki/config';
 import {
   createDocument,
   eventually,
@@ -11,6 +12,12 @@ import {
 import { startPlatform } from '../../../test/platform.js';
 import { type RunningCollab, startService as startCollab } from '../src/service.js';
 import { collabUrl, connectEditor, type Editor, restDocument, synced, typeParagraph } from './helpers.js';
+
+/** A replica's configuration that stores a room only after a minute (COLLAB_DEBOUNCE_MS). */
+const storingAfterAMinute = (config: Config): Config => ({
+  ...config,
+  env: { ...config.env, COLLAB_DEBOUNCE_MS: '60000', COLLAB_MAX_DEBOUNCE_MS: '60000' },
+});
 
 /** Two collaboration replicas started by the test itself (so it can stop and replace one). */
 describe('collaboration replicas and restarts', () => {
@@ -90,7 +97,7 @@ describe('collaboration replicas and restarts', () => {
 
   it('a replica that dies before storing loses nothing its peer holds, and awareness crosses replicas', async () => {
     // Replica A stores only after a minute: it will die first.
-    const slow = await startCollab({ ...t.config, collab: { debounceMs: 60_000, maxDebounceMs: 60_000 } });
+    const slow = await startCollab(storingAfterAMinute(t.config));
     await slow.app.listen({ port: 0, host: '127.0.0.1' });
     replicas.push(slow);
     const aUrl = `ws://127.0.0.1:${(slow.app.server.address() as AddressInfo).port}/collab`;
@@ -123,7 +130,7 @@ describe('collaboration replicas and restarts', () => {
   });
 
   it('a replica that is stopped stores its rooms first, editors still connected', async () => {
-    const slow = await startCollab({ ...t.config, collab: { debounceMs: 60_000, maxDebounceMs: 60_000 } });
+    const slow = await startCollab(storingAfterAMinute(t.config));
     await slow.app.listen({ port: 0, host: '127.0.0.1' });
     replicas.push(slow);
     const url = `ws://127.0.0.1:${(slow.app.server.address() as AddressInfo).port}/collab`;

@@ -10,7 +10,7 @@ import {
 import { buildApp, queuePrefixOf } from './app.js';
 import { startExpiredFileSweeper } from './files/expired-files.js';
 import { startExportWorker } from './queue/worker.js';
-import { DEFAULT_EXPORT_SETTINGS, type ExportSettings, hasApi, hasWorker } from './settings.js';
+import { DEFAULT_EXPORT_SETTINGS, type ExportSettings, hasApi, hasWorker, loadExportSettings } from './settings.js';
 
 /**
  * The export service (ARCHITECTURE 5.10): the API role checks the caller against the membership
@@ -54,7 +54,7 @@ export interface ExportStartOptions extends StartOptions {
 }
 
 export const startService = (config: Config, opts: ExportStartOptions = {}) =>
-  startWithKit(exportService({ ...DEFAULT_EXPORT_SETTINGS, ...opts.settings }), config, opts);
+  startWithKit(exportService({ ...loadExportSettings(config.env), ...opts.settings }), config, opts);
 
 /** The default definition, for `npm run migrate` (its migrations do not depend on the role). */
 export const exportServiceDefinition = exportService();

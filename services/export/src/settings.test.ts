@@ -12,6 +12,7 @@ describe('loadExportSettings', () => {
       concurrentPerUser: 3,
       chromiumSandbox: true,
       chromiumUser: { uid: 65534, gid: 65534 },
+      chromiumPath: '/usr/bin/chromium',
     });
   });
 
@@ -33,6 +34,7 @@ describe('loadExportSettings', () => {
         EXPORT_SWEEP_INTERVAL_MS: '10000',
         EXPORT_CHROMIUM_SANDBOX: 'false',
         EXPORT_CHROMIUM_USER: '1001:1002',
+        CHROMIUM_PATH: '/opt/chromium/chrome',
       }),
     ).toEqual({
       role: 'worker',
@@ -50,6 +52,7 @@ describe('loadExportSettings', () => {
       sweepIntervalMs: 10_000,
       chromiumSandbox: false,
       chromiumUser: { uid: 1001, gid: 1002 },
+      chromiumPath: '/opt/chromium/chrome',
     });
   });
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '@wiki/config';
+import { type Env, type EnvVar, envVar, flag, matching, oneOf, readEnv, refuse, text, wholeNumber } from '@wiki/config';
 import { IMAGE_MAX_BYTES, type ImageSource } from './render/images.js';
 
 export type ExportRole = 'api' | 'worker' | 'both';
@@ -50,6 +50,8 @@ export interface ExportSettings {
    */
   chromiumSandbox: boolean;
   chromiumUser: { uid: number; gid: number };
+  /** The browser PDFs are printed with (CHROMIUM_PATH, default Debian's /usr/bin/chromium). */
+  chromiumPath: string;
 }
 
 export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
@@ -67,67 +69,61 @@ export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
   sweepIntervalMs: 5 * 60_000,
   chromiumSandbox: true,
   chromiumUser: { uid: 65534, gid: 65534 },
+  chromiumPath: '/usr/bin/chromium',
 };
 
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max}`);
-  }
-  return value;
+/** `uid:gid` of a user other than root. */
+function otherUser(fallback: { uid: number; gid: number }): EnvVar<{ uid: number; gid: number }> {
+  return envVar((raw) => {
+    if (raw === undefined) return fallback;
+    const match = /^(\d{1,10}):(\d{1,10})$/.exec(raw);
+    const [uid, gid] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+    // Never root: the point of the setting is to leave it.
+    if (!match || uid === 0 || gid === 0 || uid > 4_294_967_294 || gid > 4_294_967_294) {
+      refuse('must be "uid:gid" of a user other than root, e.g. 65534:65534');
+    }
+    return { uid, gid };
+  });
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(name, 'must be true or false');
-}
-
-function user(env: Env, name: string, fallback: { uid: number; gid: number }): { uid: number; gid: number } {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const match = /^(\d{1,10}):(\d{1,10})$/.exec(raw);
-  const [uid, gid] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
-  // Never root: the point of the setting is to leave it.
-  if (!match || uid === 0 || gid === 0 || uid > 4_294_967_294 || gid > 4_294_967_294) {
-    throw new ConfigError(name, 'must be "uid:gid" of a user other than root, e.g. 65534:65534');
-  }
-  return { uid, gid };
-}
-
-/** Read once by main.ts; a bad value stops the process naming the variable (ConfigError). */
+/** Read once at start (main.ts, or startService from the configuration's env); a bad value names its variable. */
 export function loadExportSettings(env: Env = process.env): ExportSettings {
-  const role = env.EXPORT_ROLE || DEFAULT_EXPORT_SETTINGS.role;
-  if (!(EXPORT_ROLES as readonly string[]).includes(role)) {
-    throw new ConfigError('EXPORT_ROLE', `must be one of ${EXPORT_ROLES.join(', ')}`);
-  }
-  const prefix = env.EXPORT_QUEUE_PREFIX;
-  if (prefix !== undefined && prefix !== '' && !/^[A-Za-z0-9:_-]{1,64}$/.test(prefix)) {
-    throw new ConfigError('EXPORT_QUEUE_PREFIX', 'must be 1-64 letters, digits, ":", "_" or "-"');
-  }
   const d = DEFAULT_EXPORT_SETTINGS;
+  const read = readEnv(env, {
+    EXPORT_ROLE: oneOf(EXPORT_ROLES, d.role),
+    EXPORT_TIMEOUT_MS: wholeNumber(d.timeoutMs, { min: 100, max: 600_000 }),
+    EXPORT_CONCURRENCY: wholeNumber(d.concurrency, { min: 1, max: 32 }),
+    EXPORT_ATTEMPTS: wholeNumber(d.attempts, { min: 1, max: 10 }),
+    EXPORT_BACKOFF_MS: wholeNumber(d.backoffMs, { min: 0, max: 60_000 }),
+    EXPORT_LOCK_MS: wholeNumber(d.lockMs, { min: 1_000, max: 600_000 }),
+    EXPORT_STALLED_INTERVAL_MS: wholeNumber(d.stalledIntervalMs, { min: 500, max: 600_000 }),
+    EXPORT_RENDER_TIMEOUT_MS: wholeNumber(d.renderTimeoutMs, { min: 100, max: 600_000 }),
+    EXPORT_IMAGE_MAX_BYTES: wholeNumber(d.imageMaxBytes, { min: 1024, max: 40 * 1024 * 1024 }),
+    EXPORT_QUEUE_PREFIX: matching(/^[A-Za-z0-9:_-]{1,64}$/, '1-64 letters, digits, ":", "_" or "-"'),
+    EXPORT_CONCURRENT_PER_USER: wholeNumber(d.concurrentPerUser, { min: 1, max: 1000 }),
+    EXPORT_FILE_TTL_MS: wholeNumber(d.fileTtlMs, { min: 1_000, max: 7 * 24 * 3_600_000 }),
+    EXPORT_SWEEP_INTERVAL_MS: wholeNumber(d.sweepIntervalMs, { min: 1_000, max: 24 * 3_600_000 }),
+    EXPORT_CHROMIUM_SANDBOX: flag(d.chromiumSandbox),
+    EXPORT_CHROMIUM_USER: otherUser(d.chromiumUser),
+    CHROMIUM_PATH: text(d.chromiumPath),
+  });
   return {
-    role: role as ExportRole,
-    timeoutMs: int(env, 'EXPORT_TIMEOUT_MS', d.timeoutMs, 100, 600_000),
-    concurrency: int(env, 'EXPORT_CONCURRENCY', d.concurrency, 1, 32),
-    attempts: int(env, 'EXPORT_ATTEMPTS', d.attempts, 1, 10),
-    backoffMs: int(env, 'EXPORT_BACKOFF_MS', d.backoffMs, 0, 60_000),
-    lockMs: int(env, 'EXPORT_LOCK_MS', d.lockMs, 1_000, 600_000),
-    stalledIntervalMs: int(env, 'EXPORT_STALLED_INTERVAL_MS', d.stalledIntervalMs, 500, 600_000),
-    renderTimeoutMs: int(env, 'EXPORT_RENDER_TIMEOUT_MS', d.renderTimeoutMs, 100, 600_000),
-    imageMaxBytes: int(env, 'EXPORT_IMAGE_MAX_BYTES', d.imageMaxBytes, 1024, 40 * 1024 * 1024),
-    queuePrefix: prefix || undefined,
-    concurrentPerUser: int(env, 'EXPORT_CONCURRENT_PER_USER', d.concurrentPerUser, 1, 1000),
-    fileTtlMs: int(env, 'EXPORT_FILE_TTL_MS', d.fileTtlMs, 1_000, 7 * 24 * 3_600_000),
-    sweepIntervalMs: int(env, 'EXPORT_SWEEP_INTERVAL_MS', d.sweepIntervalMs, 1_000, 24 * 3_600_000),
-    chromiumSandbox: bool(env, 'EXPORT_CHROMIUM_SANDBOX', d.chromiumSandbox),
-    chromiumUser: user(env, 'EXPORT_CHROMIUM_USER', d.chromiumUser),
+    role: read.EXPORT_ROLE,
+    timeoutMs: read.EXPORT_TIMEOUT_MS,
+    concurrency: read.EXPORT_CONCURRENCY,
+    attempts: read.EXPORT_ATTEMPTS,
+    backoffMs: read.EXPORT_BACKOFF_MS,
+    lockMs: read.EXPORT_LOCK_MS,
+    stalledIntervalMs: read.EXPORT_STALLED_INTERVAL_MS,
+    renderTimeoutMs: read.EXPORT_RENDER_TIMEOUT_MS,
+    imageMaxBytes: read.EXPORT_IMAGE_MAX_BYTES,
+    queuePrefix: read.EXPORT_QUEUE_PREFIX,
+    concurrentPerUser: read.EXPORT_CONCURRENT_PER_USER,
+    fileTtlMs: read.EXPORT_FILE_TTL_MS,
+    sweepIntervalMs: read.EXPORT_SWEEP_INTERVAL_MS,
+    chromiumSandbox: read.EXPORT_CHROMIUM_SANDBOX,
+    chromiumUser: read.EXPORT_CHROMIUM_USER,
+    chromiumPath: read.CHROMIUM_PATH,
   };
 }
 

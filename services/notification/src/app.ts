@@ -9,6 +9,7 @@ import { createStreamLimit, type StreamLimit } from './live/stream-limit.js';
 import { NotificationStreams } from './live/streams.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerStreamRoute } from './routes/stream.js';
+import { loadNotificationSettings } from './settings.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,7 +45,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
   );
   const logger = app.log;
-  const streams = new NotificationStreams(deps.pool, logger, config.notificationHeartbeatMs);
+  const streams = new NotificationStreams(deps.pool, logger, loadNotificationSettings(config.env).heartbeatMs);
   openStreams = () => streams.open;
   addScrapeGauge(app, {
     name: 'notification_sse_streams_open',

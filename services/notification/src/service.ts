@@ -5,6 +5,7 @@ import { defineService, type StartOptions, startService as startWithKit } from '
 import { buildApp } from './app.js';
 import { SWEEP_INTERVAL_MS, startExpirySweeper } from './events/expiry-sweeper.js';
 import { startNotificationProducer } from './events/producers.js';
+import { loadNotificationSettings } from './settings.js';
 
 /** The service's own migrations (src/ and dist/ both sit beside migrations/). */
 export const notificationMigrations = {
@@ -16,6 +17,7 @@ export const notificationMigrations = {
 export const notificationService = defineService({
   name: 'notification',
   migrations: [membershipMigrations, usersProjectionMigrations, notificationMigrations],
+  settings: (config) => loadNotificationSettings(config.env),
   buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
   consumers: [
     // First: the producer below tells streams through it from its first event on.

@@ -5,6 +5,7 @@ import { defineService, type StartOptions, startService as startWithKit } from '
 import { buildApp } from './app.js';
 import { startDocumentIndexer } from './events/document-indexer.js';
 import { startTombstonePruner } from './events/tombstone-pruner.js';
+import { loadSearchSettings } from './settings.js';
 
 /** The service's own migrations (src/ and dist/ both sit beside migrations/). */
 export const searchMigrations = {
@@ -16,6 +17,7 @@ export const searchMigrations = {
 export const searchService = defineService({
   name: 'search',
   migrations: [membershipMigrations, searchMigrations],
+  settings: (config) => loadSearchSettings(config.env),
   buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
   consumers: [
     ({ app, bus }) => app.searchMembership.startProjection(bus),

@@ -9,6 +9,7 @@ import { registerMcpKeyRoutes } from './routes/mcp-keys.js';
 import { registerMemberRoutes } from './routes/members.js';
 import { registerUserRoutes } from './routes/users.js';
 import { registerWorkspaceRoutes } from './routes/workspaces.js';
+import { loadWorkspaceSettings } from './settings.js';
 
 export interface AppDeps extends ServiceAppDeps {
   /** Defaults to prepared statements on a pool of the service's own (closed with the app). */
@@ -27,7 +28,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', () => owned.end());
     reads = owned;
   }
-  const ctx: Context = { pool: deps.pool, reads, config };
+  const ctx: Context = { pool: deps.pool, reads, config, settings: loadWorkspaceSettings(config) };
 
   registerWorkspaceRoutes(app, ctx);
   registerMemberRoutes(app, ctx);

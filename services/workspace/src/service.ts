@@ -3,6 +3,7 @@ import type { Config } from '@wiki/config';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp } from './app.js';
 import { startDocumentCountConsumer } from './events/document-count.js';
+import { loadWorkspaceSettings } from './settings.js';
 
 export { type AppDeps, buildApp } from './app.js';
 
@@ -11,6 +12,7 @@ export const workspaceService = defineService({
   name: 'workspace',
   // src/ and dist/ both sit beside migrations/.
   migrations: [{ dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' }],
+  settings: loadWorkspaceSettings,
   buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
   consumers: [({ bus, pool, logger }) => startDocumentCountConsumer({ bus, pool, logger })],
 });

@@ -27,7 +27,7 @@ export interface WorkerLogger {
 }
 
 export interface ExportWorkerOptions {
-  config: Pick<Config, 'redisUrl' | 'urls' | 'internalTokenSecret' | 'chromiumPath' | 'storage'>;
+  config: Pick<Config, 'redisUrl' | 'urls' | 'internalTokenSecret' | 'storage'>;
   settings: ExportSettings;
   prefix: string;
   logger: WorkerLogger;
@@ -75,7 +75,7 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
   const peers = options.peers ?? createServiceClient({ service: 'export', config, logger });
   const images = settings.images ?? attachmentImageSource(peers);
   const renderer = new PdfRenderer({
-    executablePath: config.chromiumPath,
+    executablePath: settings.chromiumPath,
     renderTimeoutMs: settings.renderTimeoutMs,
     maxIdlePages: settings.concurrency,
     sandbox: settings.chromiumSandbox,

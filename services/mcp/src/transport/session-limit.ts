@@ -1,5 +1,6 @@
 import type { Config } from '@wiki/config';
 import { NewestWinsLimit, type SlotsLogger } from '@wiki/limits';
+import { loadMcpSettings } from '../settings.js';
 
 /**
  * What an SSE session gets last when a newer session of the same MCP key pushes it out. The long
@@ -16,4 +17,4 @@ export const TOO_MANY_SESSIONS_NOTICE =
 export type SessionLimit = NewestWinsLimit;
 
 export const createSessionLimit = (config: Config, logger: SlotsLogger): SessionLimit =>
-  new NewestWinsLimit(config, 'mcp-sessions', config.connectionLimits.mcpSessionsPerKey, logger);
+  new NewestWinsLimit(config, 'mcp-sessions', loadMcpSettings(config.env).sessionsPerKey, logger);

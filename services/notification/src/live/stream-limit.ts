@@ -1,5 +1,6 @@
 import type { Config } from '@wiki/config';
 import { NewestWinsLimit, type SlotsLogger } from '@wiki/limits';
+import { loadNotificationSettings } from '../settings.js';
 
 /**
  * What a stream gets last when a newer stream of the same user pushes it out. The long `retry`
@@ -17,4 +18,4 @@ export const TOO_MANY_STREAMS_NOTICE = 'retry: 30000\nevent: reconnect\ndata: {"
 export type StreamLimit = NewestWinsLimit;
 
 export const createStreamLimit = (config: Config, logger: SlotsLogger): StreamLimit =>
-  new NewestWinsLimit(config, 'notification-streams', config.connectionLimits.notificationStreamsPerUser, logger);
+  new NewestWinsLimit(config, 'notification-streams', loadNotificationSettings(config.env).streamsPerUser, logger);

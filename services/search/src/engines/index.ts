@@ -1,5 +1,6 @@
 import type { Config } from '@wiki/config';
 import type { DatabasePool } from '@wiki/db';
+import { loadSearchSettings } from '../settings.js';
 import { withAnswerCache } from './answer-cache.js';
 import type { SearchEngine } from './engine.js';
 import { createPostgresEngine } from './postgres.js';
@@ -24,20 +25,24 @@ export interface EngineDeps {
  * index changes (answer-cache.ts). Async because an engine may have to check or prepare its
  * store before it answers (the Postgres engine checks SEARCH_TS_CONFIG exists).
  */
-export async function createSearchEngine(config: Config, deps: EngineDeps): Promise<SearchEngine> {
+export async function createSearchEngine(
+  config: Pick<Config, 'env' | 'dbPrefix'>,
+  deps: EngineDeps,
+): Promise<SearchEngine> {
   return withAnswerCache(await createChosenEngine(config, deps), deps.pool);
 }
 
-async function createChosenEngine(config: Config, deps: EngineDeps): Promise<SearchEngine> {
-  switch (config.searchEngine) {
+async function createChosenEngine(config: Pick<Config, 'env' | 'dbPrefix'>, deps: EngineDeps): Promise<SearchEngine> {
+  const settings = loadSearchSettings(config.env);
+  switch (settings.engine) {
     case 'postgres':
-      return createPostgresEngine({ pool: deps.pool, tsConfig: config.searchTsConfig });
+      return createPostgresEngine({ pool: deps.pool, tsConfig: settings.tsConfig });
     case 'elasticsearch': {
       // Loaded only when chosen: the Elasticsearch client is ~10 MiB of RSS the default engine
-      // does not need. config.elasticsearchUrl is set: the config refuses the engine without it.
+      // does not need. The URL is set: the settings refuse the engine without it.
       const { ElasticsearchEngine, elasticsearchAlias } = await import('./elasticsearch/index.js');
       return ElasticsearchEngine.start({
-        url: config.elasticsearchUrl as string,
+        url: settings.elasticsearchUrl as string,
         alias: elasticsearchAlias(config.dbPrefix),
       });
     }

@@ -4,9 +4,10 @@ import { notFound } from '@wiki/http';
 import { findMemberByUser, type MemberRow } from '../db/members.js';
 import type { PreparedReads } from '../db/prepared-reads.js';
 import { findWorkspace, type WorkspaceRow } from '../db/workspaces.js';
+import type { WorkspaceSettings } from '../settings.js';
 
 /**
- * What every command needs: the database and the configuration. A transaction of `pool` that
+ * What every command needs: the database, the configuration and the service's settings. A transaction of `pool` that
  * wrote events wakes the outbox relay when it commits (the service kit's pool).
  */
 export interface Context {
@@ -14,6 +15,8 @@ export interface Context {
   /** The hottest reads, as prepared statements on a pool of their own. */
   reads: PreparedReads;
   config: Config;
+  /** Invitation links and lifetime (settings.ts). */
+  settings: WorkspaceSettings;
 }
 
 /** The caller's membership, or 404: a non-member does not learn that the workspace exists. */

@@ -67,7 +67,7 @@ export function invite(ctx: Context, userId: string, workspaceId: string, input:
       message: input.message?.trim() || null,
       invitedBy: userId,
       token: newInvitationToken(),
-      expiresAt: expiryFrom(new Date(), ctx.config.invitationTtlDays),
+      expiresAt: expiryFrom(new Date(), ctx.settings.invitationTtlDays),
     });
     const invitation = await findInvitation(tx, id);
     await emitInvitation(
@@ -133,7 +133,7 @@ export function resendInvitation(
       );
     if (await findMemberByEmail(tx, workspaceId, found.email))
       throw refusal('ALREADY_MEMBER', 'This person is already a member of the workspace');
-    await reopenInvitation(tx, found.id, expiryFrom(new Date(), ctx.config.invitationTtlDays));
+    await reopenInvitation(tx, found.id, expiryFrom(new Date(), ctx.settings.invitationTtlDays));
     const invitation = await findInvitation(tx, found.id);
     await emitInvitation(tx, 'created', userId, invitation, await inviteeUserId(tx, invitation.email), {
       resent: true,

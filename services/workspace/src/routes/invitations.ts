@@ -72,7 +72,7 @@ export function registerInvitationRoutes(server: FastifyInstance, ctx: Context):
     async (request) => {
       const { userId } = requireUser(request);
       const invitation = await resendInvitation(ctx, userId, request.params.workspaceId, request.params.invitationId);
-      return success(presentInvitationResult(invitation, ctx.config.inviteUrl));
+      return success(presentInvitationResult(invitation, ctx.settings.inviteUrl));
     },
   );
 

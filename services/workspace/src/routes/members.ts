@@ -71,7 +71,7 @@ export function registerMemberRoutes(server: FastifyInstance, ctx: Context): voi
       const { userId } = requireUser(request);
       const { email, role: invitedRole, message } = request.body;
       const invitation = await invite(ctx, userId, request.params.workspaceId, { email, role: invitedRole, message });
-      return reply.status(201).send(success(presentInvitationResult(invitation, ctx.config.inviteUrl)));
+      return reply.status(201).send(success(presentInvitationResult(invitation, ctx.settings.inviteUrl)));
     },
   );
 

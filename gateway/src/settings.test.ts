@@ -1,0 +1,43 @@
+import { ConfigError, SERVICE_NAMES } from '@wiki/config';
+import { describe, expect, it } from 'vitest';
+import { loadGatewaySettings } from './settings.js';
+
+describe('gateway settings', () => {
+  it('default to every service, no proxy, rate limits on, no CORS origin', () => {
+    expect(loadGatewaySettings({})).toEqual({
+      services: [...SERVICE_NAMES],
+      trustProxy: false,
+      rateLimit: { enabled: true, userPerMin: 600, publicPerMin: 120, authFailuresPerMin: 20 },
+      corsOrigins: [],
+    });
+  });
+
+  it('read the services, the proxies and the origins', () => {
+    expect(loadGatewaySettings({ GATEWAY_SERVICES: ' workspace , mcp,workspace' }).services).toEqual([
+      'workspace',
+      'mcp',
+    ]);
+    expect(loadGatewaySettings({ GATEWAY_SERVICES: 'all' }).services).toEqual([...SERVICE_NAMES]);
+    expect(loadGatewaySettings({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadGatewaySettings({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadGatewaySettings({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
+    expect(
+      loadGatewaySettings({ CORS_ORIGINS: 'https://wiki.example.com, http://localhost:3000/' }).corsOrigins,
+    ).toEqual(['https://wiki.example.com', 'http://localhost:3000']);
+    expect(loadGatewaySettings({ RATE_LIMIT_ENABLED: 'false' }).rateLimit.enabled).toBe(false);
+  });
+
+  it.each([
+    ['GATEWAY_SERVICES', 'workspace,wiki'],
+    ['TRUST_PROXY', 'yes please'],
+    ['RATE_LIMIT_ENABLED', 'maybe'],
+    ['RATE_LIMIT_USER_PER_MIN', '0'],
+    ['RATE_LIMIT_PUBLIC_PER_MIN', 'many'],
+    ['RATE_LIMIT_AUTH_FAILURES_PER_MIN', '0'],
+    ['CORS_ORIGINS', 'https://wiki.example.com/app'],
+    ['CORS_ORIGINS', '*'],
+  ])('names the variable of a bad value: %s=%s', (name, value) => {
+    expect(() => loadGatewaySettings({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadGatewaySettings({ [name]: value })).toThrow(name);
+  });
+});
