@@ -75,7 +75,6 @@ describe('loadConfig', () => {
     [{ AUTH_PROVIDER: 'keycloak' }, 'AUTH_PROVIDER'],
     [{ AUTH_PROVIDER: 'oidc' }, 'AUTH_ISSUER'],
     [{ AUTH_PROVIDER: 'firebase' }, 'FIREBASE_PROJECT_ID'],
-    [{ STORAGE_DRIVER: 's3' }, 'S3_ENDPOINT'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ INTERNAL_API_KEY: 'short' }, 'INTERNAL_API_KEY'],
   ])('names the variable of a bad value: %o', (env, variable) => {

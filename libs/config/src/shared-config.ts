@@ -21,7 +21,7 @@ export type AuthProvider = 'dev' | 'oidc' | 'firebase';
 
 /**
  * What every process reads: where it and its peers listen, its database, NATS, Redis, identity and
- * the shared secrets. A part's own settings (search engine, upload limits, ...) are read by the
+ * the shared secrets. A part's own settings (search engine, upload limits, object storage, ...) are read by the
  * part itself from `env`, with the same parser (readEnv), next to its code.
  */
 export interface Config {
@@ -72,15 +72,6 @@ export interface Config {
   };
   internalApiKey: string;
   internalTokenSecret: string;
-  storage: {
-    driver: 'local' | 's3';
-    localDir: string;
-    s3Endpoint?: string;
-    s3Bucket: string;
-    s3AccessKey?: string;
-    s3SecretKey?: string;
-    s3Region: string;
-  };
   /**
    * The largest serialised event envelope a service writes to its outbox (EVENT_MAX_BYTES); the
    * service lowers it at connect when the NATS server's max_payload leaves less room.
@@ -203,30 +194,6 @@ function readAuth(env: Env, production: boolean): Config['auth'] {
   };
 }
 
-function readStorage(env: Env, dataDir: string): Config['storage'] {
-  const read = readEnv(env, {
-    STORAGE_DRIVER: oneOf(['local', 's3'] as const, 'local'),
-    S3_ENDPOINT: url(HTTP),
-    STORAGE_LOCAL_DIR: text(join(dataDir, 'objects')),
-    S3_BUCKET: text('wiki'),
-    S3_ACCESS_KEY: text(),
-    S3_SECRET_KEY: text(),
-    S3_REGION: text('us-east-1'),
-  });
-  if (read.STORAGE_DRIVER === 's3' && !read.S3_ENDPOINT) {
-    throw new ConfigError('S3_ENDPOINT', 'is required when STORAGE_DRIVER=s3');
-  }
-  return {
-    driver: read.STORAGE_DRIVER,
-    localDir: resolve(read.STORAGE_LOCAL_DIR),
-    s3Endpoint: read.S3_ENDPOINT,
-    s3Bucket: read.S3_BUCKET,
-    s3AccessKey: read.S3_ACCESS_KEY,
-    s3SecretKey: read.S3_SECRET_KEY,
-    s3Region: read.S3_REGION,
-  };
-}
-
 function readSecrets(env: Env, where: { production: boolean; dataDir: string }) {
   const read = readEnv(env, {
     INTERNAL_API_KEY: secret('INTERNAL_API_KEY', where),
@@ -255,7 +222,6 @@ export function loadConfig(env: Env = process.env): Config {
   const addresses = readAddresses(env, first.SERVICE_HOST);
   const databases = readDatabases(env);
   const auth = readAuth(env, production);
-  const storage = readStorage(env, dataDir);
   const secrets = readSecrets(env, { production, dataDir });
 
   const rest = readEnv(env, {
@@ -290,7 +256,6 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: rest.REDIS_URL,
     auth,
     ...secrets,
-    storage,
     eventMaxBytes: rest.EVENT_MAX_BYTES,
     shutdownDelayMs: rest.SHUTDOWN_DELAY_MS,
   };

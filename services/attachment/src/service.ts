@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { membershipMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
+import { loadStorageSettings } from '@wiki/storage';
 import { buildApp } from './app.js';
 import { startOrphanSweeper } from './events/orphan-sweeper.js';
 import { startOwnerDeletions } from './events/owner-deletions.js';
@@ -17,7 +18,7 @@ export const attachmentMigrations = {
 export const attachmentService = defineService({
   name: 'attachment',
   migrations: [membershipMigrations, attachmentMigrations],
-  settings: (config) => loadAttachmentSettings(config.env),
+  settings: (config) => [loadAttachmentSettings(config.env), loadStorageSettings(config)],
   buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel }),
   consumers: [
     ({ app, bus }) => app.attachmentMembership.startProjection(bus),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadStorageSettings } from '@wiki/storage';
 import type { SignedInUser, Stack } from '@wiki/testing';
 import { startPlatform } from '../../../test/platform.js';
 import { spoolDirOf } from '../src/app.js';
@@ -144,7 +145,7 @@ export async function filesUnder(dir: string): Promise<string[]> {
   }
 }
 
-export const objectsOf = (stack: Stack) => filesUnder(stack.config.storage.localDir);
+export const objectsOf = (stack: Stack) => filesUnder(loadStorageSettings(stack.config).localDir);
 export const spoolOf = (stack: Stack) => filesUnder(spoolDirOf(stack.config));
 
 /** A GIF header (logical screen `width` × `height`) followed by HTML with a script: a polyglot. */

@@ -4,7 +4,7 @@ import { get as httpGet, request as httpRequest, type IncomingMessage } from 'no
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createDatabasePool, type DatabasePool, sql, withAdvisoryLock } from '@wiki/db';
-import { LocalStorage } from '@wiki/storage';
+import { LocalStorage, loadStorageSettings } from '@wiki/storage';
 import {
   createDocument,
   eventually,
@@ -159,7 +159,7 @@ describe('orphan sweep', () => {
   it('removes objects no record names once they are older than the grace period, and stale spool files', async () => {
     const { editor, ws, doc } = await editorWithDocument();
     const kept = await uploaded(stack, editor, ws.id, doc.id, { name: 'kept.png', body: png(4, 4) });
-    const storage = new LocalStorage(stack.config.storage.localDir);
+    const storage = new LocalStorage(loadStorageSettings(stack.config).localDir);
     const orphan = `workspaces/${ws.id}/documents/${doc.id}/${randomUUID()}/orphan.bin`;
     await storage.put(orphan, Readable.from([Buffer.from('left behind')]), 11, 'application/octet-stream');
     // Another service's file in the same store (a finished export): not the attachment sweep's.
@@ -186,7 +186,7 @@ describe('orphan sweep', () => {
 
   it('sweeps the store on one replica at a time; every replica still sweeps its own spool folder', async () => {
     const { ws, doc } = await editorWithDocument();
-    const storage = new LocalStorage(stack.config.storage.localDir);
+    const storage = new LocalStorage(loadStorageSettings(stack.config).localDir);
     const orphan = `workspaces/${ws.id}/documents/${doc.id}/${randomUUID()}/orphan.bin`;
     await storage.put(orphan, Readable.from([Buffer.from('left behind')]), 11, 'application/octet-stream');
     const spoolDir = spoolDirOf(stack.config);

@@ -7,6 +7,7 @@ import {
   type StartOptions,
   startService as startWithKit,
 } from '@wiki/service';
+import { loadStorageSettings } from '@wiki/storage';
 import { buildApp, queuePrefixOf } from './app.js';
 import { startExpiredFileSweeper } from './files/expired-files.js';
 import { startExportWorker } from './queue/worker.js';
@@ -22,6 +23,8 @@ export function exportService(settings: ExportSettings = DEFAULT_EXPORT_SETTINGS
     name: 'export',
     migrations: [membershipMigrations],
     poolSize: 4,
+    // Its own settings are read before the definition is made (main.ts); the object store's here.
+    settings: loadStorageSettings,
     buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel, settings }),
     consumers: hasApi(settings.role) ? [({ app, bus }) => app.exportMembership.startProjection(bus)] : [],
     jobs: [

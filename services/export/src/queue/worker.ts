@@ -27,7 +27,7 @@ export interface WorkerLogger {
 }
 
 export interface ExportWorkerOptions {
-  config: Pick<Config, 'redisUrl' | 'urls' | 'internalTokenSecret' | 'storage'>;
+  config: Pick<Config, 'redisUrl' | 'urls' | 'internalTokenSecret' | 'env' | 'dataDir'>;
   settings: ExportSettings;
   prefix: string;
   logger: WorkerLogger;
