@@ -10,6 +10,7 @@ import { prepareDatabase } from '@wiki/service';
 import type { ReindexProgress } from '../db/reindex-progress.js';
 import { createSearchEngine } from '../engines/index.js';
 import { searchService } from '../service.js';
+import { loadSearchSettings } from '../settings.js';
 import { describeScope, ReindexBusyError, type ReindexSummary, reindex } from './reindex.js';
 import { parseReindexArgs, REINDEX_USAGE, ReindexUsageError } from './reindex-args.js';
 
@@ -53,6 +54,7 @@ if (args.help) {
 let config: Config;
 try {
   config = loadConfig();
+  loadSearchSettings(config.env); // read again where the engine is made; checked here to exit 78
 } catch (error) {
   if (error instanceof ConfigError) exit(error.message, 78);
   throw error;
