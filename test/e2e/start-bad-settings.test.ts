@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Issue 25, point 5: a part's own settings (its settings.ts) are read before it opens anything, so a
+ * bad value stops it as a bad shared one does: exit 78 (EX_CONFIG), the variable named on stderr.
+ * Runs the compiled mains (the build `npm test` runs first).
+ */
+describe('a part started with a bad setting of its own', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bad-settings-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it.each([
+    ['services/search/dist/main.js', { SEARCH_ENGINE: 'solr' }, 'SEARCH_ENGINE must be one of postgres, elasticsearch'],
+    ['services/attachment/dist/main.js', { STORAGE_DRIVER: 's3' }, 'S3_ENDPOINT is required when STORAGE_DRIVER=s3'],
+    ['services/workspace/dist/main.js', { INVITATION_TTL_DAYS: '0' }, 'INVITATION_TTL_DAYS must be between 1 and 365'],
+    [
+      'services/notification/dist/main.js',
+      { NOTIFICATION_HEARTBEAT_MS: '1' },
+      'NOTIFICATION_HEARTBEAT_MS must be between 10',
+    ],
+    ['services/mcp/dist/main.js', { MCP_SESSIONS_PER_KEY: 'many' }, 'MCP_SESSIONS_PER_KEY must be a whole number'],
+    ['services/collab/dist/main.js', { COLLAB_UPDATES_BURST: '0' }, 'COLLAB_UPDATES_BURST must be between 1'],
+    ['gateway/dist/main.js', { TRUST_PROXY: 'yes please' }, 'TRUST_PROXY must be true, false, a hop count'],
+  ])('%s exits 78 naming it (%o)', (main, env, message) => {
+    const run = spawnSync(process.execPath, [join(root, main)], {
+      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, ...env },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.stderr).toContain(`Invalid configuration: ${message}`);
+    expect(run.status).toBe(78);
+  });
+});
