@@ -2,7 +2,20 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-const libs = ['config', 'tracing', 'http', 'db', 'auth', 'events', 'limits', 'storage', 'service', 'testing'];
+const libs = [
+  'config',
+  'tracing',
+  'http',
+  'db',
+  'auth',
+  'service-client',
+  'projections',
+  'events',
+  'limits',
+  'storage',
+  'service',
+  'testing',
+];
 
 // Tests run the TypeScript sources of the libs, not their compiled dist.
 const alias = [

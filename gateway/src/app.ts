@@ -1,6 +1,6 @@
-import { createServiceClient } from '@wiki/auth';
 import { type Config, SERVICE_NAMES, type ServiceName } from '@wiki/config';
 import { createApp } from '@wiki/http';
+import { createServiceClient } from '@wiki/service-client';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { McpKeys } from './auth/api-keys.js';

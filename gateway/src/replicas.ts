@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 // What a refused or lost connection means for sending a request again is decided once, in
 // libs/auth, for the gateway and the service client alike: any request that never reached a
 // replica, and a read whose connection broke before its answer (a write is never sent twice).
-export { isConnectError, mayRetryElsewhere } from '@wiki/auth';
+export { isConnectError, mayRetryElsewhere } from '@wiki/service-client';
 
 /** Whether a service's answer says its replica is leaving (it stopped keeping connections: see markShuttingDown). */
 export function saysLeaving(connection: string | string[] | undefined): boolean {

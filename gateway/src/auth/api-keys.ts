@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isMcpKeyShaped, type ServiceClient } from '@wiki/auth';
+import { isMcpKeyShaped } from '@wiki/auth';
 import { unauthorized } from '@wiki/http';
+import type { ServiceClient } from '@wiki/service-client';
 import type { FastifyBaseLogger } from 'fastify';
 import { hashOf, SingleFlight, TtlCache } from '../ttl-cache.js';
 import type { Screened } from './guessing.js';

@@ -1,5 +1,6 @@
-import { profileName, profilePicture, type ServiceClient } from '@wiki/auth';
+import { profileName, profilePicture } from '@wiki/auth';
 import { unauthorized } from '@wiki/http';
+import type { ServiceClient } from '@wiki/service-client';
 import type { FastifyBaseLogger } from 'fastify';
 import { keyOf, SingleFlight, TtlCache } from '../ttl-cache.js';
 import type { VerifiedToken } from './token-verifier.js';

@@ -1,9 +1,10 @@
 // Brings in the route-schema fields of the OpenAPI description (tags, summary, hide, security).
 import type {} from '@fastify/swagger';
-import { createServiceClient, identity, type ServiceClient } from '@wiki/auth';
+import { identity } from '@wiki/auth';
 import type { Config, ServiceName } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import { createApp, errorEnvelope, errorResponse, type HealthCheck, registerHealth } from '@wiki/http';
+import { createServiceClient, type ServiceClient } from '@wiki/service-client';
 import type { FastifyInstance } from 'fastify';
 
 /** What every service's `buildApp` takes besides its own dependencies. */

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { createMembershipAccess, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type DatabasePool, sql } from '@wiki/db';
 import type { HealthCheck } from '@wiki/http';
+import { createMembershipAccess, type MembershipAccess } from '@wiki/projections';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance } from 'fastify';

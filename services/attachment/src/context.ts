@@ -1,5 +1,6 @@
-import type { MembershipAccess, ServiceClient } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
+import type { MembershipAccess } from '@wiki/projections';
+import type { ServiceClient } from '@wiki/service-client';
 import type { ObjectStorage } from '@wiki/storage';
 import type { ImageCleaner } from './commands/clean-image.js';
 

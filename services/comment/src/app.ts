@@ -1,5 +1,5 @@
-import { createMembershipAccess, createUsersProjection, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { createMembershipAccess, createUsersProjection, type MembershipAccess } from '@wiki/projections';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { documentServiceClient } from './clients/document-service.js';

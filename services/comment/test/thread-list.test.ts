@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createUsersProjection, mintIdentityToken, type ServiceClient } from '@wiki/auth';
+import { mintIdentityToken } from '@wiki/auth';
 import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
+import { createUsersProjection } from '@wiki/projections';
+import type { ServiceClient } from '@wiki/service-client';
 import { countingStatements, eventually, type SignedInUser, signInNew, workspaceWith } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-import type { MembershipAccess, UsersProjection } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
+import type { MembershipAccess, UsersProjection } from '@wiki/projections';
 import type { InsertDocument } from './db/document-inserts.js';
 import type { PreparedStatements } from './db/prepared-statements.js';
 import type { ListAnswers } from './queries/list-answers.js';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { membershipMigrations, startUsersProjection, usersProjectionMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { membershipMigrations, startUsersProjection, usersProjectionMigrations } from '@wiki/projections';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp, documentContextOf } from './app.js';
 import { startDocumentConsumers } from './events/consumers.js';

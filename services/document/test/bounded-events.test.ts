@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServiceClient, wholePlainText } from '@wiki/auth';
 import {
   capUnderPayload,
   configureEventMaxBytes,
@@ -8,6 +7,7 @@ import {
   eventMaxBytes,
   insertEnvelopesSql,
 } from '@wiki/events';
+import { createServiceClient, wholePlainText } from '@wiki/service-client';
 import {
   connectTestBus,
   createDocument,

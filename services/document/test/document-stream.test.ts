@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mintIdentityToken, type StreamedDocument, streamDocumentsFrom } from '@wiki/auth';
+import { mintIdentityToken } from '@wiki/auth';
 import { sql } from '@wiki/db';
+import { type StreamedDocument, streamDocumentsFrom } from '@wiki/service-client';
 import { createDocument, createWorkspace, paragraph, type SignedInUser, signInNew } from '@wiki/testing';
 import { documentPage } from '../src/db/document-stream.js';
 import { STREAM_PAGING, streamDocuments } from '../src/queries/document-stream.js';

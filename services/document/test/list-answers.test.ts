@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { type MembershipAccess, mintIdentityToken } from '@wiki/auth';
+import { mintIdentityToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { listOf, success } from '@wiki/http';
+import type { MembershipAccess } from '@wiki/projections';
 import { prepareDatabase } from '@wiki/service';
 import { cleanupConfig, isolatedConfig, UNUSED_IDP } from '@wiki/testing';
 import Fastify, { type FastifyInstance } from 'fastify';

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { type MembershipAccess, membershipMigrations, mintIdentityToken, usersProjectionMigrations } from '@wiki/auth';
+import { mintIdentityToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { createEnvelope, eventsMigrations, parseEventData } from '@wiki/events';
+import { type MembershipAccess, membershipMigrations, usersProjectionMigrations } from '@wiki/projections';
 import { cleanupConfig, countingStatements, ISO_RE, isolatedConfig, readOutbox, UNUSED_IDP } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';

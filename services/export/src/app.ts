@@ -1,6 +1,6 @@
-import { createMembershipAccess, type MembershipAccess } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { addScrapeGauge } from '@wiki/http';
+import { createMembershipAccess, type MembershipAccess } from '@wiki/projections';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance } from 'fastify';

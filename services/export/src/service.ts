@@ -1,5 +1,5 @@
-import { membershipMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { membershipMigrations } from '@wiki/projections';
 import {
   defineService,
   type RuntimeKit,

@@ -1,7 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createServiceClient, identity } from '@wiki/auth';
+import { identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { addScrapeCounter, addScrapeGauge, createApp, registerHealth } from '@wiki/http';
+import { createServiceClient } from '@wiki/service-client';
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';

@@ -1,8 +1,9 @@
-import { createMembershipAccess, type MembershipAccess, type ServiceClient } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { sql } from '@wiki/db';
 import { addScrapeCounter, addScrapeGauge, HealthDetails } from '@wiki/http';
+import { createMembershipAccess, type MembershipAccess } from '@wiki/projections';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
+import type { ServiceClient } from '@wiki/service-client';
 import type { FastifyInstance } from 'fastify';
 import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
 import { createStreamLimit, type StreamLimit } from './live/stream-limit.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServiceClient } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import { createDatabasePool, sql } from '@wiki/db';
+import { createServiceClient } from '@wiki/service-client';
 import {
   connectTestBus,
   eventually,

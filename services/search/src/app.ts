@@ -1,7 +1,8 @@
-import { createMembershipAccess, type MembershipAccess, type ServiceClient } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { sql } from '@wiki/db';
+import { createMembershipAccess, type MembershipAccess } from '@wiki/projections';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
+import type { ServiceClient } from '@wiki/service-client';
 import type { FastifyInstance } from 'fastify';
 import type { SearchEngine } from './engines/engine.js';
 import { createSearchEngine } from './engines/index.js';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { membershipMigrations } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { membershipMigrations } from '@wiki/projections';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp } from './app.js';
 import { startDocumentIndexer } from './events/document-indexer.js';

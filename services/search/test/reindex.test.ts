@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createServiceClient, streamDocumentsFrom } from '@wiki/auth';
 import { redactUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
+import { createServiceClient, streamDocumentsFrom } from '@wiki/service-client';
 import {
   createDocument,
   createWorkspace,

@@ -1,5 +1,5 @@
-import { workspaceIsOpen } from '@wiki/auth';
 import { sql, z } from '@wiki/db';
+import { workspaceIsOpen } from '@wiki/projections';
 import type { AttachmentContext } from '../context.js';
 
 const documentState = z.object({

@@ -1,5 +1,5 @@
-import type { ServiceClient } from '@wiki/auth';
 import { z } from '@wiki/db';
+import type { ServiceClient } from '@wiki/service-client';
 
 const answer = z.object({ id: z.string(), workspaceId: z.string() });
 

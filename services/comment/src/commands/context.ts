@@ -1,5 +1,5 @@
-import type { MembershipAccess, UsersProjection } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
+import type { MembershipAccess, UsersProjection } from '@wiki/projections';
 import type { PreparedReads } from '../db/prepared-reads.js';
 import type { DocumentDirectory } from '../projections/documents.js';
 

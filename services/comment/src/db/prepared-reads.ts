@@ -1,5 +1,5 @@
-import type { ProjectedUser } from '@wiki/auth';
 import { type ClosableReads, isoTimestampSql, preparedReads } from '@wiki/db';
+import type { ProjectedUser } from '@wiki/projections';
 import type { CommentRow } from './comments.js';
 import type { ThreadRow } from './threads.js';
 

@@ -1,4 +1,4 @@
-import type { ProjectedUser } from '@wiki/auth';
+import type { ProjectedUser } from '@wiki/projections';
 import type { CommentRow } from '../db/comments.js';
 import type { ThreadRow } from '../db/threads.js';
 

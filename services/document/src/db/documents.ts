@@ -1,5 +1,5 @@
-import { usersProjectionTable } from '@wiki/auth';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import { usersProjectionTable } from '@wiki/projections';
 import { iso, shape } from './shape.js';
 import { PLACED_TEXT } from './whole-document.js';
 

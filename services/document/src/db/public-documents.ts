@@ -1,5 +1,5 @@
-import { workspaceIsOpen } from '@wiki/auth';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import { workspaceIsOpen } from '@wiki/projections';
 import { publicChildCount } from './documents.js';
 import { shape } from './shape.js';
 

@@ -1,4 +1,4 @@
-import type { UsersProjection } from '@wiki/auth';
+import type { UsersProjection } from '@wiki/projections';
 import type { Breadcrumb, DocumentDetail, ListItem } from '../db/documents.js';
 import type { PublicDocumentRow, PublicListRow } from '../db/public-documents.js';
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { createServiceClient, type ServiceClient } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { createServiceClient, type ServiceClient } from '@wiki/service-client';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { readDocument } from '../domain/model.js';

@@ -1,4 +1,4 @@
-import type { ServiceClient } from '@wiki/auth';
+import type { ServiceClient } from '@wiki/service-client';
 import { imageSize } from 'image-size';
 import type { Block, ExportDocument } from '../domain/model.js';
 

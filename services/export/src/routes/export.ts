@@ -1,8 +1,10 @@
 import type { Readable } from 'node:stream';
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type MembershipAccess, requireActor, type ServiceClient } from '@wiki/auth';
+import { requireActor } from '@wiki/auth';
 import { errorResponses, idParams, notFound, object, refusal, serviceUnavailable, stringEnum, Type } from '@wiki/http';
+import type { MembershipAccess } from '@wiki/projections';
+import type { ServiceClient } from '@wiki/service-client';
 import type { ObjectStorage } from '@wiki/storage';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { contentDisposition } from '../domain/filename.js';

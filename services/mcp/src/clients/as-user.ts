@@ -1,5 +1,6 @@
-import { IDENTITY_HEADER, PeerReplicas, type PeerUrlsConfig } from '@wiki/auth';
+import { IDENTITY_HEADER } from '@wiki/auth';
 import type { ServiceName } from '@wiki/config';
+import { PeerReplicas, type PeerUrlsConfig } from '@wiki/service-client';
 import { Agent, type Dispatcher, request } from 'undici';
 
 /**

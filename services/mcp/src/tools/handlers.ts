@@ -1,4 +1,4 @@
-import { fetchDocumentText, type ServiceClient } from '@wiki/auth';
+import { fetchDocumentText, type ServiceClient } from '@wiki/service-client';
 import { type AsUserClient, type Caller, PeerRefusal } from '../clients/as-user.js';
 import { BLOCK_JSON_SCHEMA, parseContentJson } from '../domain/block-schema.js';
 import { LIST_MAX, pageOf, paragraphsOf, RESULT_MAX_CHARS, snippetText, windowOf } from '../domain/text.js';

@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { ServiceClient } from '@wiki/auth';
+import type { ServiceClient } from '@wiki/service-client';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { AsUserClient, Caller } from '../clients/as-user.js';
 import { PeerUnavailable } from '../clients/as-user.js';

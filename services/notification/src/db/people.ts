@@ -1,5 +1,5 @@
-import { fetchWorkspaceUser, type ServiceClient } from '@wiki/auth';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import { fetchWorkspaceUser, type ServiceClient } from '@wiki/service-client';
 
 /**
  * Look-ups a producer makes inside its consumer's transaction (slonik refuses the pool there):

@@ -1,6 +1,6 @@
-import type { ServiceClient } from '@wiki/auth';
 import type { DatabasePool, DatabaseTransactionConnection } from '@wiki/db';
 import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
+import type { ServiceClient } from '@wiki/service-client';
 import {
   deleteDocumentTitles,
   deleteWorkspaceName,

@@ -3,10 +3,11 @@
 // same configuration as the services (SEARCH_ENGINE, the search database, DOCUMENT_URL,
 // INTERNAL_TOKEN_SECRET). Progress and the summary go to stdout; Ctrl-C stops after the batch in
 // hand with the checkpoint kept, and the next run resumes there.
-import { createServiceClient, streamDocumentsFrom } from '@wiki/auth';
+
 import { type Config, ConfigError, loadConfig, redactUrl } from '@wiki/config';
 import { createDatabasePool } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
+import { createServiceClient, streamDocumentsFrom } from '@wiki/service-client';
 import type { ReindexProgress } from '../db/reindex-progress.js';
 import { createSearchEngine } from '../engines/index.js';
 import { searchService } from '../service.js';

@@ -1,5 +1,5 @@
-import type { ServiceClient, StreamedDocument } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
+import type { ServiceClient, StreamedDocument } from '@wiki/service-client';
 import {
   ALL_WORKSPACES,
   clearProgress,

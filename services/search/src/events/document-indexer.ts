@@ -1,7 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
-import { fetchDocumentText, type ServiceClient, wholePlainText } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
 import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
+import { fetchDocumentText, type ServiceClient, wholePlainText } from '@wiki/service-client';
 import type { DocumentPatch, IndexedDocument, SearchEngine } from '../engines/engine.js';
 import { indexedDocument } from '../engines/indexed-document.js';
 

@@ -1,7 +1,8 @@
 import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) for route types
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type MembershipAccess, requireActor } from '@wiki/auth';
+import { requireActor } from '@wiki/auth';
 import { errorResponses, listOf, nullable, object, success, Type, uuid, withDefault } from '@wiki/http';
+import type { MembershipAccess } from '@wiki/projections';
 import type { FastifyInstance } from 'fastify';
 import type { SearchEngine } from '../engines/engine.js';
 

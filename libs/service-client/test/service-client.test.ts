@@ -1,9 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { createServiceClient, identity, requireKind, type ServiceClient } from '@wiki/auth';
+import { identity, requireKind } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createApp, notFound, success, unauthorized } from '@wiki/http';
+import { createServiceClient, type ServiceClient } from '@wiki/service-client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 const secret = 'a-test-secret-that-is-long-enough';

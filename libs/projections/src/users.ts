@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
+import type { Actor } from '@wiki/auth';
 import { type DatabasePool, type DatabaseTransactionConnection, type MigrationSet, sql, z } from '@wiki/db';
 import { type EventBus, type Logger, type RunningConsumer, startConsumer, type TypedEvent } from '@wiki/events';
-import type { Actor } from './plugin.js';
-import type { ServiceClient } from './service-client.js';
-import { fetchWorkspaceUser, type RemoteUser } from './workspace-users.js';
+import { fetchWorkspaceUser, type RemoteUser, type ServiceClient } from '@wiki/service-client';
 
 /**
  * The users projection: the workspace service's users as the services that show user names keep

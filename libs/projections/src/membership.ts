@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
+import { atLeast, isRole, type Role } from '@wiki/auth';
 import { type DatabasePool, type DatabaseTransactionConnection, type MigrationSet, sql, z } from '@wiki/db';
 import { type EventBus, type EventEnvelope, startConsumer, type TypedEvent } from '@wiki/events';
 import { forbidden, notFound } from '@wiki/http';
-import { atLeast, isRole, type Role } from './roles.js';
-import type { ServiceClient } from './service-client.js';
+import type { ServiceClient } from '@wiki/service-client';
 
 /** Run before the service's own migrations by every service that checks roles. */
 export const membershipMigrations: MigrationSet = {

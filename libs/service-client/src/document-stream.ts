@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
+import { IDENTITY_HEADER, mintServiceToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { type Dispatcher, request } from 'undici';
 import { parseWholeDocument, type WholeDocument } from './document-text.js';
-import { IDENTITY_HEADER, mintServiceToken } from './identity.js';
 import { PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
 
 /** A document as the document service's `GET /internal/documents/stream` sends it. */

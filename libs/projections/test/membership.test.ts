@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createMembershipAccess,
-  createServiceClient,
-  type MembershipAccess,
-  membershipMigrations,
-  verifyIdentityToken,
-} from '@wiki/auth';
+import { verifyIdentityToken } from '@wiki/auth';
 import { databaseUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import {
@@ -18,6 +12,8 @@ import {
   publishInTx,
   startOutboxRelay,
 } from '@wiki/events';
+import { createMembershipAccess, type MembershipAccess, membershipMigrations } from '@wiki/projections';
+import { createServiceClient } from '@wiki/service-client';
 import { cleanupConfig, eventually, isolatedConfig, uniqueName } from '@wiki/testing';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };

@@ -1,8 +1,8 @@
+import { IDENTITY_HEADER, serviceTokenSource } from '@wiki/auth';
 import type { Config, ServiceName } from '@wiki/config';
 import { AppError } from '@wiki/http';
 import { traceHeaders } from '@wiki/tracing';
 import { Agent, type Dispatcher, request } from 'undici';
-import { IDENTITY_HEADER, serviceTokenSource } from './identity.js';
 import { PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
 
 /** How long a call may take, answer read included, unless the client or the call says otherwise. */

@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServiceClient, identity, requireKind, type ServiceClient } from '@wiki/auth';
+import { identity, requireKind } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createApp, success } from '@wiki/http';
+import { createServiceClient, type ServiceClient } from '@wiki/service-client';
 
 const secret = 'a-test-secret-that-is-long-enough';
 

@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createServiceClient,
-  createUsersProjection,
-  type RemoteUser,
-  startUsersProjection,
-  type UsersProjection,
-  usersProjectionMigrations,
-  verifyIdentityToken,
-} from '@wiki/auth';
+import { verifyIdentityToken } from '@wiki/auth';
 import { databaseUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
 import { type EventBus, eventsMigrations, type RunningConsumer } from '@wiki/events';
+import {
+  createUsersProjection,
+  startUsersProjection,
+  type UsersProjection,
+  usersProjectionMigrations,
+} from '@wiki/projections';
+import { createServiceClient, type RemoteUser } from '@wiki/service-client';
 import { cleanupConfig, connectTestBus, eventually, isolatedConfig, testEvent, uniqueName } from '@wiki/testing';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };

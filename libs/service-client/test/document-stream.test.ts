@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { DocumentStreamError, identity, requireKind, type StreamedDocument, streamDocumentsFrom } from '@wiki/auth';
+import { identity, requireKind } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createApp } from '@wiki/http';
+import { DocumentStreamError, type StreamedDocument, streamDocumentsFrom } from '@wiki/service-client';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 const secret = 'a-test-secret-that-is-long-enough';

@@ -1,0 +1,2 @@
+export * from './membership.js';
+export * from './users.js';

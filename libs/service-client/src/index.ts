@@ -1,0 +1,5 @@
+export * from './document-stream.js';
+export * from './document-text.js';
+export * from './peer-replicas.js';
+export * from './service-client.js';
+export * from './workspace-users.js';
