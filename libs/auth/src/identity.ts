@@ -31,6 +31,11 @@ export interface Identity {
 
 export const IDENTITY_HEADER = 'x-wiki-identity';
 /**
+ * The internal API key, which a caller of the gateway's internal routes presents instead of a user
+ * token (the collaboration server, spec 4.10); the gateway drops it before passing a request on.
+ */
+export const INTERNAL_API_KEY_HEADER = 'x-internal-api-key';
+/**
  * The editor's address, as the gateway derived it, on the collab WebSocket upgrade it passes on:
  * collab hands it back when it has a token verified, so refusals count against the editor. Like
  * every `x-wiki-*` header, the gateway drops a client's own.

@@ -42,7 +42,10 @@ export function mayRetryElsewhere(method: string, error: unknown): boolean {
   return LOST_ERRORS.has(code ?? '') || LOST_ERRORS.has(cause ?? '');
 }
 
-export type PeerUrlsConfig = Pick<Config, 'urls'> & Partial<Pick<Config, 'replicaUrls'>>;
+export type PeerUrlsConfig = Pick<Config, 'urls'> & Partial<Pick<Config, 'replicaUrls' | 'gatewayUrl'>>;
+
+/** A service, or the gateway (whose internal routes collab calls; one URL, GATEWAY_URL). */
+export type Peer = ServiceName | 'gateway';
 
 /**
  * Where a process's calls to a peer go when `<PEER>_URL` lists several replicas: round robin,
@@ -56,7 +59,7 @@ export type PeerUrlsConfig = Pick<Config, 'urls'> & Partial<Pick<Config, 'replic
  * was built. A `urls` entry that is not the first of `replicaUrls` was set that way and wins.
  */
 export class PeerReplicas {
-  private readonly cursor = new Map<ServiceName, number>();
+  private readonly cursor = new Map<Peer, number>();
   /** Replica origin -> until when (epoch ms) it is passed over. */
   private readonly refusedUntil = new Map<string, number>();
 
@@ -66,7 +69,11 @@ export class PeerReplicas {
   ) {}
 
   /** Every base URL of `peer`. */
-  origins(peer: ServiceName): readonly string[] {
+  origins(peer: Peer): readonly string[] {
+    if (peer === 'gateway') {
+      if (!this.config.gatewayUrl) throw new Error('no gateway URL to call');
+      return [this.config.gatewayUrl];
+    }
     const one = this.config.urls[peer];
     const listed = this.config.replicaUrls?.[peer];
     return listed && listed.length > 1 && listed[0] === one ? listed : [one];
@@ -77,7 +84,7 @@ export class PeerReplicas {
    * back-off is used only when every other one is too (the marks may be stale, and the call fails
    * anyway otherwise); undefined only when `exclude` is the sole replica.
    */
-  pick(peer: ServiceName, exclude?: string): string | undefined {
+  pick(peer: Peer, exclude?: string): string | undefined {
     const origins = this.origins(peer);
     if (origins.length === 1) return origins[0] === exclude ? undefined : origins[0];
     const start = this.cursor.get(peer) ?? 0;
@@ -104,7 +111,7 @@ export class PeerReplicas {
    * `failed` with the replica it met, and what that returns is thrown.
    */
   async call<R>(
-    peer: ServiceName,
+    peer: Peer,
     method: string,
     attempt: (origin: string) => Promise<R>,
     failed: (error: unknown, origin: string) => Error,

@@ -1,9 +1,10 @@
-import { IDENTITY_HEADER, serviceTokenSource } from '@wiki/auth';
-import type { Config, ServiceName } from '@wiki/config';
+import type { IncomingHttpHeaders } from 'node:http';
+import { IDENTITY_HEADER, INTERNAL_API_KEY_HEADER, serviceTokenSource } from '@wiki/auth';
+import type { Config } from '@wiki/config';
 import { AppError } from '@wiki/http';
 import { traceHeaders } from '@wiki/tracing';
-import { Agent, type Dispatcher, request } from 'undici';
-import { PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
+import { Agent, type Dispatcher, FormData, request } from 'undici';
+import { type Peer, PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
 
 /** How long a call may take, answer read included, unless the client or the call says otherwise. */
 export const SERVICE_CALL_TIMEOUT_MS = 5_000;
@@ -17,9 +18,10 @@ export interface ServiceClientOptions {
   service: string;
   /**
    * The peers' base URLs, read at every call: every replica of a peer (`replicaUrls`) when its
-   * `<PEER>_URL` lists several, and the secret the tokens are signed with.
+   * `<PEER>_URL` lists several, and the secret the tokens are signed with. `gatewayUrl` and
+   * `internalApiKey` only for a client that calls the gateway's internal routes (collab).
    */
-  config: PeerUrlsConfig & Pick<Config, 'internalTokenSecret'>;
+  config: PeerUrlsConfig & Pick<Config, 'internalTokenSecret'> & Partial<Pick<Config, 'internalApiKey'>>;
   /** Where a failed call is logged, once, with its cause. */
   logger: ServiceClientLogger;
   timeoutMs?: number;
@@ -27,7 +29,14 @@ export interface ServiceClientOptions {
   dispatcher?: Dispatcher;
 }
 
-export interface CallOptions<T> {
+/** The `error` of a peer's refusal envelope (ARCHITECTURE 5.1), as far as the peer sent one. */
+export interface PeerError {
+  code?: string;
+  message?: string;
+  details?: unknown;
+}
+
+export interface SendOptions {
   /**
    * The `x-request-id` of the request being served, so that the peer's log lines carry it too.
    * Passed explicitly: an AsyncLocalStorage would find it by itself, but on Node 20 it slows every
@@ -35,13 +44,48 @@ export interface CallOptions<T> {
    */
   requestId?: string;
   timeoutMs?: number;
+  /**
+   * The identity token of the user the call is made for (the MCP key's user), sent on instead of
+   * this service's own: the peer then checks the user's permissions as for a REST call. Calls to
+   * the gateway carry the internal API key instead, whatever this says.
+   */
+  identityToken?: string;
+}
+
+export interface CallOptions<T> extends SendOptions {
   /** Checks and shapes the answer's `data`; what it throws is a failure of the peer (503). */
   parse?: (data: unknown) => T;
   /**
    * For a 4xx answer other than 404: the error to throw instead of the 503, when the caller gives
    * that refusal a meaning (the gateway: the workspace service refusing a sign-in is a 401).
+   * `error` is the refusal's envelope error, when its body was one.
    */
-  refusal?: (status: number) => Error | undefined;
+  refusal?: (status: number, error: PeerError | undefined) => Error | undefined;
+}
+
+/**
+ * A multipart/form-data body (undici's FormData: Node's global one is another undici's, which this
+ * client's cannot send).
+ */
+export { FormData as MultipartBody };
+
+/** A peer's 2xx or 4xx answer, as a caller of `send` reads it. */
+export interface PeerAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as JSON (null when empty); a body that is not JSON is the peer's failure. */
+  json(): Promise<unknown>;
+  /** The body's bytes; more than `maxBytes` of them is the peer's failure, found before they are all read. */
+  bytes(maxBytes: number): Promise<Uint8Array>;
+}
+
+export interface SendRequest extends SendOptions {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  /** Sent as JSON, except a MultipartBody (a file and its fields, multipart/form-data). */
+  body?: unknown;
+  /** The `accept` header; JSON by default. */
+  accept?: string;
 }
 
 /**
@@ -55,15 +99,24 @@ export interface CallOptions<T> {
  * POST that was sent: the peer may have run it.
  */
 export interface ServiceClient {
-  get<T = unknown>(peer: ServiceName, path: string, options?: CallOptions<T>): Promise<T | null>;
-  post<T = unknown>(peer: ServiceName, path: string, body: unknown, options?: CallOptions<T>): Promise<T | null>;
+  get<T = unknown>(peer: Peer, path: string, options?: CallOptions<T>): Promise<T | null>;
+  post<T = unknown>(peer: Peer, path: string, body: unknown, options?: CallOptions<T>): Promise<T | null>;
+  put<T = unknown>(peer: Peer, path: string, body: unknown, options?: CallOptions<T>): Promise<T | null>;
   /**
    * A route that answers a file rather than an envelope (e.g. an attachment's bytes): its body and
    * type, null for a 404, failures as for `get`. An answer longer than `maxBytes` is a failure,
    * found from its Content-Length or, when that lies or is missing, as soon as that many bytes came:
    * the caller never holds more than it asked for.
    */
-  getBytes(peer: ServiceName, path: string, options: BytesCallOptions): Promise<BytesAnswer | null>;
+  getBytes(peer: Peer, path: string, options: BytesCallOptions): Promise<BytesAnswer | null>;
+  /**
+   * The call the others are made of, for a caller that reads the answer itself (its status,
+   * headers, a body that is no envelope): `read` gets every 2xx and 4xx answer and runs within the
+   * call, so that what it throws, like an answer of any other status, a refused connection or the
+   * timeout, is the peer's failure (logged once, a 503). Replicas, retries, the deadline, the
+   * credential and the trace context are the same as for every call.
+   */
+  send<T>(peer: Peer, request: SendRequest, read: (answer: PeerAnswer) => Promise<T>): Promise<T>;
 }
 
 export interface BytesCallOptions extends Omit<CallOptions<never>, 'parse'> {
@@ -90,19 +143,6 @@ function agent(): Agent {
 /** What a call got, short of a failure. */
 type Outcome<T> = { data: T | null } | { refused: Error };
 
-/** A peer's answer outside 2xx: 404 is no data, a 4xx the caller maps is a refusal, anything else a failure. */
-async function notOk(
-  res: { statusCode: number; body: { dump(): Promise<void> } },
-  call: { refusal?: (status: number) => Error | undefined },
-): Promise<{ data: null } | { refused: Error }> {
-  const status = res.statusCode;
-  await res.body.dump();
-  if (status === 404) return { data: null };
-  const refused = status < 500 ? call.refusal?.(status) : undefined;
-  if (refused) return { refused };
-  throw new Error(`answered ${status}`);
-}
-
 /** Created once per process (in its app) and handed to whatever calls a peer. */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const { config, logger } = options;
@@ -111,91 +151,166 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const defaultTimeoutMs = options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS;
   const replicas = new PeerReplicas(config);
 
+  /** Who the call is made as: the gateway takes the internal API key, a service an identity token. */
+  async function credential(peer: Peer, call: SendOptions): Promise<Record<string, string>> {
+    if (peer === 'gateway') {
+      if (!config.internalApiKey) throw new Error('no internal API key to call the gateway with');
+      return { [INTERNAL_API_KEY_HEADER]: config.internalApiKey };
+    }
+    return { [IDENTITY_HEADER]: call.identityToken ?? (await token()) };
+  }
+
   async function attempt<T>(
-    method: 'GET' | 'POST',
+    peer: Peer,
     origin: string,
-    path: string,
-    body: unknown,
-    call: CallOptions<T>,
+    call: SendRequest,
+    read: (answer: PeerAnswer) => Promise<T>,
     signal: AbortSignal,
-  ): Promise<Outcome<T>> {
-    const headers: Record<string, string> = { [IDENTITY_HEADER]: await token(), accept: 'application/json' };
+  ): Promise<T> {
+    const headers: Record<string, string> = {
+      ...(await credential(peer, call)),
+      accept: call.accept ?? 'application/json',
+    };
     if (call.requestId) headers['x-request-id'] = call.requestId;
     addTraceContext(headers);
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = JSON.stringify(body);
+    let payload: string | FormData | undefined;
+    if (call.body instanceof FormData) payload = call.body;
+    else if (call.body !== undefined) {
+      payload = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }
-    const res = await request(`${origin}${path}`, { method, headers, body: payload, dispatcher, signal });
+    const res = await request(`${origin}${call.path}`, {
+      method: call.method,
+      headers,
+      body: payload,
+      dispatcher,
+      signal,
+    });
     const status = res.statusCode;
-    if (status < 200 || status >= 300) return notOk(res, call);
-    const answer = (await res.body.json()) as { data?: unknown } | null;
-    if (answer?.data === undefined) throw new Error(`answered ${status} without data`);
-    return { data: call.parse ? call.parse(answer.data) : (answer.data as T) };
-  }
-
-  async function attemptBytes(
-    origin: string,
-    path: string,
-    call: BytesCallOptions,
-    signal: AbortSignal,
-  ): Promise<Outcome<BytesAnswer>> {
-    const headers: Record<string, string> = { [IDENTITY_HEADER]: await token(), accept: '*/*' };
-    if (call.requestId) headers['x-request-id'] = call.requestId;
-    addTraceContext(headers);
-    const res = await request(`${origin}${path}`, { method: 'GET', headers, dispatcher, signal });
-    const status = res.statusCode;
-    if (status < 200 || status >= 300) return notOk(res, call);
-    const tooLong = () => {
-      // Destroying the body closes its connection rather than reading the rest to reuse it; the
-      // abort it then emits is this call's failure, already thrown, not the process's.
-      res.body.on('error', () => undefined);
-      res.body.destroy();
-      return new Error(`answered more than ${call.maxBytes} bytes`);
-    };
-    if (Number(res.headers['content-length']) > call.maxBytes) throw tooLong();
-    const chunks: Buffer[] = [];
-    let length = 0;
-    for await (const chunk of res.body) {
-      length += (chunk as Buffer).byteLength;
-      if (length > call.maxBytes) throw tooLong();
-      chunks.push(chunk as Buffer);
+    if (status < 200 || (status >= 300 && status < 400) || status >= 500) {
+      await res.body.dump();
+      throw new Error(`answered ${status}`);
     }
-    const type = res.headers['content-type'];
-    return { data: { bytes: Buffer.concat(chunks, length), contentType: typeof type === 'string' ? type : '' } };
+    try {
+      return await read(answerOf(res));
+    } finally {
+      // Whatever `read` left unread, so that the connection serves the next call.
+      if (!res.body.destroyed) await res.body.dump().catch(() => undefined);
+    }
   }
 
-  async function send<T>(
-    method: 'GET' | 'POST' | 'BYTES',
-    peer: ServiceName,
+  async function send<T>(peer: Peer, call: SendRequest, read: (answer: PeerAnswer) => Promise<T>): Promise<T> {
+    // One deadline for the call, a retry on another replica included.
+    const signal = AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs);
+    return replicas.call(
+      peer,
+      call.method,
+      (origin) => attempt(peer, origin, call, read, signal),
+      (error, origin) => {
+        logger.error(
+          {
+            peer,
+            replica: origin,
+            method: call.method,
+            path: call.path,
+            requestId: call.requestId,
+            cause: describe(error),
+          },
+          `call to the ${peer} service failed`,
+        );
+        return new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
+      },
+    );
+  }
+
+  /** A refusal the caller gave a meaning, or the peer's failure. */
+  async function refusedOrFailed(answer: PeerAnswer, call: CallOptions<unknown>): Promise<{ refused: Error }> {
+    const refused = call.refusal ? call.refusal(answer.status, await errorOf(answer)) : undefined;
+    if (refused) return { refused };
+    throw new Error(`answered ${answer.status}`);
+  }
+
+  async function envelope<T>(
+    method: 'GET' | 'POST' | 'PUT',
+    peer: Peer,
     path: string,
     body: unknown,
     call: CallOptions<T> = {},
   ): Promise<T | null> {
-    const httpMethod = method === 'BYTES' ? 'GET' : method;
-    // One deadline for the call, a retry on another replica included.
-    const signal = AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs);
-    const run = (origin: string): Promise<Outcome<T>> =>
-      method === 'BYTES'
-        ? (attemptBytes(origin, path, call as BytesCallOptions, signal) as Promise<Outcome<T>>)
-        : attempt(method, origin, path, body, call, signal);
-    const outcome = await replicas.call(peer, httpMethod, run, (error, origin) => {
-      logger.error(
-        { peer, replica: origin, method: httpMethod, path, requestId: call.requestId, cause: describe(error) },
-        `call to the ${peer} service failed`,
-      );
-      return new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
+    const outcome = await send<Outcome<T>>(peer, { ...call, method, path, body }, async (answer) => {
+      if (answer.status === 404) return { data: null };
+      if (answer.status >= 400) return refusedOrFailed(answer, call);
+      const json = (await answer.json()) as { data?: unknown } | null;
+      if (json?.data === undefined) throw new Error(`answered ${answer.status} without data`);
+      return { data: call.parse ? call.parse(json.data) : (json.data as T) };
     });
     if ('refused' in outcome) throw outcome.refused;
     return outcome.data;
   }
 
+  async function getBytes(peer: Peer, path: string, call: BytesCallOptions): Promise<BytesAnswer | null> {
+    const outcome = await send<Outcome<BytesAnswer>>(
+      peer,
+      { ...call, method: 'GET', path, accept: '*/*' },
+      async (answer) => {
+        if (answer.status === 404) return { data: null };
+        if (answer.status >= 400) return refusedOrFailed(answer, call);
+        const type = answer.headers['content-type'];
+        return {
+          data: { bytes: await answer.bytes(call.maxBytes), contentType: typeof type === 'string' ? type : '' },
+        };
+      },
+    );
+    if ('refused' in outcome) throw outcome.refused;
+    return outcome.data;
+  }
+
   return {
-    get: (peer, path, call) => send('GET', peer, path, undefined, call),
-    post: (peer, path, body, call) => send('POST', peer, path, body, call),
-    getBytes: (peer, path, call) => send<BytesAnswer>('BYTES', peer, path, undefined, call),
+    get: (peer, path, call) => envelope('GET', peer, path, undefined, call),
+    post: (peer, path, body, call) => envelope('POST', peer, path, body, call),
+    put: (peer, path, body, call) => envelope('PUT', peer, path, body, call),
+    getBytes,
+    send,
   };
+}
+
+function answerOf(res: Dispatcher.ResponseData): PeerAnswer {
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    async json() {
+      const text = await res.body.text();
+      return text === '' ? null : JSON.parse(text);
+    },
+    async bytes(maxBytes) {
+      const tooLong = () => {
+        // Destroying the body closes its connection rather than reading the rest to reuse it; the
+        // abort it then emits is this call's failure, already thrown, not the process's.
+        res.body.on('error', () => undefined);
+        res.body.destroy();
+        return new Error(`answered more than ${maxBytes} bytes`);
+      };
+      if (Number(res.headers['content-length']) > maxBytes) throw tooLong();
+      const chunks: Buffer[] = [];
+      let length = 0;
+      for await (const chunk of res.body) {
+        length += (chunk as Buffer).byteLength;
+        if (length > maxBytes) throw tooLong();
+        chunks.push(chunk as Buffer);
+      }
+      return Buffer.concat(chunks, length);
+    },
+  };
+}
+
+/** The envelope error of a refusal, when its body is one; never a failure of its own. */
+async function errorOf(answer: PeerAnswer): Promise<PeerError | undefined> {
+  try {
+    const error = ((await answer.json()) as { error?: unknown } | null)?.error;
+    return error && typeof error === 'object' ? (error as PeerError) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The cause in one line: the error's name and message, and its own cause (undici's socket errors). */

@@ -1,4 +1,4 @@
-import type { Config } from '@wiki/config';
+import { MultipartBody, type ServiceClient } from '@wiki/service-client';
 
 /** The signed-in user behind a provider token, as the gateway resolved it. */
 export interface CollabUser {
@@ -38,32 +38,19 @@ export interface CollabSave {
 }
 
 const TIMEOUT_MS = 10_000;
+/** The largest stored state read back: what the document service takes (MAX_COLLAB_STATE_BYTES). */
+const STATE_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * Everything the collaboration server asks of the rest of the system, through the gateway
  * (ARCHITECTURE 1) with the internal key: the user's token is verified by the gateway's own
  * verifier (POST /internal/collab/identity); documents are read and stored through the internal
- * API (spec 4.10). The gateway URL is read on every call (tests start the gateway after this service).
+ * API (spec 4.10). The calls go through the service client (peer `gateway`), which reads the
+ * gateway URL on every call (tests start the gateway after this service) and turns a gateway that
+ * cannot be reached, a time-out or a 5xx into a 503 it logs.
  */
 export class DocumentsApi {
-  constructor(private readonly config: Pick<Config, 'gatewayUrl' | 'internalApiKey'>) {}
-
-  private url(path: string): string {
-    return `${this.config.gatewayUrl}/api/v1${path}`;
-  }
-
-  private internal(path: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(this.url(path), {
-      ...init,
-      headers: { ...(init.headers as Record<string, string>), 'x-internal-api-key': this.config.internalApiKey },
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  }
-
-  private static async fail(res: Response, what: string): Promise<never> {
-    await res.body?.cancel();
-    throw new Error(`${what} answered ${res.status}`);
-  }
+  constructor(private readonly client: ServiceClient) {}
 
   /**
    * The user the token belongs to, verified by the gateway as for a REST request;
@@ -75,68 +62,92 @@ export class DocumentsApi {
    */
   async verifyUser(token: string, clientAddress?: string, upgradeTicket?: string): Promise<CollabUser> {
     if (!token) throw new Refused('unauthorized');
-    const res = await this.internal('/internal/collab/identity', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(clientAddress ? { token, clientAddress, upgradeTicket } : { token }),
-    });
-    if (res.status === 401 || res.status === 400 || res.status === 429) {
-      await res.body?.cancel();
-      throw new Refused(res.status === 429 ? 'rate-limited' : 'unauthorized');
-    }
-    if (res.status !== 200) return DocumentsApi.fail(res, 'POST /internal/collab/identity');
-    const { data } = (await res.json()) as { data: { id: string; name: string; email: string | null } };
-    return { id: data.id, name: data.name, email: data.email };
+    const user = await this.client.post<CollabUser>(
+      'gateway',
+      '/api/v1/internal/collab/identity',
+      clientAddress ? { token, clientAddress, upgradeTicket } : { token },
+      {
+        timeoutMs: TIMEOUT_MS,
+        refusal: (status) =>
+          status === 401 || status === 400 || status === 429
+            ? new Refused(status === 429 ? 'rate-limited' : 'unauthorized')
+            : undefined,
+      },
+    );
+    if (!user) throw new Error('POST /internal/collab/identity answered 404');
+    return { id: user.id, name: user.name, email: user.email };
   }
 
   async permission(documentId: string, userId: string): Promise<Permission> {
-    const res = await this.internal(
-      `/internal/documents/${documentId}/permission?userId=${encodeURIComponent(userId)}`,
+    const permission = await this.client.get<Permission>(
+      'gateway',
+      `/api/v1/internal/documents/${documentId}/permission?userId=${encodeURIComponent(userId)}`,
+      {
+        timeoutMs: TIMEOUT_MS,
+        refusal: (status) =>
+          status === 403 || status === 400 ? new Refused(status === 403 ? 'forbidden' : 'not-found') : undefined,
+      },
     );
-    if (res.status === 403 || res.status === 404 || res.status === 400) {
-      await res.body?.cancel();
-      throw new Refused(res.status === 403 ? 'forbidden' : 'not-found');
-    }
-    if (res.status !== 200) return DocumentsApi.fail(res, 'GET permission');
-    return ((await res.json()) as { data: Permission }).data;
+    if (!permission) throw new Refused('not-found');
+    return permission;
   }
 
   /** The stored state (null when none or stale) and the content revision to save against. */
   async loadState(documentId: string): Promise<{ state: Uint8Array | null; contentRevision: number }> {
-    const res = await this.internal(`/internal/documents/${documentId}/collab-state`);
-    if (res.status === 404) {
-      await res.body?.cancel();
-      throw new Refused('not-found');
-    }
-    if (res.status !== 200 && res.status !== 204) return DocumentsApi.fail(res, 'GET collab-state');
-    const contentRevision = Number(res.headers.get('x-content-revision') ?? 0);
-    if (res.status === 204) return { state: null, contentRevision };
-    return { state: new Uint8Array(await res.arrayBuffer()), contentRevision };
+    const stored = await this.client.send(
+      'gateway',
+      {
+        method: 'GET',
+        path: `/api/v1/internal/documents/${documentId}/collab-state`,
+        accept: 'application/octet-stream',
+        timeoutMs: TIMEOUT_MS,
+      },
+      async (answer) => {
+        if (answer.status === 404) return null;
+        if (answer.status !== 200 && answer.status !== 204) throw new Error(`answered ${answer.status}`);
+        const contentRevision = Number(answer.headers['x-content-revision'] ?? 0);
+        if (answer.status === 204) return { state: null, contentRevision };
+        return { state: await answer.bytes(STATE_MAX_BYTES), contentRevision };
+      },
+    );
+    if (!stored) throw new Refused('not-found');
+    return stored;
   }
 
   async loadContent(documentId: string): Promise<{ content: string; contentRevision: number }> {
-    const res = await this.internal(`/internal/documents/${documentId}/content`);
-    if (res.status === 404) {
-      await res.body?.cancel();
-      throw new Refused('not-found');
-    }
-    if (res.status !== 200) return DocumentsApi.fail(res, 'GET content');
-    return ((await res.json()) as { data: { content: string; contentRevision: number } }).data;
+    const content = await this.client.get<{ content: string; contentRevision: number }>(
+      'gateway',
+      `/api/v1/internal/documents/${documentId}/content`,
+      { timeoutMs: TIMEOUT_MS },
+    );
+    if (!content) throw new Refused('not-found');
+    return content;
   }
 
   /** Stores the state; SaveConflict on a 409, Refused('not-found') when the document is gone. */
   async save(documentId: string, save: CollabSave): Promise<void> {
-    const form = new FormData();
+    const form = new MultipartBody();
     form.append('collabState', new Blob([save.state], { type: 'application/octet-stream' }), 'state.bin');
     form.append('contentRevision', String(save.contentRevision));
     if (save.jsonContent !== undefined) form.append('jsonContent', save.jsonContent);
     if (save.plainText !== undefined) form.append('plainText', save.plainText);
     if (save.idpUid !== undefined) form.append('idpUid', save.idpUid);
-    const res = await this.internal(`/internal/documents/${documentId}/collab-state`, { method: 'POST', body: form });
-    await res.body?.cancel();
-    if (res.status === 200) return;
-    if (res.status === 409) throw new SaveConflict();
-    if (res.status === 404) throw new Refused('not-found');
-    throw new Error(`POST collab-state answered ${res.status}`);
+    const status = await this.client.send(
+      'gateway',
+      {
+        method: 'POST',
+        path: `/api/v1/internal/documents/${documentId}/collab-state`,
+        body: form,
+        timeoutMs: TIMEOUT_MS,
+      },
+      async (answer) => {
+        if (answer.status !== 200 && answer.status !== 409 && answer.status !== 404) {
+          throw new Error(`answered ${answer.status}`);
+        }
+        return answer.status;
+      },
+    );
+    if (status === 409) throw new SaveConflict();
+    if (status === 404) throw new Refused('not-found');
   }
 }

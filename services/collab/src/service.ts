@@ -5,6 +5,7 @@ import { CLIENT_ADDRESS_HEADER } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { addScrapeCounter, addScrapeGauge, createApp, markShuttingDown, registerHealth } from '@wiki/http';
 import { ConnectionSlots, closeLimitsRedis, createLimitsRedis, redisReady, TokenBucket } from '@wiki/limits';
+import { createServiceClient } from '@wiki/service-client';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { CollabServer, shownUserOf } from './collab-server.js';
@@ -72,7 +73,8 @@ export async function startService(config: Config, opts: { logLevel?: string } =
     subjectPrefix: `${config.eventsPrefix}-limits`,
     logger: app.log,
   });
-  const server = new CollabServer(new DocumentsApi(config), app.log, settings, slots);
+  const documents = new DocumentsApi(createServiceClient({ service: 'collab', config, logger: app.log }));
+  const server = new CollabServer(documents, app.log, settings, slots);
   addScrapeGauge(app, {
     name: 'collab_documents_open',
     help: 'Documents (rooms) this replica holds in memory',

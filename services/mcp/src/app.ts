@@ -71,11 +71,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     help: 'SSE sessions closed because a newer one of the same MCP key went past MCP_SESSIONS_PER_KEY',
     read: () => sessionLimit.pushedOut,
   });
+  const peers = createServiceClient({ service: 'mcp', config, logger: app.log });
   registerMcpRoutes(app, {
     sessions,
     sessionLimit,
-    users: createAsUserClient(config, app.log),
-    peers: createServiceClient({ service: 'mcp', config, logger: app.log }),
+    users: createAsUserClient(peers),
+    peers,
     logger: app.log,
     version: MCP_SERVER_VERSION,
   });

@@ -1,7 +1,6 @@
-import { IDENTITY_HEADER } from '@wiki/auth';
 import type { ServiceName } from '@wiki/config';
-import { PeerReplicas, type PeerUrlsConfig } from '@wiki/service-client';
-import { Agent, type Dispatcher, request } from 'undici';
+import { AppError } from '@wiki/http';
+import type { PeerError, ServiceClient } from '@wiki/service-client';
 
 /**
  * Calls the owning services' public routes as the MCP key's user. It sends on the identity token
@@ -40,12 +39,6 @@ export class PeerUnavailable extends Error {
   }
 }
 
-let sharedAgent: Agent | undefined;
-const agent = () => {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 30_000, connections: 64 });
-  return sharedAgent;
-};
-
 export interface AsUserClient {
   call<T>(
     caller: Caller,
@@ -56,55 +49,39 @@ export interface AsUserClient {
   ): Promise<T>;
 }
 
+const refusal = (status: number, error: PeerError | undefined) =>
+  new PeerRefusal(
+    status,
+    error?.code ?? 'ERROR',
+    error?.message ?? `refused (${status})`,
+    Array.isArray(error?.details) ? (error.details as Array<{ field: string; message: string }>) : [],
+  );
+
 /**
- * Spreads the calls over a peer's replicas and sends a call once more to another one when its
- * connection was refused (or lost, for a GET), as the service client does.
+ * The service's peers client (replicas, retries, the deadline, tracing, logging a failure once),
+ * calling with the user's identity token instead of the service's own.
  */
-export function createAsUserClient(
-  config: PeerUrlsConfig,
-  logger: { warn(obj: object, msg?: string): void },
-  dispatcher: Dispatcher = agent(),
-): AsUserClient {
-  const replicas = new PeerReplicas(config);
+export function createAsUserClient(peers: ServiceClient): AsUserClient {
   return {
     async call<T>(caller: Caller, service: ServiceName, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) {
-      const headers: Record<string, string> = { [IDENTITY_HEADER]: caller.identityToken, accept: 'application/json' };
-      if (caller.requestId) headers['x-request-id'] = caller.requestId;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      type Answer = { data?: unknown; error?: { code?: string; message?: string; details?: unknown } } | null;
-      const signal = AbortSignal.timeout(PEER_TIMEOUT_MS);
-      const send = async (origin: string) => {
-        const res = await request(`${origin}${path}`, {
-          method,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          dispatcher,
-          signal,
-        });
-        const text = await res.body.text();
-        return { status: res.statusCode, answer: (text === '' ? null : JSON.parse(text)) as Answer };
+      const options = {
+        identityToken: caller.identityToken,
+        requestId: caller.requestId,
+        timeoutMs: PEER_TIMEOUT_MS,
+        refusal,
       };
-      const { status, answer } = await replicas.call(service, method, send, (error, origin) => {
-        logger.warn(
-          { peer: service, replica: origin, method, path, cause: (error as Error).message },
-          'call as the user failed',
-        );
-        return new PeerUnavailable(service);
-      });
-      if (status >= 200 && status < 300) return answer?.data as T;
-      if (status >= 400 && status < 500) {
-        const details = Array.isArray(answer?.error?.details)
-          ? (answer.error.details as Array<{ field: string; message: string }>)
-          : [];
-        throw new PeerRefusal(
-          status,
-          answer?.error?.code ?? 'ERROR',
-          answer?.error?.message ?? `refused (${status})`,
-          details,
-        );
+      let data: T | null;
+      try {
+        if (method === 'GET') data = await peers.get<T>(service, path, options);
+        else if (method === 'POST') data = await peers.post<T>(service, path, body, options);
+        else data = await peers.put<T>(service, path, body, options);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') throw new PeerUnavailable(service);
+        throw error;
       }
-      logger.warn({ peer: service, method, path, status }, 'call as the user failed');
-      throw new PeerUnavailable(service);
+      // The client answers a 404 as null; the tools word it as any other refusal.
+      if (data === null) throw new PeerRefusal(404, 'NOT_FOUND', 'not found');
+      return data;
     },
   };
 }
