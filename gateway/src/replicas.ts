@@ -2,7 +2,7 @@ import type { Config, ServiceName } from '@wiki/config';
 import type { FastifyBaseLogger } from 'fastify';
 
 // What a refused or lost connection means for sending a request again is decided once, in
-// libs/auth, for the gateway and the service client alike: any request that never reached a
+// libs/service-client, for the gateway and the service client alike: any request that never reached a
 // replica, and a read whose connection broke before its answer (a write is never sent twice).
 export { isConnectError, mayRetryElsewhere } from '@wiki/service-client';
 

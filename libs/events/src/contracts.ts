@@ -148,8 +148,8 @@ export const eventContracts = {
   /**
    * plainText: for the search index, up to EVENT_TEXT_MAX_BYTES of UTF-8 (limits.ts); when the
    * text was longer it is cut on a character boundary and plainTextTruncated is true: the whole
-   * text is at the document service's `GET /internal/documents/{id}/text` (documentText in
-   * @wiki/auth). Events written before the flag existed read as not cut.
+   * text is at the document service's `GET /internal/documents/{id}/text` (fetchDocumentText in
+   * @wiki/service-client). Events written before the flag existed read as not cut.
    */
   'document.created': document.extend({ plainText: z.string(), plainTextTruncated: z.boolean().default(false) }),
   'document.updated': document.extend({

@@ -3,7 +3,7 @@ import { createWorkspace, eventually, publishEvent, type SignedInUser, signInNew
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anchor, type CommentStack, startCommentStack } from './helpers.js';
 
-/** Author names and avatars come from the users projection of libs/auth (consumer comment-users). */
+/** Author names and avatars come from the users projection of libs/projections (consumer comment-users). */
 describe('users projection', () => {
   let stack: CommentStack;
   let db: DatabasePool; // the comment service's own database

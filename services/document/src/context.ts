@@ -22,7 +22,7 @@ export interface DocumentContext {
   /** Creations, written in batches (db/document-inserts.ts). */
   insertDocument: InsertDocument;
   membership: MembershipAccess;
-  /** Names for createdByUser/lastEditedByUser and the collab server's idp uids (libs/auth). */
+  /** Names for createdByUser/lastEditedByUser and the collab server's idp uids (libs/projections). */
   users: UsersProjection;
 }
 

@@ -2,7 +2,7 @@ import { sql } from '@wiki/db';
 import { createDocument, eventually, publishEvent, signInNew } from '@wiki/testing';
 import { type DocStack, startDocStack } from './helpers.js';
 
-/** createdByUser/lastEditedByUser come from the users projection of libs/auth (consumer document-users). */
+/** createdByUser/lastEditedByUser come from the users projection of libs/projections (consumer document-users). */
 describe('users projection', () => {
   let t: DocStack;
 

@@ -15,7 +15,7 @@ export interface CommentContext {
   reads: PreparedReads;
   access: MembershipAccess;
   documents: DocumentDirectory;
-  /** Names and avatars of the users comments show (libs/auth). */
+  /** Names and avatars of the users comments show (libs/projections). */
   users: UsersProjection;
   logger: Logger;
 }

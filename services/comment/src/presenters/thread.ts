@@ -39,7 +39,7 @@ export interface CommentThreadResponse {
 /** Shown for an author the workspace service does not know (or cannot be asked about right now). */
 export const UNKNOWN_USER_NAME = 'Unknown user';
 
-/** Names and avatars by user id, from the users projection (libs/auth); a missing user gets a placeholder. */
+/** Names and avatars by user id, from the users projection (libs/projections); a missing user gets a placeholder. */
 export type Profiles = ReadonlyMap<string, Pick<ProjectedUser, 'id' | 'name' | 'avatarUrl'>>;
 
 function profileOf(profiles: Profiles, id: string): Pick<ProjectedUser, 'id' | 'name' | 'avatarUrl'> {
