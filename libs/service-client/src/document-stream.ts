@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { IDENTITY_HEADER, mintServiceToken } from '@wiki/auth';
 import type { Config } from '@wiki/config';
+import { traceHeaders } from '@wiki/tracing';
 import { type Dispatcher, request } from 'undici';
 import { parseWholeDocument, type WholeDocument } from './document-text.js';
 import { PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
@@ -51,6 +52,8 @@ export async function* streamDocumentsFrom(options: DocumentStreamOptions): Asyn
     accept: 'application/x-ndjson',
   };
   if (options.requestId) headers['x-request-id'] = options.requestId;
+  // The caller's span (a reindex) becomes the document service's parent, as on every call.
+  Object.assign(headers, traceHeaders());
 
   const replicas = rotations.get(options.config) ?? new PeerReplicas(options.config);
   rotations.set(options.config, replicas);
