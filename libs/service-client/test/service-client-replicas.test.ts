@@ -1,9 +1,9 @@
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { identity, requireKind } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createApp, success } from '@wiki/http';
 import { createServiceClient, type ServiceClient } from '@wiki/service-client';
+import { freePort } from '@wiki/testing';
 
 const secret = 'a-test-secret-that-is-long-enough';
 
@@ -44,13 +44,7 @@ async function startReplica(name: string, flaky = false) {
 }
 
 /** A URL where nothing listens (a port that was just free): connections to it are refused. */
-async function closedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
+const closedUrl = async () => `http://127.0.0.1:${await freePort()}`;
 
 function recordingLogger() {
   const lines: Array<Record<string, unknown>> = [];

@@ -1,10 +1,10 @@
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { identity, requireKind } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createApp, notFound, success, unauthorized } from '@wiki/http';
 import { createServiceClient, type ServiceClient } from '@wiki/service-client';
+import { freePort } from '@wiki/testing';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 const secret = 'a-test-secret-that-is-long-enough';
@@ -78,14 +78,8 @@ async function startPeer() {
   return { app, url: `http://127.0.0.1:${port}`, seen, connections: () => connections };
 }
 
-/** A URL where nothing listens (a port that was just free). */
-async function closedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
+/** A URL where nothing listens (a port that was just free): connections to it are refused. */
+const closedUrl = async () => `http://127.0.0.1:${await freePort()}`;
 
 function recordingLogger() {
   const lines: Array<{ obj: Record<string, unknown>; msg?: string }> = [];
