@@ -1,18 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
-import { IDENTITY_HEADER, mintServiceToken } from '@wiki/auth';
-import type { Config } from '@wiki/config';
-import { traceHeaders } from '@wiki/tracing';
-import { type Dispatcher, request } from 'undici';
 import { parseWholeDocument, type WholeDocument } from './document-text.js';
-import { PeerReplicas, type PeerUrlsConfig } from './peer-replicas.js';
+import type { PeerStream, ServiceClient } from './service-client.js';
 
 /** A document as the document service's `GET /internal/documents/stream` sends it. */
 export type StreamedDocument = WholeDocument;
 
 export interface DocumentStreamOptions {
-  /** The calling service, named in the identity token the request carries. */
-  service: string;
-  config: PeerUrlsConfig & Pick<Config, 'internalTokenSecret'>;
   /** One workspace's documents; every workspace's when absent. */
   workspaceId?: string;
   /** Resume after this id (exclusive). */
@@ -22,7 +15,6 @@ export interface DocumentStreamOptions {
   /** Ends the stream early (the request is aborted). */
   signal?: AbortSignal;
   requestId?: string;
-  dispatcher?: Dispatcher;
 }
 
 /** The stream could not be read to its end: refused, unreachable, cut or malformed. */
@@ -30,47 +22,39 @@ export class DocumentStreamError extends Error {
   override name = 'DocumentStreamError';
 }
 
-/** One rotation over the document service's replicas per config, so successive streams spread. */
-const rotations = new WeakMap<object, PeerReplicas>();
-
 /**
  * The documents of the document service in id order, as they arrive: the answer is read line by
  * line, so a caller that awaits its work between documents slows the service's reading down
  * (backpressure) instead of piling the rest up in memory. Throws a DocumentStreamError when the
  * answer is not a 200 or ends before the service's closing line (a cut stream never passes for a
- * complete one); the documents yielded before that were whole.
+ * complete one); the documents yielded before that were whole. The call is the client's (replicas,
+ * a refused connection sent to another one, the service token, the trace context).
  */
-export async function* streamDocumentsFrom(options: DocumentStreamOptions): AsyncGenerator<StreamedDocument> {
+export async function* streamDocumentsFrom(
+  client: ServiceClient,
+  options: DocumentStreamOptions = {},
+): AsyncGenerator<StreamedDocument> {
   const query = new URLSearchParams();
   if (options.workspaceId) query.set('workspaceId', options.workspaceId);
   if (options.after) query.set('after', options.after);
   if (options.limit !== undefined) query.set('limit', String(options.limit));
-  const route = `/internal/documents/stream${query.size ? `?${query}` : ''}`;
-  // One token per stream: it is checked when the request arrives, however long the answer runs.
-  const headers: Record<string, string> = {
-    [IDENTITY_HEADER]: await mintServiceToken(options.config.internalTokenSecret, options.service, 60),
-    accept: 'application/x-ndjson',
-  };
-  if (options.requestId) headers['x-request-id'] = options.requestId;
-  // The caller's span (a reindex) becomes the document service's parent, as on every call.
-  Object.assign(headers, traceHeaders());
-
-  const replicas = rotations.get(options.config) ?? new PeerReplicas(options.config);
-  rotations.set(options.config, replicas);
-  // A replica that refuses the connection (or drops it before answering) is left for another one.
-  const res: Dispatcher.ResponseData = await replicas.call(
-    'document',
-    'GET',
-    (origin) =>
-      request(`${origin}${route}`, { method: 'GET', headers, signal: options.signal, dispatcher: options.dispatcher }),
-    (error) =>
-      new DocumentStreamError(`the document service could not be reached: ${(error as Error).message}`, {
-        cause: error,
-      }),
-  );
-  if (res.statusCode !== 200) {
+  const path = `/internal/documents/stream${query.size ? `?${query}` : ''}`;
+  let res: PeerStream;
+  try {
+    res = await client.stream('document', {
+      path,
+      accept: 'application/x-ndjson',
+      requestId: options.requestId,
+      signal: options.signal,
+    });
+  } catch (error) {
+    throw new DocumentStreamError(`the document service could not be reached: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (res.status !== 200) {
     const body = await res.body.text().catch(() => '');
-    throw new DocumentStreamError(`the document stream answered ${res.statusCode}: ${body.slice(0, 200)}`);
+    throw new DocumentStreamError(`the document stream answered ${res.status}: ${body.slice(0, 200)}`);
   }
 
   let count = 0;

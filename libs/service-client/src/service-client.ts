@@ -117,6 +117,27 @@ export interface ServiceClient {
    * credential and the trace context are the same as for every call.
    */
   send<T>(peer: Peer, request: SendRequest, read: (answer: PeerAnswer) => Promise<T>): Promise<T>;
+  /**
+   * A GET whose answer the caller reads for as long as it takes (a stream read with
+   * backpressure), so with no deadline but the caller's `signal`. Replicas, the retry of a refused
+   * connection, the credential and the trace context are as for every call; a call that gets no
+   * answer is the peer's failure (logged once, a 503). The answer, whatever its status, is the
+   * caller's, who reads its body to the end or destroys it.
+   */
+  stream(peer: Peer, request: StreamRequest): Promise<PeerStream>;
+}
+
+export interface StreamRequest extends Omit<SendOptions, 'timeoutMs'> {
+  path: string;
+  accept?: string;
+  /** Ends the call, its answer's body included. */
+  signal?: AbortSignal;
+}
+
+export interface PeerStream {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Dispatcher.ResponseData['body'];
 }
 
 export interface BytesCallOptions extends Omit<CallOptions<never>, 'parse'> {
@@ -160,13 +181,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return { [IDENTITY_HEADER]: call.identityToken ?? (await token()) };
   }
 
-  async function attempt<T>(
+  /** Sends the request to one replica; the answer's body is the caller's to read. */
+  async function open(
     peer: Peer,
     origin: string,
-    call: SendRequest,
-    read: (answer: PeerAnswer) => Promise<T>,
-    signal: AbortSignal,
-  ): Promise<T> {
+    call: Omit<SendRequest, 'timeoutMs'>,
+    signal: AbortSignal | undefined,
+  ): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = {
       ...(await credential(peer, call)),
       accept: call.accept ?? 'application/json',
@@ -179,13 +200,17 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       payload = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }
-    const res = await request(`${origin}${call.path}`, {
-      method: call.method,
-      headers,
-      body: payload,
-      dispatcher,
-      signal,
-    });
+    return request(`${origin}${call.path}`, { method: call.method, headers, body: payload, dispatcher, signal });
+  }
+
+  async function attempt<T>(
+    peer: Peer,
+    origin: string,
+    call: SendRequest,
+    read: (answer: PeerAnswer) => Promise<T>,
+    signal: AbortSignal,
+  ): Promise<T> {
+    const res = await open(peer, origin, call, signal);
     const status = res.statusCode;
     if (status < 200 || (status >= 300 && status < 400) || status >= 500) {
       await res.body.dump();
@@ -199,28 +224,33 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }
   }
 
+  /** What a call that got no usable answer throws, logged once with its cause. */
+  const failure =
+    (peer: Peer, call: { method: string; path: string; requestId?: string }) => (error: unknown, origin: string) => {
+      logger.error(
+        {
+          peer,
+          replica: origin,
+          method: call.method,
+          path: call.path,
+          requestId: call.requestId,
+          cause: describe(error),
+        },
+        `call to the ${peer} service failed`,
+      );
+      return new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
+    };
+
   async function send<T>(peer: Peer, call: SendRequest, read: (answer: PeerAnswer) => Promise<T>): Promise<T> {
     // One deadline for the call, a retry on another replica included.
     const signal = AbortSignal.timeout(call.timeoutMs ?? defaultTimeoutMs);
-    return replicas.call(
-      peer,
-      call.method,
-      (origin) => attempt(peer, origin, call, read, signal),
-      (error, origin) => {
-        logger.error(
-          {
-            peer,
-            replica: origin,
-            method: call.method,
-            path: call.path,
-            requestId: call.requestId,
-            cause: describe(error),
-          },
-          `call to the ${peer} service failed`,
-        );
-        return new AppError('SERVICE_UNAVAILABLE', `The ${peer} service is unavailable`);
-      },
-    );
+    return replicas.call(peer, call.method, (origin) => attempt(peer, origin, call, read, signal), failure(peer, call));
+  }
+
+  async function stream(peer: Peer, call: StreamRequest): Promise<PeerStream> {
+    const get = { ...call, method: 'GET' as const };
+    const res = await replicas.call(peer, 'GET', (origin) => open(peer, origin, get, call.signal), failure(peer, get));
+    return { status: res.statusCode, headers: res.headers, body: res.body };
   }
 
   /** A refusal the caller gave a meaning, or the peer's failure. */
@@ -271,6 +301,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     put: (peer, path, body, call) => envelope('PUT', peer, path, body, call),
     getBytes,
     send,
+    stream,
   };
 }
 

@@ -2,7 +2,12 @@ import type { AddressInfo } from 'node:net';
 import { identity, requireKind } from '@wiki/auth';
 import type { Config } from '@wiki/config';
 import { createApp } from '@wiki/http';
-import { DocumentStreamError, type StreamedDocument, streamDocumentsFrom } from '@wiki/service-client';
+import {
+  createServiceClient,
+  DocumentStreamError,
+  type StreamedDocument,
+  streamDocumentsFrom,
+} from '@wiki/service-client';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 const secret = 'a-test-secret-that-is-long-enough';
@@ -78,7 +83,8 @@ describe('streamDocumentsFrom', () => {
     const config = { urls: { document: `${base}/${prefix}` }, internalTokenSecret: secret } as unknown as Config;
     const docs: StreamedDocument[] = [];
     try {
-      for await (const d of streamDocumentsFrom({ service: 'search', config })) docs.push(d);
+      const client = createServiceClient({ service: 'search', config, logger: { error: () => undefined } });
+      for await (const d of streamDocumentsFrom(client)) docs.push(d);
       return { docs };
     } catch (error) {
       return { docs, error };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mintIdentityToken } from '@wiki/auth';
 import { sql } from '@wiki/db';
-import { type StreamedDocument, streamDocumentsFrom } from '@wiki/service-client';
+import { createServiceClient, type StreamedDocument, streamDocumentsFrom } from '@wiki/service-client';
 import { createDocument, createWorkspace, paragraph, type SignedInUser, signInNew } from '@wiki/testing';
 import { documentPage } from '../src/db/document-stream.js';
 import { STREAM_PAGING, streamDocuments } from '../src/queries/document-stream.js';
@@ -25,8 +25,9 @@ describe('internal document stream', () => {
     await t?.stop();
   });
 
+  const quiet = { error: () => undefined };
   const stream = (options: { workspaceId?: string; after?: string; limit?: number } = {}) =>
-    streamDocumentsFrom({ service: 'search', config: t.config, ...options });
+    streamDocumentsFrom(createServiceClient({ service: 'search', config: t.config, logger: quiet }), options);
 
   async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
     const out: T[] = [];
@@ -131,10 +132,13 @@ describe('internal document stream', () => {
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
 
     // A token signed with another secret is refused before anything is sent.
-    const forged = streamDocumentsFrom({
-      service: 'search',
-      config: { ...t.config, internalTokenSecret: 'not-the-secret' },
-    });
+    const forged = streamDocumentsFrom(
+      createServiceClient({
+        service: 'search',
+        config: { ...t.config, internalTokenSecret: 'not-the-secret' },
+        logger: quiet,
+      }),
+    );
     await expect(all(forged)).rejects.toThrow(/answered 401/);
   });
 

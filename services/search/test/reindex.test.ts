@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { redactUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
-import { createServiceClient, streamDocumentsFrom } from '@wiki/service-client';
+import { createServiceClient, type ServiceClient, streamDocumentsFrom } from '@wiki/service-client';
 import {
   createDocument,
   createWorkspace,
@@ -46,12 +46,15 @@ describe('npm run reindex', () => {
     await t?.stop();
   });
 
+  let client: ServiceClient | undefined;
+  /** One client for the file's runs and streams, made once the stack (and its config) is up. */
+  const peers = () => (client ??= createServiceClient({ service: 'search', config: t.config, logger: quiet }));
   const run = (options: Partial<ReindexOptions> = {}) =>
     reindex({
       engine,
       pool: searchPool,
-      documents: (from) => streamDocumentsFrom({ service: 'search', config: t.config, ...from }),
-      peers: createServiceClient({ service: 'search', config: t.config, logger: quiet }),
+      documents: (from) => streamDocumentsFrom(peers(), from),
+      peers: peers(),
       ...options,
     });
 
@@ -195,7 +198,7 @@ describe('npm run reindex', () => {
     let second: unknown;
     const documents: ReindexOptions['documents'] = async function* (from) {
       second ??= await run({ workspaceId: ws }).catch((error: unknown) => error);
-      yield* streamDocumentsFrom({ service: 'search', config: t.config, ...from });
+      yield* streamDocumentsFrom(peers(), from);
     };
     expect(await run({ workspaceId: ws, documents })).toMatchObject({ resumedAfter: ids[2], finished: true });
     expect(second).toBeInstanceOf(ReindexBusyError);
@@ -230,7 +233,7 @@ describe('npm run reindex', () => {
     const late = '00000000-0000-4000-8000-000000000002';
     let createdLate = false;
     const documents: ReindexOptions['documents'] = async function* (from) {
-      for await (const doc of streamDocumentsFrom({ service: 'search', config: t.config, ...from })) {
+      for await (const doc of streamDocumentsFrom(peers(), from)) {
         if (!createdLate) {
           createdLate = true;
           await documentPool.query(sql.unsafe`

@@ -78,11 +78,12 @@ process.stdout.write(
 );
 let code = 0;
 try {
+  const peers = createServiceClient({ service: 'search', config, logger });
   const summary = await reindex({
     engine,
     pool,
-    documents: (from) => streamDocumentsFrom({ service: 'search', config, ...from }),
-    peers: createServiceClient({ service: 'search', config, logger }),
+    documents: (from) => streamDocumentsFrom(peers, from),
+    peers,
     workspaceId: args.workspaceId,
     restart: args.restart,
     batchSize: args.batchSize,
