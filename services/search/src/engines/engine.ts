@@ -7,7 +7,7 @@
  * engine applies a write only when its version is not older than what it stored for that id.
  */
 
-import type { WholeDocument } from '@wiki/auth';
+import type { WholeDocument } from '@wiki/service-client';
 
 /**
  * A document as the document service describes it (libs/auth WholeDocument) with a version in

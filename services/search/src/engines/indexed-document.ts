@@ -1,4 +1,4 @@
-import type { WholeDocument } from '@wiki/auth';
+import type { WholeDocument } from '@wiki/service-client';
 import type { IndexedDocument } from './engine.js';
 
 /**
