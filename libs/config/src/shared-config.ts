@@ -47,7 +47,7 @@ export interface Config {
   urls: Record<ServiceName, string>;
   /**
    * Every replica of a service (`<SERVICE>_URL` may list several, comma-separated): the gateway
-   * and the calls between services (libs/auth PeerReplicas) spread over them.
+   * and the calls between services (libs/service-client PeerReplicas) spread over them.
    */
   replicaUrls: Record<ServiceName, string[]>;
   pgUrl: string;

@@ -68,7 +68,7 @@ interface ListingRow {
 
 /**
  * Threads of a live document only; `$2` null means every status. Names come from the users
- * projection of libs/auth (table projection_users, see usersProjectionTable); a user it lacks has a
+ * projection of libs/projections (table projection_users, see usersProjectionTable); a user it lacks has a
  * null name. Order as db/threads.ts listThreads and db/comments.ts listComments.
  */
 const LIST_THREADS = {

@@ -14,7 +14,7 @@ export const PLACED_TEXT = {
 /**
  * A document with its whole plain text and what a search index shows beside it (place, icon,
  * archived): what the internal stream and GET /internal/documents/{id}/text send, read by both
- * from this one shape (libs/auth `WholeDocument` on the caller's side).
+ * from this one shape (libs/service-client `WholeDocument` on the caller's side).
  */
 export const WholeDocument = shape({
   ...PLACED_TEXT,

@@ -11,7 +11,7 @@ import {
 import type { SearchEngine } from '../engines/engine.js';
 import { indexedDocument } from '../engines/indexed-document.js';
 
-/** Where the documents come from: the document service's stream (libs/auth `streamDocumentsFrom`). */
+/** Where the documents come from: the document service's stream (libs/service-client `streamDocumentsFrom`). */
 export type DocumentSource = (from: { workspaceId?: string; after?: string }) => AsyncIterable<StreamedDocument>;
 
 export interface ReindexOptions {

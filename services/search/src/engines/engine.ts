@@ -10,7 +10,7 @@
 import type { WholeDocument } from '@wiki/service-client';
 
 /**
- * A document as the document service describes it (libs/auth WholeDocument) with a version in
+ * A document as the document service describes it (libs/service-client WholeDocument) with a version in
  * place of its updatedAt. The plain text is whole (fetched from the document service when an
  * event's was cut). Archived documents stay indexed (restore brings them back) but are never returned.
  */
