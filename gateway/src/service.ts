@@ -1,5 +1,5 @@
 import type { Config, ServiceName } from '@wiki/config';
-import { markShuttingDown, nameDependency } from '@wiki/http';
+import { GracefulStop, nameDependency } from '@wiki/http';
 import { createLimitsRedis, redisReady } from '@wiki/limits';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type GatewayDeps } from './app.js';
@@ -24,32 +24,32 @@ function trustProxyOption(value: GatewaySettings['trustProxy']): GatewayDeps['tr
   return value;
 }
 
-/** The gateway has no database and no NATS: Redis and the app. It does not listen. */
+/**
+ * The gateway has no database and no NATS: Redis and the app. It does not listen. It stops as every
+ * service does (libs/http GracefulStop): readiness off, a pause for load balancers, drain, Redis.
+ */
 export async function startService(
   config: Config,
   opts: GatewayOptions = {},
 ): Promise<{ app: FastifyInstance; stop(): Promise<void> }> {
+  const parts = new GracefulStop(config.shutdownDelayMs);
   // A refused socket towards Redis is logged as a Redis outage (libs/http outage.ts).
   nameDependency(config.redisUrl, 'redis');
   const redis = createLimitsRedis(config.redisUrl);
-  await redisReady(redis, REDIS_WAIT_MS);
-
-  const app = await buildApp(config, {
-    redis,
-    logLevel: opts.logLevel,
-    expectedServices: opts.expectedServices,
-    trustProxy: opts.trustProxy ?? trustProxyOption(loadGatewaySettings(config.env).trustProxy),
-  });
-  if (redis.status !== 'ready') app.log.warn('Redis is not reachable yet: rate limits are off until it is');
-
-  return {
-    app,
-    async stop() {
-      // As every service does (libs/service): readiness off, a pause for load balancers, drain.
-      markShuttingDown(app);
-      if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
-      await app.close();
-      redis.disconnect();
-    },
-  };
+  parts.add('Redis', async () => redis.disconnect());
+  try {
+    await redisReady(redis, REDIS_WAIT_MS);
+    const app = await buildApp(config, {
+      redis,
+      logLevel: opts.logLevel,
+      expectedServices: opts.expectedServices,
+      trustProxy: opts.trustProxy ?? trustProxyOption(loadGatewaySettings(config.env).trustProxy),
+    });
+    parts.serving(app);
+    if (redis.status !== 'ready') app.log.warn('Redis is not reachable yet: rate limits are off until it is');
+    return { app, stop: () => parts.stop() };
+  } catch (error) {
+    await parts.stop();
+    throw error;
+  }
 }

@@ -45,6 +45,11 @@ export function markShuttingDown(app: FastifyInstance): void {
   });
 }
 
+/** Whether the app's stop has begun (`markShuttingDown`): e.g. to refuse WebSocket upgrades from then on. */
+export function isShuttingDown(app: FastifyInstance): boolean {
+  return shuttingDown.has(app);
+}
+
 /**
  * `/health/live` answers while the process serves HTTP; `/health/ready` also checks every
  * dependency (database, NATS, ...) and answers 503 naming the ones that are down. Its check

@@ -3,6 +3,7 @@ export * from './error-codes.js';
 export * from './error-reasons.js';
 export * from './error-responses.js';
 export * from './errors.js';
+export * from './graceful-stop.js';
 export * from './health.js';
 export * from './image-url.js';
 export * from './launcher.js';

@@ -1,5 +1,6 @@
-import type { ListenAddress } from '@wiki/config';
+import { type Config, configOrExit, type ListenAddress, listenAddresses, loadConfigOrExit } from '@wiki/config';
 import type { FastifyInstance } from 'fastify';
+import { stopWithLauncher } from './launcher.js';
 import { startMetricsListener } from './metrics.js';
 
 export interface RunningApp {
@@ -36,4 +37,33 @@ export async function serveUntilSignalled(
       );
     });
   }
+}
+
+/** What a `main.ts` runs: how the process starts, where it listens, and its own settings. */
+export interface MainOptions {
+  start(config: Config): Promise<RunningApp>;
+  /** Its API port. */
+  port(config: Config): number;
+  /** Keeps `/metrics` on loopback unless METRICS_HOST says otherwise (the gateway; see `listenAddresses`). */
+  facesNetwork?: boolean;
+  /**
+   * Reads the process's own settings (its settings.ts) first, so that a bad value stops it naming
+   * its variable before anything starts.
+   */
+  settings?(config: Config): unknown;
+}
+
+/**
+ * The whole of a `main.ts` (the service kit's `runServiceMain`, the gateway's): stop with the
+ * `npm start` that launched it, read the configuration (a bad one stops with its message), start,
+ * listen, and stop gracefully on a signal.
+ */
+export async function runMain(options: MainOptions): Promise<void> {
+  stopWithLauncher();
+  const config = loadConfigOrExit();
+  configOrExit(() => options.settings?.(config));
+  const addresses = configOrExit(() =>
+    listenAddresses(config, options.port(config), { facesNetwork: options.facesNetwork }),
+  );
+  await serveUntilSignalled(await options.start(config), addresses);
 }

@@ -18,13 +18,24 @@ import {
   addScrapeCounter,
   addScrapeGauge,
   degradedWhenDown,
+  GracefulStop,
   type HealthCheck,
   HealthDetails,
-  markShuttingDown,
   nameDependency,
 } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import type { RuntimeKit, ServiceDefinition, Starter, Stoppable } from './definition.js';
+import {
+  type AnyServiceDefinition,
+  type AppKit,
+  type BaseAppKit,
+  type BaseRuntimeKit,
+  type DatabaselessServiceDefinition,
+  ownsDatabase,
+  type RuntimeKit,
+  type ServiceDefinition,
+  type Starter,
+  type Stoppable,
+} from './definition.js';
 
 const SET_ASIDE_WARNING = 'events NATS refused for good are set aside in event_outbox (failed_at, failure)';
 const NATS_DOWN_WARNING =
@@ -58,103 +69,123 @@ export async function prepareDatabase(
 
 /**
  * Starts everything but the listener, in this order: database (created, migrated, pooled), app,
- * NATS and the stream, outbox relay, consumers, jobs. Each part is registered for shutdown as soon
- * as it is open, so a start that fails half way releases exactly what it had opened, then throws.
+ * NATS and the stream, outbox relay, consumers, jobs (a service without a database: app, NATS,
+ * consumers, jobs). Each part is registered for shutdown as soon as it is open, so a start that
+ * fails half way releases exactly what it had opened, then throws.
  */
 export async function startService(
-  definition: ServiceDefinition,
+  definition: AnyServiceDefinition,
   config: Config,
   opts: StartOptions = {},
 ): Promise<RunningService> {
-  const parts = new ShutdownList();
-  let app: FastifyInstance | undefined;
-
-  const stop = async () => {
-    if (app) markShuttingDown(app);
-    if (app && config.shutdownDelayMs > 0) await delay(config.shutdownDelayMs);
-    // Fastify stops accepting, answers 503 on kept-alive connections and waits for in-flight requests.
-    if (app) await app.close().catch((error) => app?.log.warn({ err: error }, 'closing the HTTP server failed'));
-    await parts.stopAll(app?.log);
-  };
-
+  const parts = new GracefulStop(config.shutdownDelayMs);
   // A refused socket towards one of these is logged as an outage of that dependency (libs/http outage.ts).
-  nameDependency(config.databaseUrls[definition.name], 'postgres');
+  if (ownsDatabase(definition)) nameDependency(config.databaseUrls[definition.name], 'postgres');
   nameDependency(config.natsUrl, 'nats');
   nameDependency(config.redisUrl, 'redis');
-
   try {
-    await prepareDatabase(definition, config);
-    const pool = await createDatabasePool(config.databaseUrls[definition.name], {
-      maximumPoolSize: definition.poolSize,
-    });
-    parts.add('database pool', () => pool.end());
-
-    let relay: OutboxRelay | undefined;
-    let bus: EventBus | undefined;
-    const wakeRelay = () => relay?.kick();
-    const checks: Record<string, HealthCheck> = {
-      // The query that pings the database also counts the outbox rows NATS refused for good: a
-      // warning for an operator (docs/ARCHITECTURE-NOTES.md), not an outage, so still UP.
-      database: async () => {
-        const setAside = await countSetAside(pool);
-        return setAside > 0 ? new HealthDetails({ outbox: { setAside, warning: SET_ASIDE_WARNING } }) : undefined;
-      },
-      // The service serves reads and writes without NATS (events wait in the outbox): reported, not unready.
-      nats: degradedWhenDown(
-        () => (bus ? bus.health() : Promise.reject(new Error('not connected yet'))),
-        NATS_DOWN_WARNING,
-      ),
-    };
-
-    const writingPool = wakeRelayAfterCommit(pool, wakeRelay);
-    app = await definition.buildApp({
-      config,
-      pool: writingPool,
-      wakeRelay,
-      checks,
-      logLevel: opts.logLevel,
-    });
-    const logger: Logger = app.log;
-    addKitMetrics(app, definition.name, pool);
-
-    const connected = await connectEventBus({
-      natsUrl: config.natsUrl,
-      stream: config.eventsStream,
-      prefix: config.eventsPrefix,
-      name: definition.name,
-      logger,
-    });
-    bus = connected;
-    parts.add('NATS connection', () => connected.close());
-    // The outbox refuses envelopes NATS could never take: the configured cap, lowered under this
-    // server's max_payload (what it announced at connect).
-    const maxPayload = connected.nc.info?.max_payload;
-    const eventMaxBytes = configureEventMaxBytes(config.eventMaxBytes, maxPayload);
-    logger.info({ eventMaxBytes, maxPayload }, 'event size cap');
-    await connected.ensureStream();
-
-    const startedRelay = startOutboxRelay({ pool, bus: connected, logger, service: definition.name });
-    relay = startedRelay;
-    parts.add('outbox relay', () => startedRelay.stop());
-
-    const kit: RuntimeKit = {
-      config,
-      pool: writingPool,
-      wakeRelay,
-      checks,
-      logLevel: opts.logLevel,
-      app,
-      bus: connected,
-      logger,
-    };
-    await startEach('consumer', definition.consumers ?? [], kit, parts);
-    addConsumerLag(app, definition.name, connected);
-    await startEach('background job', definition.jobs ?? [], kit, parts);
-    return { app, stop };
+    const app = ownsDatabase(definition)
+      ? await startWithDatabase(definition, config, opts, parts)
+      : await startWithoutDatabase(definition, config, opts, parts);
+    return { app, stop: () => parts.stop() };
   } catch (error) {
-    await stop();
+    await parts.stop();
     throw error;
   }
+}
+
+async function startWithDatabase(
+  definition: ServiceDefinition,
+  config: Config,
+  opts: StartOptions,
+  parts: GracefulStop,
+): Promise<FastifyInstance> {
+  await prepareDatabase(definition, config);
+  const pool = await createDatabasePool(config.databaseUrls[definition.name], {
+    maximumPoolSize: definition.poolSize,
+  });
+  parts.add('database pool', () => pool.end());
+
+  let relay: OutboxRelay | undefined;
+  let bus: EventBus | undefined;
+  const wakeRelay = () => relay?.kick();
+  const checks: Record<string, HealthCheck> = {
+    // The query that pings the database also counts the outbox rows NATS refused for good: a
+    // warning for an operator (docs/ARCHITECTURE-NOTES.md), not an outage, so still UP.
+    database: async () => {
+      const setAside = await countSetAside(pool);
+      return setAside > 0 ? new HealthDetails({ outbox: { setAside, warning: SET_ASIDE_WARNING } }) : undefined;
+    },
+    // The service serves reads and writes without NATS (events wait in the outbox): reported, not unready.
+    nats: degradedWhenDown(
+      () => (bus ? bus.health() : Promise.reject(new Error('not connected yet'))),
+      NATS_DOWN_WARNING,
+    ),
+  };
+
+  const writingPool = wakeRelayAfterCommit(pool, wakeRelay);
+  const appKit: AppKit = { config, pool: writingPool, wakeRelay, checks, logLevel: opts.logLevel };
+  const app = await definition.buildApp(appKit);
+  parts.serving(app);
+  const logger: Logger = app.log;
+  addKitMetrics(app, definition.name, pool);
+
+  const connected = await connectBus(definition.name, config, logger, parts);
+  bus = connected;
+  // The outbox refuses envelopes NATS could never take: the configured cap, lowered under this
+  // server's max_payload (what it announced at connect).
+  const maxPayload = connected.nc.info?.max_payload;
+  const eventMaxBytes = configureEventMaxBytes(config.eventMaxBytes, maxPayload);
+  logger.info({ eventMaxBytes, maxPayload }, 'event size cap');
+  await connected.ensureStream();
+
+  const startedRelay = startOutboxRelay({ pool, bus: connected, logger, service: definition.name });
+  relay = startedRelay;
+  parts.add('outbox relay', () => startedRelay.stop());
+
+  const kit: RuntimeKit = { ...appKit, app, bus: connected, logger };
+  await startEach('consumer', definition.consumers ?? [], kit, parts);
+  addConsumerLag(app, definition.name, connected);
+  await startEach('background job', definition.jobs ?? [], kit, parts);
+  return app;
+}
+
+async function startWithoutDatabase(
+  definition: DatabaselessServiceDefinition,
+  config: Config,
+  opts: StartOptions,
+  parts: GracefulStop,
+): Promise<FastifyInstance> {
+  let bus: EventBus | undefined;
+  const checks: Record<string, HealthCheck> = {
+    // NATS is what carries its work between replicas: without it the service is not ready.
+    nats: async () => {
+      if (!bus || bus.nc.isClosed()) throw new Error('NATS connection closed');
+      await bus.nc.flush();
+    },
+  };
+  const appKit: BaseAppKit = { config, checks, logLevel: opts.logLevel };
+  const app = await definition.buildApp(appKit);
+  parts.serving(app);
+  const logger: Logger = app.log;
+  bus = await connectBus(definition.name, config, logger, parts);
+  const kit: BaseRuntimeKit = { ...appKit, app, bus, logger };
+  await startEach('consumer', definition.consumers ?? [], kit, parts);
+  await startEach('background job', definition.jobs ?? [], kit, parts);
+  return app;
+}
+
+/** The service's one NATS connection (reconnecting forever), stopped after everything that uses it. */
+async function connectBus(name: string, config: Config, logger: Logger, parts: GracefulStop): Promise<EventBus> {
+  const bus = await connectEventBus({
+    natsUrl: config.natsUrl,
+    stream: config.eventsStream,
+    prefix: config.eventsPrefix,
+    name,
+    logger,
+  });
+  parts.add('NATS connection', () => bus.close());
+  return bus;
 }
 
 /**
@@ -253,26 +284,7 @@ function addConsumerLag(app: FastifyInstance, service: string, bus: EventBus): v
   });
 }
 
-/** Parts stopped in the reverse of the order they were opened; a failure is logged, the rest still stop. */
-class ShutdownList {
-  private readonly parts: Array<{ name: string; stop: () => Promise<unknown> }> = [];
-
-  add(name: string, stop: () => Promise<unknown>): void {
-    this.parts.push({ name, stop });
-  }
-
-  async stopAll(logger?: Pick<Logger, 'warn'>): Promise<void> {
-    for (const part of this.parts.splice(0).reverse()) {
-      try {
-        await part.stop();
-      } catch (error) {
-        logger?.warn({ err: error, part: part.name }, 'stopping a part failed');
-      }
-    }
-  }
-}
-
-async function startEach(kind: string, starters: readonly Starter[], kit: RuntimeKit, parts: ShutdownList) {
+async function startEach<Kit>(kind: string, starters: readonly Starter<Kit>[], kit: Kit, parts: GracefulStop) {
   for (const start of starters) {
     const started = await start(kit);
     const list: readonly Stoppable[] = Array.isArray(started) ? started : [started as Stoppable];
@@ -284,8 +296,4 @@ async function stopTogether(items: readonly Stoppable[]): Promise<void> {
   const results = await Promise.allSettled(items.map((item) => item.stop()));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

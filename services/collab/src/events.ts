@@ -22,7 +22,7 @@ export function subscribeToEvents(
   prefix: string,
   server: CollabServer,
   log: Logger,
-): { stop(): void } {
+): { stop(): Promise<void> } {
   const handlers: Record<string, (data: Data) => void> = {
     'document.updated': (data) => {
       const changed = Array.isArray(data.changed) ? data.changed : [];
@@ -72,7 +72,7 @@ export function subscribeToEvents(
     }),
   );
   return {
-    stop() {
+    async stop() {
       for (const subscription of subscriptions) subscription.unsubscribe();
     },
   };

@@ -1,24 +1,25 @@
-import type { NatsConnection } from '@nats-io/transport-node';
 import { identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { addScrapeCounter, addScrapeGauge, createApp, registerHealth } from '@wiki/http';
+import { addScrapeCounter, addScrapeGauge, createApp, type HealthCheck, registerHealth } from '@wiki/http';
 import { createServiceClient } from '@wiki/service-client';
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';
-import { createSessionLimit } from './transport/session-limit.js';
+import { createSessionLimit, type SessionLimit } from './transport/session-limit.js';
 import { SseSessions } from './transport/sse-sessions.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The SSE streams this replica holds. */
     mcpSessions: SseSessions;
+    /** MCP_SESSIONS_PER_KEY across replicas. */
+    mcpSessionLimit: SessionLimit;
   }
 }
 
 export interface AppDeps {
-  /** Carries SSE messages to the replica holding their stream. */
-  nc: NatsConnection;
+  /** Readiness checks: the kit's (NATS). */
+  checks: Record<string, HealthCheck>;
   logLevel?: string;
 }
 
@@ -29,6 +30,7 @@ const BODY_LIMIT = 6 * 1024 * 1024;
 /**
  * The kit's app (libs/service createServiceApp) without its database: Fastify from libs/http, the
  * identity plugin, health (NATS) and the peers client. The MCP service keeps no state of its own.
+ * The sessions and their limit route over NATS once the kit has connected (service.ts).
  */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = await createApp({
@@ -41,19 +43,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
   });
   await app.register(identity, { secret: config.internalTokenSecret });
-  const { nc } = deps;
-  registerHealth(app, {
-    nats: async () => {
-      if (nc.isClosed()) throw new Error('NATS connection closed');
-      await nc.flush();
-    },
-  });
+  registerHealth(app, deps.checks);
   const sessions = new SseSessions({
     subjectBase: `_MCP.${config.eventsPrefix}.session`,
     internalTokenSecret: config.internalTokenSecret,
     logger: app.log,
   });
-  sessions.attach(nc);
   app.decorate('mcpSessions', sessions);
   addScrapeGauge(app, {
     name: 'mcp_sse_sessions_open',
@@ -64,7 +59,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('preClose', async () => sessions.closeAll());
   const sessionLimit = createSessionLimit(config, app.log);
   await sessionLimit.ready();
-  sessionLimit.attach(nc);
+  app.decorate('mcpSessionLimit', sessionLimit);
   app.addHook('onClose', () => sessionLimit.close());
   addScrapeCounter(app, {
     name: 'mcp_sse_sessions_pushed_out_total',

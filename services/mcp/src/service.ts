@@ -1,40 +1,29 @@
-import { connect } from '@nats-io/transport-node';
 import type { Config } from '@wiki/config';
-import { markShuttingDown } from '@wiki/http';
-import type { FastifyInstance } from 'fastify';
+import { defineService, type RunningService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp } from './app.js';
+import { loadMcpSettings } from './settings.js';
 
-export interface RunningMcp {
-  app: FastifyInstance;
-  /** Graceful: readiness off, SHUTDOWN_DELAY_MS, streams ended, HTTP drained, then NATS. */
-  stop(): Promise<void>;
-}
+export type RunningMcp = RunningService;
 
 /**
- * Starts the MCP service. It owns no database (ARCHITECTURE 1), so it does not use the kit's
- * runner, which starts with one: only NATS (SSE messages between replicas) and the HTTP app.
+ * The MCP service (ARCHITECTURE 5.12). It owns no database (ARCHITECTURE 1): the kit opens the app
+ * and NATS, which carries SSE messages to the replica holding their stream. On the way down its
+ * streams end before HTTP drains (the app's preClose), then routing stops and NATS closes.
  */
-export async function startService(config: Config, opts: { logLevel?: string } = {}): Promise<RunningMcp> {
-  const nc = await connect({
-    servers: config.natsUrl,
-    name: 'mcp',
-    maxReconnectAttempts: -1,
-    waitOnFirstConnect: true,
-    noAsyncTraces: true,
-  });
-  let app: FastifyInstance;
-  try {
-    app = await buildApp(config, { nc, logLevel: opts.logLevel });
-  } catch (error) {
-    await nc.close();
-    throw error;
-  }
-  const stop = async () => {
-    markShuttingDown(app);
-    if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
-    await app.close();
-    await app.mcpSessions.detach();
-    await nc.drain().catch(() => undefined);
-  };
-  return { app, stop };
-}
+export const mcpService = defineService({
+  name: 'mcp',
+  database: false,
+  settings: (config) => loadMcpSettings(config.env),
+  buildApp: ({ config, checks, logLevel }) => buildApp(config, { checks, logLevel }),
+  consumers: [
+    async ({ app, bus }) => {
+      app.mcpSessions.attach(bus.nc);
+      // Hears of this replica's sessions a newer one of the same key, elsewhere, pushed out.
+      app.mcpSessionLimit.attach(bus.nc);
+      return { stop: () => app.mcpSessions.detach() };
+    },
+  ],
+});
+
+export const startService = (config: Config, opts?: StartOptions): Promise<RunningMcp> =>
+  startWithKit(mcpService, config, opts);
