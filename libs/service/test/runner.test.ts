@@ -4,7 +4,13 @@ import { type EventBus, publishInTx } from '@wiki/events';
 import { createApp, registerHealth } from '@wiki/http';
 import { cleanupConfig, eventually, isolatedConfig } from '@wiki/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineService, type RuntimeKit, type ServiceDefinition, startService } from '../src/index.js';
+import {
+  type BaseRuntimeKit,
+  defineService,
+  type RuntimeKit,
+  type ServiceDefinition,
+  startService,
+} from '../src/index.js';
 
 const NO_IDP = { issuer: 'http://127.0.0.1:9/idp', jwksUrl: 'http://127.0.0.1:9/jwks', audience: 'wiki' };
 const configs: Config[] = [];
@@ -177,4 +183,62 @@ describe('service runner', () => {
       await running.stop();
     }
   });
+
+  it('starts a service without a database: app, NATS and consumers only, ready on NATS alone, stopped in order', async () => {
+    const config = testConfig({ SHUTDOWN_DELAY_MS: '200' });
+    const order: string[] = [];
+    let kit: BaseRuntimeKit | undefined;
+    const definition = defineService({
+      name: 'search',
+      database: false,
+      async buildApp({ checks, logLevel }) {
+        const app = await createApp({ service: 'runner-test', logLevel: logLevel ?? 'silent' });
+        registerHealth(app, checks);
+        app.addHook('preClose', async () => {
+          order.push('app drains');
+        });
+        return app;
+      },
+      consumers: [
+        async (k) => {
+          kit = k;
+          const sub = k.bus.nc.subscribe(`${config.eventsPrefix}.runner.core`);
+          return {
+            async stop() {
+              order.push(`subscription stops (NATS open: ${!k.bus.nc.isClosed()})`);
+              sub.unsubscribe();
+            },
+          };
+        },
+      ],
+    });
+    const running = await startService(definition, config);
+    await running.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(running.app.server.address() as { port: number }).port}`;
+    const ready = await fetch(`${base}/health/ready`);
+    expect(await ready.json()).toEqual({ status: 'UP', checks: { nats: 'UP', accepting: 'UP' } });
+    expect(kit?.bus.nc.isClosed()).toBe(false);
+    expect(kit && 'pool' in kit).toBe(false);
+
+    const stopping = running.stop();
+    // Readiness off first, while NATS and the consumers still run.
+    const draining = await fetch(`${base}/health/ready`);
+    expect(draining.status).toBe(503);
+    expect(order).toEqual([]);
+    await stopping;
+    expect(order).toEqual(['app drains', 'subscription stops (NATS open: true)']);
+    expect(kit?.bus.nc.isClosed()).toBe(true);
+    // It owns no database: none was created.
+    expect(await databaseExists(config)).toBe(false);
+  });
 });
+
+async function databaseExists(config: Config): Promise<boolean> {
+  const admin = await createDatabasePool(`${config.pgUrl}/postgres`);
+  try {
+    const name = new URL(config.databaseUrls.search).pathname.slice(1);
+    return await admin.exists(sql.unsafe`SELECT 1 FROM pg_database WHERE datname = ${name}`);
+  } finally {
+    await admin.end();
+  }
+}

@@ -9,6 +9,7 @@ import {
   signInNew,
   workspaceWith,
 } from '@wiki/testing';
+import WebSocket from 'ws';
 import { startPlatform } from '../../../test/platform.js';
 import { type RunningCollab, startService as startCollab } from '../src/service.js';
 import { collabUrl, connectEditor, type Editor, restDocument, synced, typeParagraph } from './helpers.js';
@@ -142,6 +143,31 @@ describe('collaboration replicas and restarts', () => {
     await slow.stop();
     replicas.splice(replicas.indexOf(slow), 1);
     expect((await restDocument(t, owner.token, doc.id)).content).toContain('typed just before the stop');
+  });
+
+  it('a replica that is stopping refuses new editors from its first step, while open ones go on until their rooms are stored', async () => {
+    const leaving = await startCollab({ ...t.config, shutdownDelayMs: 1_500 });
+    await leaving.app.listen({ port: 0, host: '127.0.0.1' });
+    replicas.push(leaving);
+    const url = `ws://127.0.0.1:${(leaving.app.server.address() as AddressInfo).port}/collab`;
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Leaving', content: [paragraph('base')] });
+    const e = await open(url, doc.id, editor);
+
+    const stopping = leaving.stop();
+    // During SHUTDOWN_DELAY_MS: not ready, no new upgrade, while the open editor still edits.
+    const upgrade = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(url);
+      socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.on('open', () => reject(new Error('a stopping replica took a new connection')));
+      socket.on('error', () => undefined);
+    });
+    expect(upgrade).toBe(503);
+    typeParagraph(e.doc, 'typed while the replica leaves');
+    await eventually(() => expect(leaving.server.rooms.get(doc.id)?.lastEditorId).toBe(editor.id));
+
+    await stopping;
+    replicas.splice(replicas.indexOf(leaving), 1);
+    expect((await restDocument(t, owner.token, doc.id)).content).toContain('typed while the replica leaves');
   });
 
   it('a room survives a restart of the collaboration server; opening and leaving without edits writes nothing', async () => {
