@@ -16,6 +16,12 @@ export interface ServiceAppDeps {
   logLevel?: string;
 }
 
+/** The same for a service without a database (mcp): its readiness checks are the kit's (NATS). */
+export interface DatabaselessAppDeps {
+  checks: Record<string, HealthCheck>;
+  logLevel?: string;
+}
+
 export interface ServiceAppOptions {
   service: ServiceName;
   openapi: { title: string; description?: string };
@@ -32,7 +38,7 @@ const ping = sql.unsafe`SELECT 1`;
  */
 export async function createServiceApp(
   config: Config,
-  deps: ServiceAppDeps,
+  deps: ServiceAppDeps | DatabaselessAppDeps,
   options: ServiceAppOptions,
 ): Promise<{ app: FastifyInstance; peers: ServiceClient }> {
   const app = await createApp({
@@ -41,9 +47,10 @@ export async function createServiceApp(
     bodyLimit: options.bodyLimit,
     openapi: options.openapi,
   });
-  describeOutages(app);
+  // The outage 503 comes from a database or queue of the service's own: only where it has one.
+  if ('pool' in deps) describeOutages(app);
   await app.register(identity, { secret: config.internalTokenSecret });
-  registerHealth(app, deps.checks ?? { database: () => deps.pool.query(ping) });
+  registerHealth(app, 'pool' in deps ? (deps.checks ?? { database: () => deps.pool.query(ping) }) : deps.checks);
   const peers = createServiceClient({ service: options.service, config, logger: app.log });
   return { app, peers };
 }

@@ -1,7 +1,6 @@
-import { identity } from '@wiki/auth';
 import type { Config } from '@wiki/config';
-import { addScrapeCounter, addScrapeGauge, createApp, type HealthCheck, registerHealth } from '@wiki/http';
-import { createServiceClient } from '@wiki/service-client';
+import { addScrapeCounter, addScrapeGauge } from '@wiki/http';
+import { createServiceApp, type DatabaselessAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import { createAsUserClient } from './clients/as-user.js';
 import { registerMcpRoutes } from './routes/mcp.js';
@@ -17,33 +16,27 @@ declare module 'fastify' {
   }
 }
 
-export interface AppDeps {
-  /** Readiness checks: the kit's (NATS). */
-  checks: Record<string, HealthCheck>;
-  logLevel?: string;
-}
+/** Readiness checks (the kit's: NATS) and the log level. */
+export type AppDeps = DatabaselessAppDeps;
 
 export const MCP_SERVER_VERSION = '0.1.0';
 /** A tool call may carry a whole document (2 MiB of content, more once JSON-escaped). */
 const BODY_LIMIT = 6 * 1024 * 1024;
 
 /**
- * The kit's app (libs/service createServiceApp) without its database: Fastify from libs/http, the
+ * The kit's app (libs/service createServiceApp) without a database: Fastify from libs/http, the
  * identity plugin, health (NATS) and the peers client. The MCP service keeps no state of its own.
  * The sessions and their limit route over NATS once the kit has connected (service.ts).
  */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
-  const app = await createApp({
+  const { app, peers } = await createServiceApp(config, deps, {
     service: 'mcp',
-    logLevel: deps.logLevel ?? config.logLevel,
     bodyLimit: BODY_LIMIT,
     openapi: {
       title: 'MCP service',
       description: 'The wiki tools for AI assistants over MCP (spec 4.11, ARCHITECTURE 5.12)',
     },
   });
-  await app.register(identity, { secret: config.internalTokenSecret });
-  registerHealth(app, deps.checks);
   const sessions = new SseSessions({
     subjectBase: `_MCP.${config.eventsPrefix}.session`,
     internalTokenSecret: config.internalTokenSecret,
@@ -66,7 +59,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     help: 'SSE sessions closed because a newer one of the same MCP key went past MCP_SESSIONS_PER_KEY',
     read: () => sessionLimit.pushedOut,
   });
-  const peers = createServiceClient({ service: 'mcp', config, logger: app.log });
   registerMcpRoutes(app, {
     sessions,
     sessionLimit,
