@@ -26,6 +26,7 @@ describe('a part started with a bad setting of its own', () => {
     ],
     ['services/mcp/dist/main.js', { MCP_SESSIONS_PER_KEY: 'many' }, 'MCP_SESSIONS_PER_KEY must be a whole number'],
     ['services/collab/dist/main.js', { COLLAB_UPDATES_BURST: '0' }, 'COLLAB_UPDATES_BURST must be between 1'],
+    ['services/export/dist/main.js', { EXPORT_ROLE: 'boss' }, 'EXPORT_ROLE must be one of api, worker, both'],
     ['gateway/dist/main.js', { TRUST_PROXY: 'yes please' }, 'TRUST_PROXY must be true, false, a hop count'],
   ])('%s exits 78 naming it (%o)', (main, env, message) => {
     const run = spawnSync(process.execPath, [join(root, main)], {

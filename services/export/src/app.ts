@@ -16,6 +16,8 @@ declare module 'fastify' {
     exportMembership: MembershipAccess;
     /** Where finished files wait (libs/storage, the attachments' store): workers write, the API streams. */
     exportStorage: ObjectStorage;
+    /** The settings it was built with: which role's consumers and jobs start (service.ts). */
+    exportSettings: ExportSettings;
   }
 }
 
@@ -55,6 +57,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     createMembershipAccess({ pool: deps.pool, client: peers, service: 'export', logger: app.log }),
   );
   app.decorate('exportStorage', storage);
+  app.decorate('exportSettings', settings);
   app.addHook('onClose', async () => {
     await client?.close();
     probe?.disconnect();

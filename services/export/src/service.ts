@@ -11,41 +11,45 @@ import { loadStorageSettings } from '@wiki/storage';
 import { buildApp, queuePrefixOf } from './app.js';
 import { startExpiredFileSweeper } from './files/expired-files.js';
 import { startExportWorker } from './queue/worker.js';
-import { DEFAULT_EXPORT_SETTINGS, type ExportSettings, hasApi, hasWorker, loadExportSettings } from './settings.js';
+import { type ExportSettings, hasApi, hasWorker, loadExportSettings } from './settings.js';
 
 /**
  * The export service (ARCHITECTURE 5.10): the API role checks the caller against the membership
  * projection (its only table) and queues a job; the worker role renders. One definition for both,
- * chosen by EXPORT_ROLE, so each half scales on its own.
+ * chosen by EXPORT_ROLE, so each half scales on its own. Its settings are read from the
+ * configuration's environment (`overrides` on top, for tests); the role decides at start which
+ * consumers and jobs run.
  */
-export function exportService(settings: ExportSettings = DEFAULT_EXPORT_SETTINGS): ServiceDefinition {
+export function exportService(overrides: Partial<ExportSettings> = {}): ServiceDefinition {
+  const settingsOf = (config: Config): ExportSettings => ({ ...loadExportSettings(config.env), ...overrides });
   return defineService({
     name: 'export',
     migrations: [membershipMigrations],
     poolSize: 4,
-    // Its own settings are read before the definition is made (main.ts); the object store's here.
-    settings: loadStorageSettings,
-    buildApp: ({ config, pool, checks, logLevel }) => buildApp(config, { pool, checks, logLevel, settings }),
-    consumers: hasApi(settings.role) ? [({ app, bus }) => app.exportMembership.startProjection(bus)] : [],
+    // Read before anything opens (runServiceMain): a bad value stops the part with exit 78.
+    settings: (config) => ({ export: settingsOf(config), storage: loadStorageSettings(config) }),
+    buildApp: ({ config, pool, checks, logLevel }) =>
+      buildApp(config, { pool, checks, logLevel, settings: settingsOf(config) }),
+    consumers: [
+      async ({ app, bus }) => (hasApi(app.exportSettings.role) ? app.exportMembership.startProjection(bus) : []),
+    ],
     jobs: [
-      ...(hasWorker(settings.role)
-        ? [
-            ({ config, app, logger }: RuntimeKit) =>
-              startExportWorker({
-                config,
-                settings,
-                prefix: queuePrefixOf(config, settings),
-                logger,
-                storage: app.exportStorage,
-              }),
-          ]
-        : []),
+      async ({ config, app, logger }: RuntimeKit) =>
+        hasWorker(app.exportSettings.role)
+          ? startExportWorker({
+              config,
+              settings: app.exportSettings,
+              prefix: queuePrefixOf(config, app.exportSettings),
+              logger,
+              storage: app.exportStorage,
+            })
+          : [],
       // Either role may sweep the files nobody collected; one replica at a time does.
       ({ pool, app, logger }: RuntimeKit) =>
         startExpiredFileSweeper(
           pool,
           app.exportStorage,
-          { ttlMs: settings.fileTtlMs, intervalMs: settings.sweepIntervalMs },
+          { ttlMs: app.exportSettings.fileTtlMs, intervalMs: app.exportSettings.sweepIntervalMs },
           logger,
         ),
     ],
@@ -57,7 +61,7 @@ export interface ExportStartOptions extends StartOptions {
 }
 
 export const startService = (config: Config, opts: ExportStartOptions = {}) =>
-  startWithKit(exportService({ ...loadExportSettings(config.env), ...opts.settings }), config, opts);
+  startWithKit(exportService(opts.settings), config, opts);
 
-/** The default definition, for `npm run migrate` (its migrations do not depend on the role). */
+/** The definition `main.ts` runs and `npm run migrate` reads (its migrations do not depend on the role). */
 export const exportServiceDefinition = exportService();
