@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 const root = fileURLToPath(new URL('.', import.meta.url));
 const libs = [
   'config',
+  'cache',
   'tracing',
   'http',
   'db',

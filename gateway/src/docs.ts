@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { SingleFlight } from '@wiki/cache';
 import type { ServiceName } from '@wiki/config';
 import { errorResponse } from '@wiki/http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { SingleFlight } from './ttl-cache.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are free-form JSON read from peers
 type Json = Record<string, any>;

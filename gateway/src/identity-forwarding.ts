@@ -1,7 +1,7 @@
 import { IDENTITY_HEADER, type Identity, mintIdentityToken } from '@wiki/auth';
+import { keyOf, LocalCache } from '@wiki/cache';
 import type { FastifyRequest } from 'fastify';
 import { INTERNAL_KEY_HEADER, MCP_KEY_HEADER } from './auth/api-keys.js';
-import { keyOf, TtlCache } from './ttl-cache.js';
 
 /** Identity tokens live 60 s; one is reused for half of that, so a service never gets a nearly expired one. */
 const TOKEN_TTL_SECONDS = 60;
@@ -9,7 +9,7 @@ const REUSE_MS = 30_000;
 
 /** Mints (and briefly reuses) the `x-wiki-identity` token for a caller. */
 export class IdentityTokens {
-  private readonly cache = new TtlCache<string>();
+  private readonly cache = new LocalCache<string>({ maxEntries: 10_000, ttlMs: REUSE_MS });
 
   constructor(private readonly secret: string) {}
 
@@ -28,7 +28,7 @@ export class IdentityTokens {
     const hit = this.cache.get(key);
     if (hit) return hit;
     const token = await mintIdentityToken(this.secret, identity, TOKEN_TTL_SECONDS);
-    this.cache.set(key, token, REUSE_MS);
+    this.cache.set(key, token);
     return token;
   }
 }

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isMcpKeyShaped } from '@wiki/auth';
+import { hashOf, LocalCache, SingleFlight } from '@wiki/cache';
 import { unauthorized } from '@wiki/http';
 import type { ServiceClient } from '@wiki/service-client';
 import type { FastifyBaseLogger } from 'fastify';
-import { hashOf, SingleFlight, TtlCache } from '../ttl-cache.js';
 import type { Screened } from './guessing.js';
 
 export const INTERNAL_KEY_HEADER = 'x-internal-api-key';
@@ -52,7 +52,7 @@ const CACHE_MS = 10_000;
  * never becomes a valid one.
  */
 export const UNKNOWN_KEY_CACHE_MS = 60_000;
-/** At most this many unknown keys are remembered (the oldest go first): bounded memory under a flood. */
+/** At most this many unknown keys are remembered (the least recently used go first): bounded memory under a flood. */
 const UNKNOWN_KEY_CACHE_SIZE = 10_000;
 /** A key that resolved is "known" this long: over budget, its lookups need no free slot (guessing.ts). */
 const VOUCHED_MS = 10 * 60_000;
@@ -61,9 +61,9 @@ const invalid = () => unauthorized('Invalid MCP API key');
 
 /** Resolves MCP keys to their users through the workspace service, which stores only their hashes. */
 export class McpKeys {
-  private readonly cache = new TtlCache<McpKeyOwner>();
-  private readonly unknown = new TtlCache<true>(UNKNOWN_KEY_CACHE_SIZE);
-  private readonly vouched = new TtlCache<true>();
+  private readonly cache = new LocalCache<McpKeyOwner>({ maxEntries: 10_000, ttlMs: CACHE_MS });
+  private readonly unknown = new LocalCache<true>({ maxEntries: UNKNOWN_KEY_CACHE_SIZE, ttlMs: UNKNOWN_KEY_CACHE_MS });
+  private readonly vouched = new LocalCache<true>({ maxEntries: 10_000, ttlMs: VOUCHED_MS });
   private readonly inFlight = new SingleFlight<McpKeyOwner>();
 
   constructor(private readonly peers: ServiceClient) {}
@@ -94,17 +94,17 @@ export class McpKeys {
           refusal: (status) => {
             if (status !== 400) return undefined;
             log.warn({ status }, 'workspace service refused an MCP key lookup');
-            this.unknown.set(cacheKey, true, UNKNOWN_KEY_CACHE_MS);
+            this.unknown.set(cacheKey, true);
             return invalid();
           },
         },
       );
       if (!owner) {
-        this.unknown.set(cacheKey, true, UNKNOWN_KEY_CACHE_MS);
+        this.unknown.set(cacheKey, true);
         throw invalid();
       }
-      this.cache.set(cacheKey, owner, CACHE_MS);
-      this.vouched.set(cacheKey, true, VOUCHED_MS);
+      this.cache.set(cacheKey, owner);
+      this.vouched.set(cacheKey, true);
       return owner;
     });
   }

@@ -1,8 +1,8 @@
 import { profileName, profilePicture } from '@wiki/auth';
+import { keyOf, LocalCache } from '@wiki/cache';
 import { unauthorized } from '@wiki/http';
 import type { ServiceClient } from '@wiki/service-client';
 import type { FastifyBaseLogger } from 'fastify';
-import { keyOf, SingleFlight, TtlCache } from '../ttl-cache.js';
 import type { VerifiedToken } from './token-verifier.js';
 
 /** A local user as the workspace service knows them. */
@@ -30,8 +30,8 @@ const CACHE_MS = 30_000;
  * name, picture or verification state reaches the workspace service on the next request.
  */
 export class LocalUsers {
-  private readonly cache = new TtlCache<LocalUser>();
-  private readonly inFlight = new SingleFlight<LocalUser>();
+  /** Concurrent misses for one user share one call. */
+  private readonly cache = new LocalCache<LocalUser>({ maxEntries: 10_000, ttlMs: CACHE_MS });
 
   constructor(
     private readonly peers: ServiceClient,
@@ -48,9 +48,7 @@ export class LocalUsers {
       avatarUrl: profilePicture(claims.avatarUrl),
     };
     const key = keyOf(body.idpUid, body.email, String(body.emailVerified), body.name, body.avatarUrl);
-    const hit = this.cache.get(key);
-    if (hit) return Promise.resolve(hit);
-    return this.inFlight.run(key, async () => {
+    return this.cache.getOrLoad(key, async () => {
       // The claims it cannot accept (400) or an email another account holds (409) refuse the sign-in;
       // anything else that goes wrong is the workspace service's failure (503).
       const refused = (status: number) => {
@@ -62,7 +60,6 @@ export class LocalUsers {
         refusal: (status) => (status === 400 || status === 409 ? refused(status) : undefined),
       });
       if (!user) throw refused(404);
-      this.cache.set(key, user, CACHE_MS);
       return user;
     });
   }

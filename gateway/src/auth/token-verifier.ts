@@ -1,3 +1,4 @@
+import { hashOf, LocalCache } from '@wiki/cache';
 import { serviceUnavailable, unauthorized } from '@wiki/http';
 import type { FastifyBaseLogger } from 'fastify';
 import {
@@ -9,7 +10,6 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
-import { hashOf, TtlCache } from '../ttl-cache.js';
 import { type Screened, StaleCredential } from './guessing.js';
 import type { TokenProvider } from './providers/index.js';
 
@@ -139,11 +139,11 @@ function precheck(token: string, provider: TokenProvider): { reason: string; cla
 const invalidToken = () => unauthorized('Invalid or expired token');
 
 export function createTokenVerifier(provider: TokenProvider): TokenVerifier {
-  const cache = new TtlCache<VerifiedToken>();
+  const cache = new LocalCache<VerifiedToken>({ maxEntries: 10_000 });
   /** Tokens whose signature failed (REFUSED_CACHE_MS). */
-  const refused = new TtlCache<true>();
+  const refused = new LocalCache<true>({ maxEntries: 10_000, ttlMs: REFUSED_CACHE_MS });
   /** Tokens verified before, until they expire: over budget, their re-check needs no free slot. */
-  const vouched = new TtlCache<true>();
+  const vouched = new LocalCache<true>({ maxEntries: 10_000 });
 
   async function check(token: string, key: string, log?: FastifyBaseLogger): Promise<VerifiedToken> {
     let payload: JWTPayload;
@@ -162,7 +162,7 @@ export function createTokenVerifier(provider: TokenProvider): TokenVerifier {
       }
       // The reason helps operators; the token itself is never logged.
       log?.info({ reason: (error as { code?: string }).code ?? (error as Error).message }, 'bearer token refused');
-      if (error instanceof errors.JWSSignatureVerificationFailed) refused.set(key, true, REFUSED_CACHE_MS);
+      if (error instanceof errors.JWSSignatureVerificationFailed) refused.set(key, true);
       if (error instanceof errors.JWTExpired) throw new StaleCredential('Invalid or expired token');
       throw invalidToken();
     }
@@ -173,8 +173,8 @@ export function createTokenVerifier(provider: TokenProvider): TokenVerifier {
     }
     const claims = claimsOf(payload, provider);
     const leftMs = (payload.exp as number) * 1000 - Date.now();
-    cache.set(key, claims, Math.min(leftMs, CACHE_MS));
-    vouched.set(key, true, leftMs);
+    cache.set(key, claims, { ttlMs: Math.min(leftMs, CACHE_MS) });
+    vouched.set(key, true, { ttlMs: leftMs });
     return claims;
   }
 
