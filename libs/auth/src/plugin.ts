@@ -1,3 +1,4 @@
+import { LocalCache } from '@wiki/cache';
 import { forbidden, unauthorized } from '@wiki/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -20,20 +21,18 @@ const MAX_CACHE = 10_000;
 const CACHE_MS = 30_000;
 
 async function identityPlugin(app: FastifyInstance, options: IdentityPluginOptions): Promise<void> {
-  const cache = new Map<string, { identity: Identity; until: number }>();
+  const cache = new LocalCache<Identity>({ maxEntries: MAX_CACHE, ttlMs: CACHE_MS });
   app.decorateRequest('identity', null);
   app.addHook('onRequest', async (request) => {
     const header = request.headers[IDENTITY_HEADER];
     if (typeof header !== 'string' || header === '') return;
-    const now = Date.now();
     const hit = cache.get(header);
-    if (hit && hit.until > now) {
-      request.identity = hit.identity;
+    if (hit) {
+      request.identity = hit;
     } else {
       try {
         const { identity, expiresAt } = await verifyIdentityTokenUntil(options.secret, header);
-        if (cache.size >= MAX_CACHE) cache.clear();
-        cache.set(header, { identity, until: Math.min(now + CACHE_MS, expiresAt) });
+        cache.set(header, identity, { ttlMs: Math.min(CACHE_MS, expiresAt - Date.now()) });
         request.identity = identity;
       } catch (error) {
         request.log.warn({ err: (error as Error).message }, 'invalid identity token');

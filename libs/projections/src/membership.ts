@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { atLeast, isRole, type Role } from '@wiki/auth';
+import { LocalCache } from '@wiki/cache';
 import { type DatabasePool, type DatabaseTransactionConnection, type MigrationSet, sql, z } from '@wiki/db';
 import { type EventBus, type EventEnvelope, startConsumer, type TypedEvent } from '@wiki/events';
 import { forbidden, notFound } from '@wiki/http';
@@ -74,12 +75,12 @@ type MembershipEvent = TypedEvent<
 
 export function createMembershipAccess(options: MembershipOptions): MembershipAccess {
   const { pool, client, logger } = options;
-  const cacheMs = options.cacheMs ?? 500;
-  const cache = new Map<string, { role: Role | null; until: number }>();
+  // Answers boxed, so that "not a member" (null) is remembered too.
+  const cache = new LocalCache<{ role: Role | null }>({ maxEntries: 50_000, ttlMs: options.cacheMs ?? 500 });
 
   const forget = (workspaceId: string, userId?: string) => {
     if (userId) cache.delete(`${workspaceId}:${userId}`);
-    else for (const key of cache.keys()) if (key.startsWith(`${workspaceId}:`)) cache.delete(key);
+    else cache.deleteWhere((key) => key.startsWith(`${workspaceId}:`));
   };
 
   /**
@@ -107,9 +108,8 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
 
   async function roleOf(workspaceId: string, userId: string, requestId?: string): Promise<Role | null> {
     const key = `${workspaceId}:${userId}`;
-    const now = Date.now();
     const hit = cache.get(key);
-    if (hit && hit.until > now) return hit.role;
+    if (hit) return hit.role;
     // One round trip: the member's row (a row without a role is a removal) and whether the
     // workspace is archived or deleted.
     const found = await pool.one(sql.type(access)`
@@ -122,8 +122,7 @@ export function createMembershipAccess(options: MembershipOptions): MembershipAc
       : found.known
         ? (found.role as Role | null)
         : await readThrough(workspaceId, userId, requestId);
-    if (cache.size > 50_000) cache.clear();
-    cache.set(key, { role, until: now + cacheMs });
+    cache.set(key, { role });
     return role;
   }
 

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Actor } from '@wiki/auth';
+import { LocalCache } from '@wiki/cache';
 import { type DatabasePool, type DatabaseTransactionConnection, type MigrationSet, sql, z } from '@wiki/db';
 import { type EventBus, type Logger, type RunningConsumer, startConsumer, type TypedEvent } from '@wiki/events';
 import { fetchWorkspaceUser, type RemoteUser, type ServiceClient } from '@wiki/service-client';
@@ -83,7 +84,7 @@ const MAX_REMEMBERED = 50_000;
 
 export function createUsersProjection(options: UsersProjectionOptions): UsersProjection {
   const { pool, client, logger } = options;
-  const remembered = new Set<string>();
+  const remembered = new LocalCache<true>({ maxEntries: MAX_REMEMBERED });
 
   async function find(idOrIdpUid: string): Promise<ProjectedUser | null> {
     if (UUID.test(idOrIdpUid)) {
@@ -149,13 +150,12 @@ export function createUsersProjection(options: UsersProjectionOptions): UsersPro
       return found;
     },
     async remember(actor) {
-      if (!actor.name || remembered.has(actor.userId)) return;
+      if (!actor.name || remembered.get(actor.userId)) return;
       await pool.query(sql.unsafe`
         INSERT INTO projection_users (id, idp_uid, email, name, avatar_url)
         VALUES (${actor.userId}, ${actor.idpUid ?? null}, ${actor.email ?? null}, ${actor.name}, ${actor.avatarUrl ?? null})
         ON CONFLICT (id) DO NOTHING`);
-      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-      remembered.add(actor.userId);
+      remembered.set(actor.userId, true);
     },
   };
 }
