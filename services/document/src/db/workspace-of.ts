@@ -1,7 +1,8 @@
+import { LocalCache } from '@wiki/cache';
 import type { CommonQueryMethods } from '@wiki/db';
 import { findWorkspaceOf } from './documents.js';
 
-/** Documents whose workspace is remembered at most; the oldest looked up goes first. */
+/** Documents whose workspace is remembered at most; the least recently looked up goes first. */
 const MAX_REMEMBERED = 100_000;
 
 /**
@@ -11,15 +12,7 @@ const MAX_REMEMBERED = 100_000;
  * Unknown ids are not remembered (they may be created later).
  */
 export function rememberedWorkspaceOf(db: CommonQueryMethods, max = MAX_REMEMBERED) {
-  const known = new Map<string, string>();
-  return async (documentId: string): Promise<string | null> => {
-    const remembered = known.get(documentId);
-    if (remembered) return remembered;
-    const workspaceId = await findWorkspaceOf(db, documentId);
-    if (workspaceId) {
-      if (known.size >= max) known.delete(known.keys().next().value as string);
-      known.set(documentId, workspaceId);
-    }
-    return workspaceId;
-  };
+  const known = new LocalCache<string>({ maxEntries: max });
+  return async (documentId: string): Promise<string | null> =>
+    (await known.getOrLoad(documentId, async () => (await findWorkspaceOf(db, documentId)) ?? undefined)) ?? null;
 }

@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
+import { LocalCache } from '@wiki/cache';
 
 const gzip = promisify(gzipCallback);
 
@@ -37,35 +38,21 @@ interface Entry<Meta> {
  * that build instead of starting their own.
  */
 export function rememberedAnswers<Meta>(maxBytes: number) {
-  const entries = new Map<string, Entry<Meta>>();
-  let bytes = 0;
+  const entries = new LocalCache<Entry<Meta>>({ maxBytes, sizeOf: (entry) => entry.bytes });
 
-  function forget(key: string, entry?: Entry<Meta>) {
-    const known = entries.get(key);
-    if (!known || (entry && known !== entry)) return;
-    entries.delete(key);
-    bytes -= known.bytes;
+  function forget(key: string, entry: Entry<Meta>) {
+    if (entries.peek(key) === entry) entries.delete(key);
   }
-  /** Counts bytes of an entry still held, then forgets the least recently used while over the limit. */
+  /** Counts bytes of an entry still held: setting it again re-counts it, and the least recently used make room. */
   function count(key: string, entry: Entry<Meta>, more: number) {
-    if (entries.get(key) !== entry) return;
+    if (entries.peek(key) !== entry) return;
     entry.bytes += more;
-    bytes += more;
-    for (const oldest of entries.keys()) {
-      if (bytes <= maxBytes) break;
-      forget(oldest);
-    }
+    entries.set(key, entry);
   }
 
   function entryFor(key: string, version: number, build: () => Promise<Built<Meta>>): Entry<Meta> {
     const known = entries.get(key);
-    if (known && known.version >= version) {
-      // Most recently used last, so the oldest used goes first.
-      entries.delete(key);
-      entries.set(key, known);
-      return known;
-    }
-    forget(key);
+    if (known && known.version >= version) return known;
     const entry: Entry<Meta> = { version, built: build(), bytes: 0 };
     entries.set(key, entry);
     entry.built.then(
