@@ -1,3 +1,4 @@
+import { LocalCache } from '@wiki/cache';
 import { type DatabasePool, sql, z } from '@wiki/db';
 import type { SearchEngine, SearchHit, SearchQuery } from './engine.js';
 
@@ -14,7 +15,7 @@ const MAX_ANSWERS = 500;
  */
 export function withAnswerCache(engine: SearchEngine, pool: DatabasePool, maxAnswers = MAX_ANSWERS): SearchEngine {
   let answersVersion: string | null = null;
-  const answers = new Map<string, SearchHit[]>();
+  const answers = new LocalCache<SearchHit[]>({ maxEntries: maxAnswers });
 
   const bump = async () => {
     await pool.query(sql.unsafe`UPDATE search_index_version SET version = version + 1`);
@@ -35,17 +36,10 @@ export function withAnswerCache(engine: SearchEngine, pool: DatabasePool, maxAns
     }
     const key = `${query.workspaceId}\u0000${query.limit}\u0000${query.query}`;
     const remembered = answers.get(key);
-    if (remembered) {
-      answers.delete(key);
-      answers.set(key, remembered);
-      return remembered;
-    }
+    if (remembered) return remembered;
     const hits = await engine.search(query);
     // Another search may have seen a newer counter meanwhile: then this answer is not kept.
-    if (version === answersVersion) {
-      if (answers.size >= maxAnswers) answers.delete(answers.keys().next().value as string);
-      answers.set(key, hits);
-    }
+    if (version === answersVersion) answers.set(key, hits);
     return hits;
   }
 
