@@ -4,6 +4,7 @@
 // first so that a failure can be replayed with the same FUZZ_SEED and FUZZ_RUNS).
 // Extra arguments go to vitest.
 import { join } from 'node:path';
+import { ensureChromium } from './lib/local-servers.mjs';
 import { ensureInstalled, fail, note, repoRoot, run } from './lib/prepare.mjs';
 
 try {
@@ -11,6 +12,11 @@ try {
 } catch (error) {
   fail(`npm run fuzz: ${error.message}`);
 }
+
+// PDF exports are among the routes it drives: without Chromium they answer 503, which the fuzzer
+// counts as a failure, so Chromium is installed here as `npm test` does.
+const chromiumProblem = ensureChromium({ log: note });
+if (chromiumProblem) fail(`npm run fuzz: ${chromiumProblem}`);
 
 const runs = process.env.FUZZ_RUNS || '20000';
 const seed = process.env.FUZZ_SEED || String(Math.floor(Math.random() * 2 ** 31));
