@@ -5,7 +5,7 @@
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
-//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp]
+//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp,history]
 //                    [--export-requests=30] [--export-seconds=15] [--export-clients=8]
 //                    [--streams=1000] [--mention-rate=20] [--mention-duration=20]
 //
@@ -22,6 +22,8 @@
 // notification-count, download).
 // `--only=orphan-sweep` sweeps stores of 10,000 and 100,000 attachment objects (local and S3) and records memory.
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
+// `--only=history` runs the document history rows (title edits with history on and off, at 10 and 50 connections,
+// --history-rounds=2; a page of 1,000 revisions, a 2,000-block diff, restores); the document service restarts per mode.
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
@@ -44,6 +46,7 @@ import {
 import { benchCollab, type CollabBenchReport, writeCollabReport } from './lib/collab.js';
 import { endpointTable, measureEndpoints, servicesOfEndpoints } from './lib/endpoints.js';
 import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
+import { benchHistory, writeHistoryReport } from './lib/history.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { benchMcp } from './lib/mcp.js';
 import { fillNotifications, streamBench } from './lib/notifications.js';
@@ -84,8 +87,11 @@ const settings = {
   mentionDurationS: num('mention-duration', 20),
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
   only: String(
-    args.only ?? 'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp',
+    args.only ??
+      'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp,history',
   ),
+  /** History rows: rounds of title edits with history on, on for every change, and off. */
+  historyRounds: num('history-rounds', 2),
   /** Connection counts of the endpoint rows. */
   endpointConnections: String(args['endpoint-connections'] ?? '10,50'),
   /** Only these endpoint rows, by short name (bench/lib/endpoints.ts ENDPOINT_KEYS), e.g. roots,children. */
@@ -581,6 +587,39 @@ try {
     const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
     writeExportReport(report, join(root, 'bench/results', `${stamp}-export.json`), join(root, 'docs/PERFORMANCE.md'));
     log(`wrote bench/results/${stamp}-export.json and the export section of docs/PERFORMANCE.md`);
+    for (const t of report.targets) log(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${t.measured}`);
+  }
+
+  if (wanted.has('history')) {
+    const restartDocument = async (extra: Record<string, string>) => {
+      const at = parts.findIndex((p) => p.name === 'document');
+      await parts[at].stop();
+      parts.splice(at, 1);
+      await startService('document', documentPort, extra);
+      log(`document service restarted with ${JSON.stringify(extra)}`);
+    };
+    const documentNow = () => parts.find((p) => p.name === 'document')!;
+    const history = await benchHistory({
+      api: { gatewayUrl: gateway.url, token },
+      helloUrl: hello.url,
+      workspaceId,
+      connections: [10, 50],
+      durationS: settings.durationS,
+      rounds: settings.historyRounds,
+      restartDocument,
+      cpuMeters: [
+        ['gateway', () => gateway.cpuSeconds()],
+        ['document', () => documentNow().cpuSeconds()],
+        ['postgres', () => cpuOfCommand('postgres')],
+      ],
+      log,
+    });
+    // The rest of the run sees the document service as it started.
+    await restartDocument({});
+    const report = { date: new Date().toISOString(), machine: machineInfo(), ...history };
+    const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
+    writeHistoryReport(report, join(root, 'bench/results', `${stamp}-history.json`), join(root, 'docs/PERFORMANCE.md'));
+    log(`wrote bench/results/${stamp}-history.json and the history section of docs/PERFORMANCE.md`);
     for (const t of report.targets) log(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${t.measured}`);
   }
 

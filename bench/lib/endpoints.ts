@@ -29,12 +29,18 @@ export interface EndpointReport {
   scaling: Array<{ endpoint: string; ratio: number }>;
 }
 
-interface Api {
+export interface Api {
   gatewayUrl: string;
   token: string;
 }
 
-async function call<T = any>(api: Api, method: string, path: string, body?: unknown, token = api.token): Promise<T> {
+export async function call<T = any>(
+  api: Api,
+  method: string,
+  path: string,
+  body?: unknown,
+  token = api.token,
+): Promise<T> {
   const res = await fetch(`${api.gatewayUrl}${path}`, {
     method,
     headers: {
@@ -172,7 +178,7 @@ async function prepareDownload(api: Api, workspaceId: string, documentId: string
 }
 
 /** A PUT retitling the documents of `ids` in turn (each connection starts at a different one). */
-function retitling(token: string, ids: string[], connections: number) {
+export function retitling(token: string, ids: string[], connections: number) {
   let connection = 0;
   let n = 0;
   const request = (id: string): RequestSpec => ({

@@ -43,6 +43,8 @@ const TOOL_NAMES = [
   'wikiUpdateDocument',
   'wikiAppendTextToDocument',
   'wikiDeleteDocument',
+  'wikiListRevisions',
+  'wikiRestoreRevision',
 ];
 
 const restDocument = async (user: SignedInUser, id: string) =>
@@ -67,7 +69,7 @@ describe.each(TRANSPORTS)('tools over %s', (kind: TransportKind) => {
   });
   afterAll(() => mcp?.close());
 
-  it('lists the eleven tools with schemas, in under 32 KB', async () => {
+  it('lists the thirteen tools with schemas, in under 32 KB', async () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {

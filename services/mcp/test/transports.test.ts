@@ -203,7 +203,7 @@ describe('two replicas', () => {
     };
     const mcp = await connect(stack, key, 'sse', routed);
     try {
-      expect((await mcp.client.listTools()).tools).toHaveLength(11);
+      expect((await mcp.client.listTools()).tools).toHaveLength(13);
       const read = await mcp.call('wikiGetDocument', { documentId: doc.id });
       expect(read.json).toMatchObject({ id: doc.id, plainText: 'hello' });
       expect(replicaB.app.mcpSessions.size).toBe(0);
@@ -249,7 +249,7 @@ describe('two replicas', () => {
         const read = await mcp.call('wikiGetDocument', { documentId: doc.id });
         expect(read.json.plainText).toBe('ping');
       }
-      expect((await mcp.client.listTools()).tools).toHaveLength(11);
+      expect((await mcp.client.listTools()).tools).toHaveLength(13);
     } finally {
       await mcp.close();
       stack.config.urls.mcp = urlA;

@@ -24,7 +24,7 @@ export class PeerRefusal extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details: Array<{ field: string; message: string }> = [],
+    readonly details: Array<{ field: string; message: string; current?: number }> = [],
   ) {
     super(message);
     this.name = 'PeerRefusal';
@@ -54,7 +54,7 @@ const refusal = (status: number, error: PeerError | undefined) =>
     status,
     error?.code ?? 'ERROR',
     error?.message ?? `refused (${status})`,
-    Array.isArray(error?.details) ? (error.details as Array<{ field: string; message: string }>) : [],
+    Array.isArray(error?.details) ? (error.details as PeerRefusal['details']) : [],
   );
 
 /**

@@ -1,5 +1,6 @@
 /**
- * The eleven tools of spec 4.11 as an assistant sees them: names, descriptions and input schemas.
+ * The eleven tools of spec 4.11 and the two of history (ARCHITECTURE 5.16) as an assistant sees
+ * them: names, descriptions and input schemas.
  * The whole list (with every description and schema) must stay under 32 KB: a test measures it.
  */
 
@@ -138,13 +139,14 @@ export const TOOLS: ToolDefinition[] = [
     name: 'wikiUpdateDocument',
     title: 'Update a document',
     description:
-      'Overwrites the title and/or the whole content of a document (needs EDITOR or above). To add text at the end, use wikiAppendTextToDocument.',
+      'Overwrites the title and/or the whole content of a document (needs EDITOR or above). Pass the revision you read as lastRevision: if someone changed the document since, nothing is written and you are told its revision now. To add text at the end, use wikiAppendTextToDocument.',
     inputSchema: input(
       {
         workspaceName,
         documentId: uuid('Document id'),
         title: { type: 'string', maxLength: 500, description: 'New title' },
         contentJson: { type: 'string', description: 'New content: JSON string of an array of blocks' },
+        lastRevision: count('The revision you read (wikiGetDocument): refuse to write if it moved on'),
       },
       ['workspaceName', 'documentId'],
     ),
@@ -154,7 +156,7 @@ export const TOOLS: ToolDefinition[] = [
     name: 'wikiAppendTextToDocument',
     title: 'Append text to a document',
     description:
-      'Appends plain text at the end of a document as paragraphs (a blank line starts a new paragraph). Needs EDITOR or above.',
+      'Appends plain text at the end of a document as paragraphs (a blank line starts a new paragraph), to its content as it is when the text arrives: what others write meanwhile stays. Needs EDITOR or above.',
     inputSchema: input(
       {
         workspaceName,
@@ -172,6 +174,29 @@ export const TOOLS: ToolDefinition[] = [
       'Archives a document (soft delete: it and its sub-documents leave lists and search; a user can restore it in the wiki). Needs EDITOR or above.',
     inputSchema: input({ workspaceName, documentId: uuid('Document id') }, ['workspaceName', 'documentId']),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: 'wikiListRevisions',
+    title: "List a document's revisions",
+    description:
+      'The history of a document, newest first: revision id, revision number, title, name (named revisions are kept forever), source (EDIT, COLLAB, MCP, RESTORE, IMPORT), createdAt, who made it, wordCount.',
+    inputSchema: input(
+      { workspaceName, documentId: uuid('Document id'), page: count('Page, from 0 (default 0)'), size: limit(100, 20) },
+      ['workspaceName', 'documentId'],
+    ),
+    annotations: read,
+  },
+  {
+    name: 'wikiRestoreRevision',
+    title: 'Restore a revision',
+    description:
+      "Makes a revision's title, content, icon and cover the document's current ones (a new revision; the history keeps everything). Needs EDITOR or above.",
+    inputSchema: input({ workspaceName, documentId: uuid('Document id'), revisionId: uuid('Revision id') }, [
+      'workspaceName',
+      'documentId',
+      'revisionId',
+    ]),
+    annotations: write,
   },
 ];
 

@@ -52,6 +52,7 @@ interface Document {
   isArchived: boolean;
   isPublished: boolean;
   wordCount: number;
+  revision: number;
   hasChildren: boolean;
   childCount: number;
   openCommentCount: number;
@@ -71,6 +72,13 @@ function refusal(error: unknown, what: string): never {
       throw new ToolError(`${what} not found or not accessible`);
     case 403:
       throw new ToolError(`Permission too low: ${error.message}`);
+    case 412: {
+      // Someone wrote since the revision the assistant read: nothing was written.
+      const current = error.details.find((d) => d.field === 'revision')?.current;
+      throw new ToolError(
+        `${what} changed since the revision you read${current === undefined ? '' : `: it is at revision ${current} now`}. Nothing was written: read it again with wikiGetDocument and redo your change on what is there`,
+      );
+    }
     case 400: {
       const details = error.details.map((d) => `${d.field} ${d.message}`).join('; ');
       throw new ToolError(`Invalid input: ${details || error.message}`);
@@ -199,6 +207,7 @@ function presentDocument(
       icon: doc.icon,
       excerpt: doc.excerpt,
       wordCount: doc.wordCount,
+      revision: doc.revision,
       isArchived: doc.isArchived,
       isPublished: doc.isPublished,
       hasChildren: doc.hasChildren,
@@ -226,15 +235,41 @@ async function documentAnswer(ctx: ToolContext, doc: Document) {
   return presentDocument(doc, await plainTextOf(ctx, doc), 'plainText', 0, RESULT_MAX_CHARS);
 }
 
-/** A document of the named workspace that may be written: not archived. */
-async function writableDocument(ctx: ToolContext, args: Args): Promise<{ workspace: Workspace; doc: Document }> {
-  const workspace = await workspaceNamed(ctx, String(args.workspaceName), true);
+/** A document of the named workspace (readable by the user). */
+async function documentIn(ctx: ToolContext, args: Args, forWriting: boolean) {
+  const workspace = await workspaceNamed(ctx, String(args.workspaceName), forWriting);
   const doc = await getDocument(ctx, String(args.documentId));
   if (doc.workspaceId !== workspace.id) {
     throw new ToolError(`Document ${doc.id} is not in workspace "${workspace.name}"`);
   }
-  if (doc.isArchived) throw new ToolError(`Document ${doc.id} is archived; restore it in the wiki first`);
   return { workspace, doc };
+}
+
+/** A document of the named workspace that may be written: not archived. */
+async function writableDocument(ctx: ToolContext, args: Args): Promise<{ workspace: Workspace; doc: Document }> {
+  const found = await documentIn(ctx, args, true);
+  if (found.doc.isArchived) throw new ToolError(`Document ${found.doc.id} is archived; restore it in the wiki first`);
+  return found;
+}
+
+interface RevisionSummary {
+  id: string;
+  revision: number;
+  title: string;
+  name: string | null;
+  source: string;
+  createdAt: string;
+  createdBy: { name: string };
+  contributors: Array<{ name: string }>;
+  wordCount: number;
+}
+
+interface Page<T> {
+  content: T[];
+  totalElements: number;
+  totalPages: number;
+  number: number;
+  size: number;
 }
 
 function blocksOf(contentJson: unknown): unknown[] {
@@ -353,6 +388,8 @@ export const HANDLERS: Record<string, ToolHandler> = {
     const body: Record<string, unknown> = {};
     if (args.contentJson !== undefined) body.content = blocksOf(args.contentJson);
     if (args.title !== undefined) body.title = args.title;
+    // Checked by the document service under the row's lock: a write in between refuses this one.
+    if (args.lastRevision !== undefined) body.lastRevision = Number(args.lastRevision);
     const { doc } = await writableDocument(ctx, args);
     return documentAnswer(ctx, await putDocument(ctx, doc.id, body));
   },
@@ -361,13 +398,62 @@ export const HANDLERS: Record<string, ToolHandler> = {
     const paragraphs = paragraphsOf(String(args.textToAppend));
     if (paragraphs.length === 0) throw new ToolError('textToAppend holds no text');
     const { doc } = await writableDocument(ctx, args);
-    let blocks: unknown[];
-    try {
-      blocks = doc.content.trim() === '' ? [] : (JSON.parse(doc.content) as unknown[]);
-    } catch {
-      throw new ToolError(`Document ${doc.id} has content that is not block JSON`);
-    }
-    return documentAnswer(ctx, await putDocument(ctx, doc.id, { content: [...blocks, ...paragraphs] }));
+    // Appended by the document service to the content as stored then: never a read-modify-write
+    // over the network, which would drop what someone typed in between.
+    const appended = await asUser(`Document ${doc.id}`, () =>
+      ctx.users.call<Document>(ctx.caller, 'document', 'POST', `/api/v1/documents/${doc.id}/append`, {
+        content: paragraphs,
+      }),
+    );
+    return documentAnswer(ctx, appended);
+  },
+
+  async wikiListRevisions(args, ctx) {
+    const { doc } = await documentIn(ctx, args, false);
+    const page = num(args.page, 0);
+    const size = num(args.size, 20);
+    const revisions = await asUser(`Document ${doc.id}`, () =>
+      ctx.users.call<Page<RevisionSummary>>(
+        ctx.caller,
+        'document',
+        'GET',
+        `/api/v1/documents/${doc.id}/revisions?page=${page}&size=${size}`,
+      ),
+    );
+    const more = revisions.number + 1 < revisions.totalPages;
+    return {
+      documentId: doc.id,
+      currentRevision: doc.revision,
+      revisions: revisions.content.map((r) => ({
+        id: r.id,
+        revision: r.revision,
+        title: r.title,
+        name: r.name,
+        source: r.source,
+        createdAt: r.createdAt,
+        createdBy: r.createdBy?.name,
+        contributors: r.contributors.map((c) => c.name),
+        wordCount: r.wordCount,
+      })),
+      page: revisions.number,
+      totalPages: revisions.totalPages,
+      total: revisions.totalElements,
+      ...(more ? { hint: `older revisions: call again with page=${revisions.number + 1}` } : {}),
+    };
+  },
+
+  async wikiRestoreRevision(args, ctx) {
+    const { doc } = await writableDocument(ctx, args);
+    const revisionId = String(args.revisionId).toLowerCase();
+    const restored = await asUser(`Revision ${revisionId} of document ${doc.id}`, () =>
+      ctx.users.call<Document>(
+        ctx.caller,
+        'document',
+        'POST',
+        `/api/v1/documents/${doc.id}/revisions/${revisionId}/restore`,
+      ),
+    );
+    return documentAnswer(ctx, restored);
   },
 
   async wikiDeleteDocument(args, ctx) {
