@@ -59,16 +59,22 @@ if (options.build) {
   }
 }
 
-// Imported only now: @wiki/config is the compiled libs/config, which the build above made.
-const { ConfigError, SERVICE_NAMES, loadConfig } = await import('@wiki/config').catch((error) =>
-  fail(`npm start: cannot load @wiki/config (${error.code ?? error.message}); run npm start without --no-build.`),
-);
+// Imported only now: @wiki/config and @wiki/auth are the compiled libs, which the build above made.
+const importBuilt = (name) =>
+  import(name).catch((error) =>
+    fail(`npm start: cannot load ${name} (${error.code ?? error.message}); run npm start without --no-build.`),
+  );
+const { ConfigError, SERVICE_NAMES, loadConfig } = await importBuilt('@wiki/config');
+const { loadAuthSettings } = await importBuilt('@wiki/auth');
 
 let config;
+let auth;
 try {
   // Loading it here first also creates the dev secrets in DATA_DIR once, before the children
   // start together and could each make their own.
   config = loadConfig(process.env);
+  // The gateway's identity provider (libs/auth): a bad one stops here, before anything starts.
+  auth = loadAuthSettings(process.env);
 } catch (error) {
   if (error instanceof ConfigError) fail(error.message, 78);
   throw error;
@@ -137,7 +143,7 @@ try {
 }
 if (!stopping) {
   started = true;
-  printBanner(config, parts);
+  printBanner(config, auth, parts);
   process.send?.({ type: 'up', parts: parts.map((p) => ({ name: p.name, kind: p.kind, port: p.port })) });
 }
 
@@ -466,7 +472,7 @@ async function waitUntilReady(part, timeoutMs) {
   }
 }
 
-function printBanner(config, parts) {
+function printBanner(config, auth, parts) {
   const url = `http://localhost:${config.gatewayPort}`;
   const lines = [
     '',
@@ -474,7 +480,7 @@ function printBanner(config, parts) {
     `  Gateway   ${url}/api/v1`,
     `  API docs  ${url}/docs-ui`,
   ];
-  if (config.auth.provider === 'dev') {
+  if (auth.provider === 'dev') {
     lines.push(
       '  Token     npm run token -- alice@example.com [name]',
       '  Try       TOKEN=$(npm run -s token -- alice@example.com)',
@@ -482,7 +488,7 @@ function printBanner(config, parts) {
     );
   } else {
     lines.push(
-      `  Token     AUTH_PROVIDER=${config.auth.provider}: use an access token from your identity provider`,
+      `  Token     AUTH_PROVIDER=${auth.provider}: use an access token from your identity provider`,
       `  Try       curl -H "Authorization: Bearer $TOKEN" ${url}/api/v1/workspaces`,
     );
   }

@@ -69,8 +69,8 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     config: { urls: replicaUrls(replicas), internalTokenSecret: config.internalTokenSecret },
     logger: app.log,
   });
-  const verifier = createTokenVerifier(await providerFor(config));
-  const localUsers = new LocalUsers(peers, { emailVerifiedDefault: config.auth.emailVerifiedDefault });
+  const verifier = createTokenVerifier(await providerFor(settings.auth, config.dataDir));
+  const localUsers = new LocalUsers(peers, { emailVerifiedDefault: settings.auth.emailVerifiedDefault });
   // Before the gatekeeper: a CORS preflight carries no credential.
   registerCors(app, settings.corsOrigins);
   const rateLimiter = new RateLimiter(deps.redis, {

@@ -1,10 +1,12 @@
+import { loadAuthSettings } from '@wiki/auth';
 import { ConfigError, SERVICE_NAMES } from '@wiki/config';
 import { describe, expect, it } from 'vitest';
 import { loadGatewaySettings } from './settings.js';
 
 describe('gateway settings', () => {
-  it('default to every service, no proxy, rate limits on, no CORS origin', () => {
+  it('default to the dev identity provider, every service, no proxy, rate limits on, no CORS origin', () => {
     expect(loadGatewaySettings({})).toEqual({
+      auth: loadAuthSettings({}),
       services: [...SERVICE_NAMES],
       trustProxy: false,
       rateLimit: { enabled: true, userPerMin: 600, publicPerMin: 120, authFailuresPerMin: 20 },
@@ -27,6 +29,12 @@ describe('gateway settings', () => {
     expect(loadGatewaySettings({ RATE_LIMIT_ENABLED: 'false' }).rateLimit.enabled).toBe(false);
   });
 
+  it('read the identity provider (libs/auth provider-settings.ts)', () => {
+    const env = { AUTH_PROVIDER: 'oidc', AUTH_ISSUER: 'https://id.example.com/realms/wiki', AUTH_CLIENT_ID: 'wiki' };
+    expect(loadGatewaySettings(env).auth).toMatchObject({ provider: 'oidc', clientId: 'wiki' });
+    expect(loadGatewaySettings({}).auth.provider).toBe('dev');
+  });
+
   it.each([
     ['GATEWAY_SERVICES', 'workspace,wiki'],
     ['TRUST_PROXY', 'yes please'],
@@ -36,6 +44,8 @@ describe('gateway settings', () => {
     ['RATE_LIMIT_AUTH_FAILURES_PER_MIN', '0'],
     ['CORS_ORIGINS', 'https://wiki.example.com/app'],
     ['CORS_ORIGINS', '*'],
+    ['AUTH_PROVIDER', 'keycloak'],
+    ['AUTH_EMAIL_VERIFIED_DEFAULT', 'maybe'],
   ])('names the variable of a bad value: %s=%s', (name, value) => {
     expect(() => loadGatewaySettings({ [name]: value })).toThrow(ConfigError);
     expect(() => loadGatewaySettings({ [name]: value })).toThrow(name);

@@ -1,3 +1,4 @@
+import { type AuthSettings, loadAuthSettings } from '@wiki/auth';
 import {
   type Env,
   envVar,
@@ -12,6 +13,8 @@ import {
 
 /** What the gateway reads besides the shared configuration (libs/config). */
 export interface GatewaySettings {
+  /** Who issues the access tokens it accepts (AUTH_*, FIREBASE_PROJECT_ID; libs/auth provider-settings.ts). */
+  auth: AuthSettings;
   /** Services whose readiness /actuator/health reports (GATEWAY_SERVICES: a list or `all`; default all). */
   services: ServiceName[];
   /** Fastify `trustProxy` (TRUST_PROXY): false, true, a hop count or addresses. */
@@ -77,6 +80,7 @@ export function loadGatewaySettings(env: Env): GatewaySettings {
     CORS_ORIGINS: origins,
   });
   return {
+    auth: loadAuthSettings(env),
     services: read.GATEWAY_SERVICES,
     trustProxy: read.TRUST_PROXY,
     rateLimit: {

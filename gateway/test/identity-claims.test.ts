@@ -1,4 +1,4 @@
-import { mintDevToken } from '@wiki/auth';
+import { loadAuthSettings, mintDevToken } from '@wiki/auth';
 import { forwardedIdentity, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startIdp, type TestIdp } from './helpers/idp.js';
 
@@ -70,7 +70,7 @@ describe('oidc: email_verified', () => {
   });
 
   it('counts a token without the claim as unverified unless AUTH_EMAIL_VERIFIED_DEFAULT=true', async () => {
-    expect(strict.config.auth.emailVerifiedDefault).toBe(false);
+    expect(loadAuthSettings(strict.config.env).emailVerifiedDefault).toBe(false);
     expect((await resolveBodyFor(strict, await mint('ev-absent', {}), 'ev-absent')).emailVerified).toBe(false);
     expect((await resolveBodyFor(trusting, await mint('ev-absent-2', {}), 'ev-absent-2')).emailVerified).toBe(true);
     // The setting fills in a missing claim only: a provider's "false" stays false.

@@ -1,4 +1,4 @@
-import { mintDevToken } from '@wiki/auth';
+import { loadAuthSettings, mintDevToken } from '@wiki/auth';
 import { FIREBASE_JWKS_URL } from '../src/auth/providers/index.js';
 import { forwardedIdentity, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startIdp, type TestIdp } from './helpers/idp.js';
@@ -28,8 +28,9 @@ describe('firebase provider (keys from AUTH_JWKS_URL)', () => {
   });
 
   it('uses the overriding key set instead of Google’s', () => {
-    expect(gw.config.auth.jwksUrl).toBe(google.jwksUrl);
-    expect(gw.config.auth.jwksUrl).not.toBe(FIREBASE_JWKS_URL);
+    const { jwksUrl } = loadAuthSettings(gw.config.env);
+    expect(jwksUrl).toBe(google.jwksUrl);
+    expect(jwksUrl).not.toBe(FIREBASE_JWKS_URL);
   });
 
   it('accepts an ID token of the project and creates the local user from its claims', async () => {

@@ -27,7 +27,6 @@ describe('loadConfig', () => {
     expect(config.natsUrl).toBe('nats://127.0.0.1:4222');
     expect(config.eventsStream).toBe('WIKI');
     expect(config.eventsPrefix).toBe('wiki');
-    expect(config.auth.provider).toBe('dev');
   });
 
   it('keeps generated dev secrets stable across loads of the same data folder', () => {
@@ -56,13 +55,10 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config.env)).toBe(true);
   });
 
-  it('derives the OIDC JWKS URL from the issuer', () => {
-    const config = load({
-      AUTH_PROVIDER: 'oidc',
-      AUTH_ISSUER: 'https://id.example.com/realms/wiki/',
-      AUTH_CLIENT_ID: 'wiki',
-    });
-    expect(config.auth.jwksUrl).toBe('https://id.example.com/realms/wiki/protocol/openid-connect/certs');
+  it('reads no identity provider settings: only the gateway does (libs/auth provider-settings.ts)', () => {
+    const config = load({ AUTH_PROVIDER: 'keycloak', AUTH_ISSUER: 'not a url' });
+    expect(config).not.toHaveProperty('auth');
+    expect(config.env.AUTH_PROVIDER).toBe('keycloak');
   });
 
   it.each([
@@ -72,9 +68,6 @@ describe('loadConfig', () => {
     [{ PG_URL: 'mysql://x' }, 'PG_URL'],
     [{ NATS_URL: 'not a url' }, 'NATS_URL'],
     [{ DB_PREFIX: 'Bad-Prefix' }, 'DB_PREFIX'],
-    [{ AUTH_PROVIDER: 'keycloak' }, 'AUTH_PROVIDER'],
-    [{ AUTH_PROVIDER: 'oidc' }, 'AUTH_ISSUER'],
-    [{ AUTH_PROVIDER: 'firebase' }, 'FIREBASE_PROJECT_ID'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ INTERNAL_API_KEY: 'short' }, 'INTERNAL_API_KEY'],
   ])('names the variable of a bad value: %o', (env, variable) => {
@@ -83,10 +76,8 @@ describe('loadConfig', () => {
     expect(error.message).toContain(variable);
   });
 
-  it('refuses the dev provider and generated secrets in production', () => {
-    expect(errorOf({ NODE_ENV: 'production' }).variable).toBe('AUTH_PROVIDER');
-    const error = errorOf({ NODE_ENV: 'production', AUTH_PROVIDER: 'firebase', FIREBASE_PROJECT_ID: 'p' });
-    expect(error.variable).toBe('INTERNAL_API_KEY');
+  it('refuses generated secrets in production', () => {
+    expect(errorOf({ NODE_ENV: 'production' }).variable).toBe('INTERNAL_API_KEY');
   });
 
   it('never puts a database password into an error', () => {

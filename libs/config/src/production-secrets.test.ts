@@ -11,9 +11,6 @@ function production(secrets: Record<string, string>, dataDir = mkdtempSync(join(
   return loadConfig({
     NODE_ENV: 'production',
     DATA_DIR: dataDir,
-    AUTH_PROVIDER: 'oidc',
-    AUTH_ISSUER: 'https://id.example.com/realms/wiki',
-    AUTH_CLIENT_ID: 'wiki',
     INTERNAL_API_KEY: STRONG_KEY,
     INTERNAL_TOKEN_SECRET: STRONG_SECRET,
     ...secrets,

@@ -5,7 +5,6 @@ import { secret } from './dev-secrets.js';
 import {
   type EnvVar,
   envVar,
-  flag,
   matching,
   oneOf,
   optionalWholeNumber,
@@ -14,20 +13,19 @@ import {
   urlValue,
   wholeNumber,
 } from './env-vars.js';
+import { isProduction } from './node-env.js';
 import { type Env, readEnv } from './read-env.js';
 import { DEFAULT_SERVICE_PORTS, SERVICE_NAMES, type ServiceName } from './service-names.js';
 
-export type AuthProvider = 'dev' | 'oidc' | 'firebase';
-
 /**
- * What every process reads: where it and its peers listen, its database, NATS, Redis, identity and
- * the shared secrets. A part's own settings (search engine, upload limits, object storage, ...) are read by the
- * part itself from `env`, with the same parser (readEnv), next to its code.
+ * What every process reads: where it and its peers listen, its database, NATS, Redis and the
+ * shared secrets. A part's own settings (search engine, upload limits, object storage, the
+ * gateway's identity provider, ...) are read by the part itself from `env`, with the same parser
+ * (readEnv), next to its code.
  */
 export interface Config {
   /** The environment this configuration was read from: where a part reads its own settings. */
   env: Readonly<Env>;
-  nodeEnv: string;
   logLevel: string;
   /** Folder for local state: dev keys, dev secrets, local object storage. */
   dataDir: string;
@@ -57,19 +55,6 @@ export interface Config {
   eventsStream: string;
   eventsPrefix: string;
   redisUrl: string;
-  auth: {
-    provider: AuthProvider;
-    issuer?: string;
-    jwksUrl?: string;
-    audience?: string;
-    clientId?: string;
-    firebaseProjectId?: string;
-    /**
-     * Whether an email counts as verified when the provider's token has no `email_verified`
-     * claim (a `false` claim is never overridden; `dev` tokens are always verified).
-     */
-    emailVerifiedDefault: boolean;
-  };
   internalApiKey: string;
   internalTokenSecret: string;
   /**
@@ -158,42 +143,6 @@ function readDatabases(env: Env) {
   return { pgUrl, dbPrefix, databaseUrls };
 }
 
-function readAuth(env: Env, production: boolean): Config['auth'] {
-  const read = readEnv(env, {
-    AUTH_PROVIDER: oneOf(['dev', 'oidc', 'firebase'] as const, 'dev'),
-    AUTH_ISSUER: url(HTTP),
-    FIREBASE_PROJECT_ID: text(),
-    AUTH_AUDIENCE: text(),
-    AUTH_CLIENT_ID: text(),
-    AUTH_EMAIL_VERIFIED_DEFAULT: flag(false),
-  });
-  const provider = read.AUTH_PROVIDER;
-  const issuer = read.AUTH_ISSUER;
-  if (provider === 'dev' && production) {
-    throw new ConfigError('AUTH_PROVIDER', 'dev is refused when NODE_ENV=production (use oidc or firebase)');
-  }
-  if (provider === 'oidc' && !issuer) throw new ConfigError('AUTH_ISSUER', 'is required when AUTH_PROVIDER=oidc');
-  // Without an audience, a token the realm issued to any other client would be accepted.
-  if (provider === 'oidc' && !read.AUTH_AUDIENCE && !read.AUTH_CLIENT_ID) {
-    throw new ConfigError('AUTH_AUDIENCE', 'or AUTH_CLIENT_ID is required when AUTH_PROVIDER=oidc');
-  }
-  if (provider === 'firebase' && !read.FIREBASE_PROJECT_ID) {
-    throw new ConfigError('FIREBASE_PROJECT_ID', 'is required when AUTH_PROVIDER=firebase');
-  }
-  const { AUTH_JWKS_URL: jwksUrl } = readEnv(env, {
-    AUTH_JWKS_URL: url(HTTP, provider === 'oidc' && issuer ? `${issuer}/protocol/openid-connect/certs` : undefined),
-  });
-  return {
-    provider,
-    issuer,
-    jwksUrl,
-    audience: read.AUTH_AUDIENCE,
-    clientId: read.AUTH_CLIENT_ID,
-    firebaseProjectId: read.FIREBASE_PROJECT_ID,
-    emailVerifiedDefault: read.AUTH_EMAIL_VERIFIED_DEFAULT,
-  };
-}
-
 function readSecrets(env: Env, where: { production: boolean; dataDir: string }) {
   const read = readEnv(env, {
     INTERNAL_API_KEY: secret('INTERNAL_API_KEY', where),
@@ -209,19 +158,16 @@ function readSecrets(env: Env, where: { production: boolean; dataDir: string }) 
 /** Reads the shared configuration; a bad value throws a ConfigError naming its variable. */
 export function loadConfig(env: Env = process.env): Config {
   const first = readEnv(env, {
-    NODE_ENV: text('development'),
     DATA_DIR: text(join(repoRoot, '.data')),
     SERVICE_HOST: text('127.0.0.1'),
     PORT: wholeNumber(8080, PORT),
   });
-  const nodeEnv = first.NODE_ENV;
-  const production = nodeEnv === 'production';
+  const production = isProduction(env);
   const dataDir = resolve(first.DATA_DIR);
   const gatewayPort = first.PORT;
 
   const addresses = readAddresses(env, first.SERVICE_HOST);
   const databases = readDatabases(env);
-  const auth = readAuth(env, production);
   const secrets = readSecrets(env, { production, dataDir });
 
   const rest = readEnv(env, {
@@ -241,7 +187,6 @@ export function loadConfig(env: Env = process.env): Config {
 
   return {
     env: Object.freeze({ ...env }),
-    nodeEnv,
     logLevel: rest.LOG_LEVEL,
     dataDir,
     gatewayPort,
@@ -254,7 +199,6 @@ export function loadConfig(env: Env = process.env): Config {
     eventsStream: rest.EVENTS_STREAM,
     eventsPrefix: rest.EVENTS_PREFIX,
     redisUrl: rest.REDIS_URL,
-    auth,
     ...secrets,
     eventMaxBytes: rest.EVENT_MAX_BYTES,
     shutdownDelayMs: rest.SHUTDOWN_DELAY_MS,

@@ -4,7 +4,7 @@ import type { TokenProvider } from './provider.js';
 
 /**
  * The quick-start provider: tokens printed by `npm run token`, signed with the key pair kept in
- * `<dataDir>/dev-auth.json` (the config refuses `dev` when NODE_ENV=production).
+ * `<dataDir>/dev-auth.json` (loadAuthSettings refuses `dev` when NODE_ENV=production).
  */
 export async function devProvider(dataDir: string): Promise<TokenProvider> {
   const { publicJwk } = await loadOrCreateDevKeys(dataDir);

@@ -1,4 +1,4 @@
-import type { Config } from '@wiki/config';
+import type { AuthSettings } from '@wiki/auth';
 import { devProvider } from './dev.js';
 import { firebaseProvider } from './firebase.js';
 import { oidcProvider } from './oidc.js';
@@ -7,12 +7,14 @@ import type { TokenProvider } from './provider.js';
 export { FIREBASE_JWKS_URL } from './firebase.js';
 export type { TokenProvider } from './provider.js';
 
-/** The provider selected by AUTH_PROVIDER (the config has already checked its settings). */
-export async function providerFor(config: Config): Promise<TokenProvider> {
-  const auth = config.auth;
+/**
+ * The provider selected by AUTH_PROVIDER (loadAuthSettings has already checked its settings);
+ * `dev` keeps its key pair in `dataDir`.
+ */
+export async function providerFor(auth: AuthSettings, dataDir: string): Promise<TokenProvider> {
   switch (auth.provider) {
     case 'dev':
-      return devProvider(config.dataDir);
+      return devProvider(dataDir);
     case 'oidc':
       if (!auth.issuer || !auth.jwksUrl) throw new Error('AUTH_ISSUER and AUTH_JWKS_URL are required for oidc');
       return oidcProvider({

@@ -19,7 +19,7 @@ export function oidcProvider(settings: OidcSettings): TokenProvider {
     name: 'oidc',
     keys: createRemoteJWKSet(new URL(settings.jwksUrl), REMOTE_JWKS_OPTIONS),
     issuer: settings.issuer,
-    // The config refuses oidc without either (a token for another client of the realm must fail).
+    // loadAuthSettings refuses oidc without either (a token for another client of the realm must fail).
     client: settings.audience || settings.clientId,
     roles(payload: JWTPayload): string[] {
       const realm = stringList((payload.realm_access as { roles?: unknown } | undefined)?.roles);
