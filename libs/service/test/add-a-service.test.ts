@@ -19,6 +19,7 @@ import { AppError, envelope, errorResponses, idParams, listOf, notBlank, object,
 import { cleanupConfig, eventually, isolatedConfig, publishEvent, UNUSED_IDP } from '@wiki/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_SERVICES } from '../../../test/http-services.js';
 import { createServiceApp, defineService, type RunningService, startService } from '../src/index.js';
 
 /**
@@ -264,7 +265,10 @@ describe('every service in services/ took the steps', () => {
 
   it('step 12: the gateway routes to it (collab: the /collab upgrade)', () => {
     const routing = read('gateway/src/routing.ts');
-    for (const name of folders.filter((n) => n !== 'collab')) expect(routing).toContain(`service: '${name}'`);
+    for (const name of folders.filter((n) => n !== 'collab')) {
+      expect(routing).toContain(`service: '${name}'`);
+      expect(HTTP_SERVICES).toContain(name);
+    }
     expect(read('gateway/src/collab.ts')).toContain("'/collab'");
   });
 
