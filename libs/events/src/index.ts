@@ -41,7 +41,6 @@ export {
   EVENT_TEXT_MAX_BYTES,
   EventTooLargeError,
   eventMaxBytes,
-  MIN_EVENT_MAX_BYTES,
   serializeWithinCap,
   splitIds,
 } from './limits.js';
@@ -49,7 +48,6 @@ export type { Logger } from './logger.js';
 export { eventsMigrations } from './migrations.js';
 export {
   checkEnvelopeSize,
-  countPending,
   DEFAULT_CONSUMED_RETENTION_MS,
   DEFAULT_SENT_RETENTION_MS,
   insertEnvelopesSql,

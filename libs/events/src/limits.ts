@@ -10,8 +10,6 @@ const KIB = 1024;
 
 /** The default cap of one serialised envelope (EVENT_MAX_BYTES). */
 export const DEFAULT_EVENT_MAX_BYTES = 256 * KIB;
-/** The smallest cap that still holds every bounded event (a full text and a full id list). */
-export const MIN_EVENT_MAX_BYTES = 128 * KIB;
 
 /** Text in an event (a document's plain text for indexing) is cut at this many UTF-8 bytes. */
 export const EVENT_TEXT_MAX_BYTES = 64 * KIB;

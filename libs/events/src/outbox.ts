@@ -48,15 +48,6 @@ export function checkEnvelopeSize(envelope: EventEnvelope, slackBytes = 0): void
   serializeWithinCap(envelope, eventMaxBytes() - slackBytes);
 }
 
-/** Rows waiting for the relay (rows set aside are not: see relay-rows.ts). */
-export async function countPending(db: CommonQueryMethods): Promise<number> {
-  return db.oneFirst(
-    sql.type(
-      z.object({ n: z.number() }),
-    )`SELECT count(*)::int AS n FROM event_outbox WHERE sent_at IS NULL AND failed_at IS NULL`,
-  );
-}
-
 /**
  * The relay's backlog: rows waiting and the age of the oldest (0 when none). One look at the
  * pending partial index, for the metrics scrape rather than any request.

@@ -1,10 +1,9 @@
 import { sql, z } from '@wiki/db';
-import { type EventsTestDatabase, eventsFixture } from '@wiki/testing';
+import { countPending, type EventsTestDatabase, eventsFixture } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkEnvelopeSize,
   configureEventMaxBytes,
-  countPending,
   createEnvelope,
   DEFAULT_EVENT_MAX_BYTES,
   type EventBus,

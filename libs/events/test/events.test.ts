@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { migrate, sql, z } from '@wiki/db';
 import {
+  countPending,
   createEventsTestDatabase,
   type EventsTestDatabase,
   eventsFixture,
@@ -11,7 +12,6 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectEventBus,
-  countPending,
   createEnvelope,
   DLQ_HEADERS,
   dlqSubject,

@@ -1,8 +1,7 @@
 import { sql } from '@wiki/db';
-import { type EventsTestDatabase, eventsFixture, eventually, PrivateNats } from '@wiki/testing';
+import { countPending, type EventsTestDatabase, eventsFixture, eventually, PrivateNats } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  countPending,
   type EventBus,
   type EventEnvelope,
   type OutboxRelay,

@@ -28,8 +28,6 @@ export const invalidField = (field: string, message: string) =>
 export const unauthorized = (message = 'Authentication required') => new AppError('UNAUTHORIZED', message);
 export const forbidden = (message = 'You do not have permission to do this') => new AppError('FORBIDDEN', message);
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);
-export const conflict = (message: string) => new AppError('CONFLICT', message);
-export const gone = (message: string) => new AppError('GONE', message);
 export const serviceUnavailable = (message = 'Service unavailable') => new AppError('SERVICE_UNAVAILABLE', message);
 
 /** A refusal for a domain reason of the catalogue: answered with the reason's code, and the reason. */

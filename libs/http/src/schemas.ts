@@ -15,9 +15,6 @@ import * as Type from './type.js';
  */
 export type { Static, TSchema };
 
-/** Any schema made by these builders or by TypeBox. */
-export type JsonSchema = TSchema;
-
 /** The properties of an object schema. */
 export type Properties = Record<string, TSchema>;
 

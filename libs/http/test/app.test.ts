@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
-  conflict,
+  AppError,
   createApp,
   envelope,
   errorResponses,
@@ -44,7 +44,7 @@ async function build(): Promise<FastifyInstance> {
     throw new Error('database password is hunter2');
   });
   app.get('/conflict', async () => {
-    throw conflict('Already there');
+    throw new AppError('CONFLICT', 'Already there');
   });
   // Declared error responses serialize through their schema: the reason must survive it.
   app.get(

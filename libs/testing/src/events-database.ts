@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate, sql, z } from '@wiki/db';
+import {
+  type CommonQueryMethods,
+  createDatabasePool,
+  type DatabasePool,
+  dropDatabase,
+  ensureDatabase,
+  migrate,
+  sql,
+  z,
+} from '@wiki/db';
 import { eventsMigrations } from '@wiki/events';
 
 /** The machine's Postgres and NATS, as the tests of libs and scripts reach them without a stack. */
@@ -37,4 +46,12 @@ export async function createEventsTestDatabase(): Promise<EventsTestDatabase> {
       await dropDatabase(url);
     },
   };
+}
+
+/** Outbox rows waiting for the relay (rows set aside are not: see libs/events relay-rows.ts). */
+export function countPending(db: CommonQueryMethods): Promise<number> {
+  return db.oneFirst(
+    sql.type(z.object({ n: z.number() }))`
+      SELECT count(*)::int AS n FROM event_outbox WHERE sent_at IS NULL AND failed_at IS NULL`,
+  );
 }

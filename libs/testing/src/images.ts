@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data and the CRC over type and data. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
   const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
@@ -10,20 +11,25 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, body, crc]);
 }
 
-/** A truecolour PNG of `rows` (each width × 3 bytes of RGB). */
-function pngOf(width: number, height: number, row: (y: number) => Buffer, level?: number): Buffer {
-  const raw = Buffer.concat(Array.from({ length: height }, (_, y) => Buffer.concat([Buffer.from([0]), row(y)])));
+/** The bytes of an 8-bit PNG around its compressed pixel data (colour type 0: grey, 2: RGB). */
+export function pngAround(width: number, height: number, colourType: 0 | 2, idat: Buffer): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // truecolour
+  ihdr[9] = colourType;
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw, { level })),
-    chunk('IEND', Buffer.alloc(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', idat),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]);
+}
+
+/** A truecolour PNG of `rows` (each width × 3 bytes of RGB). */
+function pngOf(width: number, height: number, row: (y: number) => Buffer, level?: number): Buffer {
+  const raw = Buffer.concat(Array.from({ length: height }, (_, y) => Buffer.concat([Buffer.from([0]), row(y)])));
+  return pngAround(width, height, 2, deflateSync(raw, { level }));
 }
 
 /** A real PNG of one colour (width × height), made here so tests need no image files. */

@@ -1,7 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { crc32, createDeflate } from 'node:zlib';
+import { createDeflate } from 'node:zlib';
 import { createDatabasePool, type DatabasePool, sql } from '@wiki/db';
-import { collector, createDocument, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
+import {
+  collector,
+  createDocument,
+  pngAround,
+  pngChunk,
+  type SignedInUser,
+  type Stack,
+  signInNew,
+  workspaceWith,
+} from '@wiki/testing';
 import sharp from 'sharp';
 import { type Attachment, getAs, objectsOf, spoolOf, startAttachmentStack, uploadAs } from './helpers.js';
 
@@ -51,14 +60,9 @@ function withIptc(jpeg: Buffer): Buffer {
 
 /** A tEXt chunk put right after a PNG's header (IHDR). */
 function withTextChunk(png: Buffer, keyword: string, text: string): Buffer {
-  const data = Buffer.from(`${keyword}\u0000${text}`, 'latin1');
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const typed = Buffer.concat([Buffer.from('tEXt'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typed));
+  const chunk = pngChunk('tEXt', Buffer.from(`${keyword}\u0000${text}`, 'latin1'));
   const afterHeader = 8 + 25;
-  return Buffer.concat([png.subarray(0, afterHeader), length, typed, crc, png.subarray(afterHeader)]);
+  return Buffer.concat([png.subarray(0, afterHeader), chunk, png.subarray(afterHeader)]);
 }
 
 const photos = {
@@ -96,25 +100,7 @@ async function bomb(side: number): Promise<Buffer> {
   }
   deflate.end();
   await done;
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const typed = Buffer.concat([Buffer.from(type), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(typed));
-    return Buffer.concat([length, typed, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(side, 0);
-  ihdr.writeUInt32BE(side, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // grayscale
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', Buffer.concat(compressed)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return pngAround(side, side, 0, Buffer.concat(compressed));
 }
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');

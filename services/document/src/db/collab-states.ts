@@ -30,11 +30,6 @@ export function contentRevisionOf(db: CommonQueryMethods, documentId: string): P
     SELECT content_revision AS "contentRevision" FROM documents WHERE id = ${documentId}`);
 }
 
-/** A content write that the collaboration server did not make: its open editors must catch up. */
-export async function bumpContentRevision(db: CommonQueryMethods, documentId: string): Promise<void> {
-  await db.query(sql.unsafe`UPDATE documents SET content_revision = content_revision + 1 WHERE id = ${documentId}`);
-}
-
 /** The block content (a JSON string) and its revision, for the collaboration server to rebuild a room. */
 export function collabContentOf(
   db: CommonQueryMethods,
