@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type Connection, type Document, Hocuspocus } from '@hocuspocus/server';
 import { CLIENT_ADDRESS_HEADER, UPGRADE_TICKET_HEADER } from '@wiki/auth';
+import { plainTextOf } from '@wiki/blocks';
 import type { ConnectionSlots, Slot } from '@wiki/limits';
 import { applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protocols/awareness';
 import * as Y from 'yjs';
@@ -13,7 +14,6 @@ import {
   dropNul,
   isEmptyContent,
   parseBlocks,
-  plainTextOf,
   saveVerdict,
   seededClientId,
   withSeededIds,

@@ -1,4 +1,5 @@
 import { atLeast, type Role } from '@wiki/auth';
+import { deriveText, fromPlainText } from '@wiki/blocks';
 import { forbidden, notFound, refusal } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
 import {
@@ -10,7 +11,6 @@ import {
 } from '../db/collab-states.js';
 import { type DocumentPatch, findState, updateDocument } from '../db/documents.js';
 import { parseContent } from '../domain/content.js';
-import { deriveText, fromPlainText } from '../domain/plain-text.js';
 import { type DocumentChange, emitUpdated } from '../events/producers.js';
 import { requireNotArchived } from './access.js';
 

@@ -1,3 +1,4 @@
+import { deriveText } from '@wiki/blocks';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
 import {
   checkEnvelopeSize,
@@ -12,7 +13,6 @@ import { type DocumentDetail, type DocumentState, findState, stateOf } from '../
 import { editFieldsInTx, type FieldsEdit, type FieldsUpdate, type FieldsUpdated } from '../db/field-edits.js';
 import { emptyContent, parseContent } from '../domain/content.js';
 import { checkCoverImageUrl } from '../domain/cover-image.js';
-import { deriveText } from '../domain/plain-text.js';
 import { type DocumentChange, emitArchived, emitMoved, emitRestored } from '../events/producers.js';
 import { archivedConflict, requireDocumentRole } from './access.js';
 import { archiveSubtree, restoreSubtree } from './archive.js';
