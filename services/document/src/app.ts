@@ -13,6 +13,7 @@ import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
 import { registerPublicRoutes } from './routes/public-documents.js';
+import { registerRevisionRoutes } from './routes/revisions.js';
 
 export interface AppDeps extends ServiceAppDeps {
   /** Wakes the outbox relay after writes that bypass `pool` (the batched creations). */
@@ -71,6 +72,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   contexts.set(app, ctx);
 
   registerDocumentRoutes(app, ctx);
+  registerRevisionRoutes(app, ctx);
   registerPublicRoutes(app, ctx);
   await registerCollabRoutes(app, ctx);
   registerServiceRoutes(app, ctx);

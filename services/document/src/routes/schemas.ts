@@ -7,7 +7,7 @@ export const ICON_MAX = 50;
 /** Not in the spec; a sanity bound for a URL. */
 export const COVER_URL_MAX = 2048;
 
-const userRef = object({ id: uuid, name: Type.String(), avatarUrl: nullableString });
+export const userRef = object({ id: uuid, name: Type.String(), avatarUrl: nullableString });
 
 export const documentResponse = object({
   id: uuid,
