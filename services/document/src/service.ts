@@ -4,6 +4,7 @@ import { membershipMigrations, startUsersProjection, usersProjectionMigrations }
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp, documentContextOf } from './app.js';
 import { startDocumentConsumers } from './events/consumers.js';
+import { loadDocumentSettings } from './settings.js';
 
 export { buildApp, documentContextOf } from './app.js';
 
@@ -16,6 +17,7 @@ export const documentService = defineService({
     usersProjectionMigrations,
     { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' },
   ],
+  settings: (config) => loadDocumentSettings(config.env),
   poolSize: 20,
   buildApp: ({ config, pool, wakeRelay, checks, logLevel }) => buildApp(config, { pool, wakeRelay, checks, logLevel }),
   consumers: [

@@ -47,6 +47,7 @@ export async function createDocument(ctx: DocumentContext, actor: Actor, input: 
     isArchived: false,
     archiveRootId: null,
     isPublished: false,
+    revision: 1,
     updatedAt: '', // stamped by the database, in the row and in the event
   };
   const inserted = await ctx.insertDocument({
