@@ -4,6 +4,7 @@ import { membershipMigrations, startUsersProjection, usersProjectionMigrations }
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp, documentContextOf } from './app.js';
 import { startDocumentConsumers } from './events/consumers.js';
+import { startRevisionRetention } from './events/revision-retention.js';
 import { loadDocumentSettings } from './settings.js';
 
 export { buildApp, documentContextOf } from './app.js';
@@ -24,6 +25,9 @@ export const documentService = defineService({
     ({ app, bus }) => documentContextOf(app).membership.startProjection(bus),
     ({ bus, pool, logger }) => startUsersProjection({ bus, pool, logger, service: 'document' }),
     ({ bus, pool, logger }) => startDocumentConsumers({ bus, pool, logger }),
+  ],
+  jobs: [
+    ({ app, pool, logger }) => startRevisionRetention(pool, documentContextOf(app).settings.revisions.keepDays, logger),
   ],
 });
 

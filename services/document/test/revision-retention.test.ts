@@ -11,7 +11,6 @@ describe('revision retention', () => {
 
   beforeAll(async () => {
     t = await startDocStack({ REVISION_INTERVAL_S: '0' });
-    await t.pool.query(sql.unsafe`UPDATE revision_settings SET interval_s = 0`);
     editor = await signInNew(t, 'Eddie Editor');
   });
   afterAll(() => t?.stop());

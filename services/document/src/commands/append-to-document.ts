@@ -1,19 +1,13 @@
 import { deriveText } from '@wiki/blocks';
 import { sql, z } from '@wiki/db';
-import { checkEnvelopeSize, createEnvelope } from '@wiki/events';
+import { createEnvelope } from '@wiki/events';
 import { invalidField, notFound } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
 import type { DocumentDetail } from '../db/documents.js';
-import { editFieldsInTx, type FieldsEdit } from '../db/field-edits.js';
+import type { FieldsEdit } from '../db/field-edits.js';
 import { parseContent } from '../domain/content.js';
 import { archivedConflict, requireDocumentRole } from './access.js';
-import {
-  editedOrThrow,
-  fitsUnmeasured,
-  requireRevision,
-  type WriteOptions,
-  writtenEnvelope,
-} from './update-document.js';
+import { editInTx, requireRevision, type WriteOptions } from './update-document.js';
 
 const Current = z.object({ content: z.string(), isArchived: z.boolean(), revision: z.number() });
 
@@ -57,9 +51,6 @@ export async function appendToDocument(
       }),
       source: options.source,
     };
-    const document = editedOrThrow(await editFieldsInTx(tx, edit));
-    // Over the cap, the event fails its transaction (413), as an update's does.
-    if (!fitsUnmeasured(edit.template)) checkEnvelopeSize(await writtenEnvelope(tx, edit.template.id));
-    return document;
+    return editInTx(tx, edit);
   });
 }

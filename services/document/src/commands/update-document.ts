@@ -105,10 +105,7 @@ export async function updateDocument(
       if (rerootedFrom) await emitMoved(tx, actor.userId, doc, rerootedFrom, 'restore');
     }
     if (changed.length > 0) {
-      const edit = editNow();
-      editedOrThrow(await editFieldsInTx(tx, edit));
-      // Over the cap, the event fails its transaction (413), as publishInTx's would.
-      if (!fitsUnmeasured(edit.template)) checkEnvelopeSize(await writtenEnvelope(tx, edit.template.id));
+      await editInTx(tx, editNow());
       doc = await stateOf(tx, id);
     }
     if (input.isArchived === true && !doc.isArchived) {
@@ -156,6 +153,17 @@ export const fitsUnmeasured = (template: EventEnvelope): boolean =>
 async function editAlone(ctx: DocumentContext, edit: FieldsEdit): Promise<DocumentDetail> {
   const document = editedOrThrow(await ctx.prepared.updateFields(edit));
   ctx.wakeRelay();
+  return document;
+}
+
+/**
+ * The edit rule inside the caller's transaction (an archiving, an append, a restore around it): the
+ * document as edited, or a 404/409/412. Over the cap, the event fails its transaction (413), as
+ * publishInTx's would.
+ */
+export async function editInTx(tx: CommonQueryMethods, edit: FieldsEdit): Promise<DocumentDetail> {
+  const document = editedOrThrow(await editFieldsInTx(tx, edit));
+  if (!fitsUnmeasured(edit.template)) checkEnvelopeSize(await writtenEnvelope(tx, edit.template.id));
   return document;
 }
 

@@ -1,4 +1,5 @@
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
+import { EDIT_SOURCES } from '../domain/edit-source.js';
 import { iso, shape } from './shape.js';
 
 /**
@@ -6,16 +7,13 @@ import { iso, shape } from './shape.js';
  * The documents triggers write them; here they are listed, read, named and deleted.
  */
 
-export const REVISION_SOURCES = ['EDIT', 'COLLAB', 'MCP', 'RESTORE', 'IMPORT'] as const;
-export type RevisionSource = (typeof REVISION_SOURCES)[number];
-
 const SUMMARY = {
   id: [z.string(), sql.fragment`r.id`],
   documentId: [z.string(), sql.fragment`r.document_id`],
   revision: [z.number(), sql.fragment`r.revision`],
   title: [z.string(), sql.fragment`r.title`],
   name: [z.string().nullable(), sql.fragment`r.name`],
-  source: [z.enum(REVISION_SOURCES), sql.fragment`r.source`],
+  source: [z.enum(EDIT_SOURCES), sql.fragment`r.source`],
   createdAt: [z.string(), iso(sql.fragment`r.created_at`)],
   createdBy: [z.string(), sql.fragment`r.created_by`],
   contributors: [z.array(z.string()), sql.fragment`r.contributors::text[]`],

@@ -1,5 +1,5 @@
 import { idParams, notBlank, nullableString, object, stringEnum, Type, timestamp, uuid, withDefault } from '@wiki/http';
-import { REVISION_SOURCES } from '../db/revisions.js';
+import { EDIT_SOURCES } from '../domain/edit-source.js';
 import { userRef } from './schemas.js';
 
 /** Shapes of the history routes (ARCHITECTURE 5.16). */
@@ -14,7 +14,7 @@ const summaryProperties = {
   revision: Type.Integer({ description: 'The document revision this row holds (the last change folded into it)' }),
   title: Type.String(),
   name: nullableString,
-  source: stringEnum(REVISION_SOURCES),
+  source: stringEnum(EDIT_SOURCES),
   createdAt: timestamp,
   createdBy: userRef,
   contributors: Type.Array(userRef),

@@ -2,9 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
 import { envelope, errorResponses, idParams, pageOf, pageQuery, presentPage, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
+import { restoreRevision } from '../commands/restore-revision.js';
 import { diffRevision } from '../commands/revision-diff.js';
 import { listRevisions, nameRevision, readRevision, removeRevision } from '../commands/revisions.js';
 import type { DocumentContext } from '../context.js';
+import { presentDocument } from '../presenters/documents.js';
 import { presentRevision, presentRevisionSummaries } from '../presenters/revisions.js';
 import {
   diffQuery,
@@ -14,6 +16,7 @@ import {
   revisionResponse,
   revisionSummary,
 } from './revision-schemas.js';
+import { documentResponse } from './schemas.js';
 
 const tags = ['Document history'];
 const BASE = '/api/v1/documents/:id/revisions';
@@ -96,6 +99,25 @@ export function registerRevisionRoutes(server: FastifyInstance, ctx: DocumentCon
       const reader = requireActor(request);
       const { id, revisionId } = request.params;
       return success(await diffRevision(ctx, reader, id, revisionId, request.query.against));
+    },
+  );
+
+  app.post(
+    `${BASE}/:revisionId/restore`,
+    {
+      schema: {
+        tags,
+        summary: 'Make the revision’s title, content, icon and cover the document’s (EDITOR and up)',
+        params: revisionParams,
+        response: { 200: envelope(documentResponse), ...errorResponses(400, 401, 403, 404, 413, 'DOCUMENT_ARCHIVED') },
+      },
+    },
+    async (request) => {
+      const actor = requireActor(request);
+      const { id, revisionId } = request.params;
+      return success(
+        await presentDocument(await restoreRevision(ctx, actor, id, revisionId), ctx.users, actor.requestId),
+      );
     },
   );
 
