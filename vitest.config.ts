@@ -16,6 +16,7 @@ const libs = [
   'storage',
   'service',
   'testing',
+  'blocks',
 ];
 
 // Tests run the TypeScript sources of the libs, not their compiled dist.

@@ -86,6 +86,7 @@ const samples: { [T in EventType]: EventData<T> } = {
     plainText: 'Hello again',
     plainTextTruncated: true,
     changed: ['title', 'content', 'lastEditedBy'],
+    revision: 4,
   },
   'document.moved': { ...document, parentId: c, previousParentId: null, reason: 'move' },
   'document.archived': { ...document, isArchived: true, ids: [a, c], part: 1, parts: 1 },

@@ -152,10 +152,15 @@ export const eventContracts = {
    * @wiki/service-client). Events written before the flag existed read as not cut.
    */
   'document.created': document.extend({ plainText: z.string(), plainTextTruncated: z.boolean().default(false) }),
+  /**
+   * revision: the document's revision after the change (ARCHITECTURE 5.16); absent in events
+   * written before documents had revisions.
+   */
   'document.updated': document.extend({
     plainText: z.string(),
     plainTextTruncated: z.boolean().default(false),
     changed: z.array(z.enum(DOCUMENT_CHANGES)),
+    revision: z.number().int().min(1).optional(),
   }),
   /** reason: a move, a plain delete of the parent (the child became a root), a restore that re-rooted it. */
   'document.moved': document.extend({

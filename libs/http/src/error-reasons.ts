@@ -12,6 +12,10 @@ export const ERROR_REASONS = {
     code: 'CONFLICT',
     description: 'Another writer changed the content since the state the request builds on was loaded',
   },
+  REVISION_CURRENT: {
+    code: 'CONFLICT',
+    description: 'The revision holds what the document shows now; change the document before deleting it',
+  },
   THREAD_ALREADY_RESOLVED: { code: 'CONFLICT', description: 'The comment thread is already resolved' },
   THREAD_ALREADY_OPEN: { code: 'CONFLICT', description: 'The comment thread is already open' },
   OWNER_MUST_TRANSFER: {

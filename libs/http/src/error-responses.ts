@@ -18,7 +18,7 @@ export const errorEnvelope = Type.Unsafe<{
     reason?: string;
     message?: string;
     requestId?: string;
-    details?: { field?: string; message?: string }[];
+    details?: { field?: string; message?: string; current?: number }[];
   };
 }>({
   type: 'object',
@@ -36,7 +36,14 @@ export const errorEnvelope = Type.Unsafe<{
         requestId: Type.String(),
         details: {
           type: 'array',
-          items: { type: 'object', properties: { field: Type.String(), message: Type.String() } },
+          items: {
+            type: 'object',
+            properties: {
+              field: Type.String(),
+              message: Type.String(),
+              current: Type.Integer({ description: 'On a 412: the revision the resource is at now' }),
+            },
+          },
         },
       },
     },

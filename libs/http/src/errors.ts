@@ -4,6 +4,8 @@ import { ERROR_REASONS, type ErrorReason } from './error-reasons.js';
 export interface ErrorDetail {
   field: string;
   message: string;
+  /** On a 412 (ARCHITECTURE 5.16): the revision the resource is at now. */
+  current?: number;
 }
 
 /** An error whose code, message, details and domain reason are meant for the client. */

@@ -99,3 +99,30 @@ export function success<T>(data: T): { success: true; data: T } {
 }
 
 export const SUCCESS_VOID = Object.freeze({ success: true as const });
+
+/** `page` (0-based) and `size` (1..100, ARCHITECTURE 5.6) of a paged list; anything else is a 400. */
+export const PAGE_QUERY_PROPERTIES = {
+  page: withDefault(Type.Integer({ minimum: 0 }), 0),
+  size: withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 20),
+};
+export const pageQuery = object(PAGE_QUERY_PROPERTIES);
+
+/** `ApiResponse<Page<T>>` (spec 2): `content`, `totalElements`, `totalPages`, `number`, `size`. */
+export const pageOf = <I extends TSchema>(item: I) =>
+  envelope(
+    openObject(
+      {
+        content: Type.Array(item),
+        totalElements: Type.Integer(),
+        totalPages: Type.Integer(),
+        number: Type.Integer(),
+        size: Type.Integer(),
+      },
+      ['content', 'totalElements', 'totalPages', 'number', 'size'],
+    ),
+  );
+
+/** Page<T> (spec 2): `number` is the 0-based page asked for. */
+export function presentPage<T>(content: T[], total: number, page: number, size: number) {
+  return { content, totalElements: total, totalPages: Math.ceil(total / size), number: page, size };
+}

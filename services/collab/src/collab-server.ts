@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type Connection, type Document, Hocuspocus } from '@hocuspocus/server';
 import { CLIENT_ADDRESS_HEADER, UPGRADE_TICKET_HEADER } from '@wiki/auth';
+import { type BlockPrint, blockPrints, plainTextOf } from '@wiki/blocks';
 import type { ConnectionSlots, Slot } from '@wiki/limits';
 import { applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protocols/awareness';
 import * as Y from 'yjs';
+import { applyWrite, replaceWhole } from './apply-write.js';
 import { blockEditor, FRAGMENT } from './block-editor.js';
 import { type CollabUser, type DocumentsApi, Refused, SaveConflict } from './documents-api.js';
 import type { ShownUser } from './domain/awareness.js';
@@ -13,11 +15,11 @@ import {
   dropNul,
   isEmptyContent,
   parseBlocks,
-  plainTextOf,
   saveVerdict,
   seededClientId,
   withSeededIds,
 } from './domain/blocks.js';
+import { RecentEditors } from './domain/editors.js';
 import { ReplicaKind, type ReplicaMessage, type Replication } from './replication.js';
 
 /**
@@ -46,12 +48,19 @@ interface Room {
   savedHash: string;
   /** The blocks JSON the document service holds as far as this replica knows. */
   lastJson: string;
+  /**
+   * The top-level blocks the document service holds as far as the room knows (its last save or
+   * load on any replica, or the last write it took in): the base a REST write is merged against.
+   */
+  base: BlockPrint[];
   /** Whether this room ever held content: only then may an edit's empty document replace it. */
   sawContent: boolean;
   /** The text of lastJson: a document.updated carrying exactly it is this room's own save. */
   lastPlainText: string;
-  /** The local id of the user whose edit came last (lastEditedBy). */
+  /** The idp uid of the user whose edit came last (lastEditedBy). */
   lastEditorId?: string;
+  /** Who edited since the last save (editorIdpUids). */
+  editors: RecentEditors;
   /** REST writes are taken in one at a time. */
   refreshing: Promise<unknown>;
 }
@@ -94,6 +103,17 @@ function gatewayHeader(request: IncomingMessage, name: string): string | undefin
 /** The user a socket authenticated as for a document (the awareness rewrite reads it). */
 export function shownUserOf(request: IncomingMessage, documentName: string): ShownUser | undefined {
   return (request as RequestWithUsers)[USERS]?.get(documentName);
+}
+
+/** The prints of a Saved message from another replica; undefined when they are not prints. */
+function printsOf(payload: Uint8Array): BlockPrint[] | undefined {
+  const value: unknown = JSON.parse(Buffer.from(payload).toString('utf8'));
+  const isPrint = (p: unknown) =>
+    typeof p === 'object' &&
+    p !== null &&
+    typeof (p as BlockPrint).hash === 'string' &&
+    ((p as BlockPrint).id === undefined || typeof (p as BlockPrint).id === 'string');
+  return Array.isArray(value) && value.every(isPrint) ? (value as BlockPrint[]) : undefined;
 }
 
 function hashOf(state: Uint8Array): string {
@@ -159,7 +179,10 @@ export class CollabServer {
       onChange: async ({ documentName, transactionOrigin, context }) => {
         const room = this.rooms.get(documentName);
         const user = (context as Partial<AccessContext> | undefined)?.user;
-        if (room && user && transactionOrigin && transactionOrigin !== REFRESH) room.lastEditorId = user.id;
+        if (room && user && transactionOrigin && transactionOrigin !== REFRESH) {
+          room.lastEditorId = user.id;
+          room.editors.touch(user.id);
+        }
       },
       onStoreDocument: ({ documentName, document }) => this.store(documentName, document),
       // Changes that came only from other replicas are stored by the replica whose client made
@@ -247,8 +270,10 @@ export class CollabServer {
       revision,
       savedHash: hashOf(Y.encodeStateAsUpdate(document)),
       lastJson: JSON.stringify(blocks),
+      base: blockPrints(blocks),
       sawContent: !isEmptyContent(blocks),
       lastPlainText: plainTextOf(blocks),
+      editors: new RecentEditors(),
       refreshing: Promise.resolve(),
     });
   }
@@ -305,6 +330,10 @@ export class CollabServer {
         case ReplicaKind.Awareness:
           applyAwarenessUpdate(document.awareness, message.payload, REMOTE);
           break;
+        case ReplicaKind.Saved:
+          // A save of the same revision by the sender: the stored blocks are the base of the next write.
+          if (message.revision === room.revision) room.base = printsOf(message.payload) ?? room.base;
+          break;
       }
     } catch (error) {
       this.log.warn({ err: error, documentId }, 'collab: a message from another replica could not be applied');
@@ -333,15 +362,31 @@ export class CollabServer {
       const json = JSON.stringify(blocks);
       const contentChanged = json !== room.lastJson;
       const plainText = plainTextOf(blocks);
+      const editors = room.editors.snapshot();
+      const revision = room.revision;
       try {
         await this.api.save(documentId, {
           state,
-          contentRevision: room.revision,
-          ...(contentChanged ? { jsonContent: json, plainText, idpUid: room.lastEditorId } : {}),
+          contentRevision: revision,
+          ...(contentChanged
+            ? {
+                jsonContent: json,
+                plainText,
+                idpUid: room.lastEditorId,
+                editorIdpUids: editors.map(([idpUid]) => idpUid),
+              }
+            : {}),
         });
         room.savedHash = hash;
         room.lastJson = json;
         room.lastPlainText = plainText;
+        if (contentChanged) room.editors.saved(editors);
+        // Unless a write was taken in meanwhile (its blocks are the base now), the saved blocks are.
+        if (contentChanged && room.revision === revision) {
+          room.base = blockPrints(blocks);
+          const prints = Buffer.from(JSON.stringify(room.base));
+          this.replication?.publish(documentId, ReplicaKind.Saved, revision, prints);
+        }
         if (!empty) room.sawContent = true;
         return;
       } catch (error) {
@@ -364,10 +409,12 @@ export class CollabServer {
   }
 
   /**
-   * Takes a REST/MCP write into the open room: the blocks written then replace the room's top
-   * level, so every editor sees them and their next save builds on them. The new blocks are made
-   * under a client id derived from (document, revision, content), so replicas that do this at the
-   * same time make the same items. Answers whether the room moved to a newer revision.
+   * Takes a REST/MCP/restore write into the open room block by block (applyWrite): the top-level
+   * blocks the write changed relative to the room's base are inserted, deleted, replaced or moved,
+   * and every other block keeps what its editors typed. Should the room not be laid out as
+   * expected, the written blocks replace its whole top level instead (logged). Either way the new
+   * items are made under client ids seeded from the write, so replicas doing this at the same time
+   * make the same items. Answers whether the room moved to a newer revision.
    */
   refresh(documentId: string): Promise<boolean> {
     const room = this.rooms.get(documentId);
@@ -378,20 +425,25 @@ export class CollabServer {
       const { content, contentRevision } = await this.api.loadContent(documentId);
       if (contentRevision <= room.revision) return false;
       const fresh = await docFromContent(documentId, contentRevision, content);
+      const theirs = await blocksOf(fresh);
+      const editor = await blockEditor();
+      // From here on synchronous: the room's blocks cannot change between reading and writing them.
       room.revision = contentRevision;
-      document.transact(() => {
-        const fragment = document.getXmlFragment(FRAGMENT);
-        const children = fragment.toArray();
-        for (let i = children.length - 1; i >= 0; i -= 1) {
-          const item = (children[i] as Y.XmlElement)._item;
-          if (item?.id.client !== fresh.clientID) fragment.delete(i, 1);
-        }
-        Y.applyUpdate(document, Y.encodeStateAsUpdate(fresh));
-      }, REFRESH);
-      const blocks = await blocksOf(document);
-      room.lastJson = JSON.stringify(blocks);
-      room.lastPlainText = plainTextOf(blocks);
-      if (!isEmptyContent(blocks)) room.sawContent = true;
+      const mine = dropNul(editor.yDocToBlocks(document, FRAGMENT) as Block[]);
+      try {
+        applyWrite(document, editor, { documentId, revision: contentRevision, base: room.base, mine, theirs }, REFRESH);
+      } catch (error) {
+        this.log.warn(
+          { err: error, documentId },
+          'collab: a write could not be applied block by block; the room takes it whole',
+        );
+        replaceWhole(document, fresh, REFRESH);
+      }
+      // What is stored now is theirs: a save of the merged room writes what mine adds to it.
+      room.base = blockPrints(theirs);
+      room.lastJson = JSON.stringify(theirs);
+      room.lastPlainText = plainTextOf(theirs);
+      if (!isEmptyContent(theirs)) room.sawContent = true;
       return true;
     });
     room.refreshing = run.catch(() => undefined);

@@ -35,6 +35,8 @@ export interface CollabSave {
   jsonContent?: string;
   plainText?: string;
   idpUid?: string;
+  /** The idp uids of everyone who edited since the last save (at most 50): the revision's authors. */
+  editorIdpUids?: string[];
 }
 
 const TIMEOUT_MS = 10_000;
@@ -132,6 +134,9 @@ export class DocumentsApi {
     if (save.jsonContent !== undefined) form.append('jsonContent', save.jsonContent);
     if (save.plainText !== undefined) form.append('plainText', save.plainText);
     if (save.idpUid !== undefined) form.append('idpUid', save.idpUid);
+    if (save.editorIdpUids !== undefined && save.editorIdpUids.length > 0) {
+      form.append('editorIdpUids', JSON.stringify(save.editorIdpUids));
+    }
     const status = await this.client.send(
       'gateway',
       {

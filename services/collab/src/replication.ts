@@ -11,6 +11,8 @@ export const ReplicaKind = {
   SyncReply: 3,
   /** An awareness update (cursors, who is here). */
   Awareness: 4,
+  /** The sender stored the room at this revision: the payload is the stored blocks' prints (JSON), the next write's base. */
+  Saved: 5,
 } as const;
 export type ReplicaKind = (typeof ReplicaKind)[keyof typeof ReplicaKind];
 

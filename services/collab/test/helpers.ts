@@ -144,3 +144,33 @@ export async function restDocument(stack: Stack, token: string, id: string) {
   if (res.status !== 200) throw new Error(`GET document ${res.status}`);
   return res.body.data as { content: string; lastEditedBy: string | null; title: string };
 }
+
+/** The blockContainer of block `id` (BlockNote's layout: blockGroup > blockContainer[id]). */
+function containerOf(doc: Y.Doc, id: string): Y.XmlElement {
+  const group = doc.getXmlFragment(FRAGMENT).get(0);
+  const container =
+    group instanceof Y.XmlElement
+      ? group.toArray().find((n): n is Y.XmlElement => n instanceof Y.XmlElement && n.getAttribute('id') === id)
+      : undefined;
+  if (!container) throw new Error(`no block ${id} in the editor`);
+  return container;
+}
+
+/** Types `text` at the end of block `id`'s own text, as an editor's keystrokes would. */
+export function typeInto(doc: Y.Doc, id: string, text: string): void {
+  const content = containerOf(doc, id).get(0);
+  const xmlText = content instanceof Y.XmlElement ? content.get(0) : undefined;
+  if (!(xmlText instanceof Y.XmlText)) throw new Error(`block ${id} holds no text`);
+  xmlText.insert(xmlText.length, text);
+}
+
+/** A paragraph block with an id (as BlockNote stores them), for writes that keep ids. */
+export function paragraphWithId(id: string, text: string) {
+  return { id, type: 'paragraph', props: {}, content: [{ type: 'text', text, styles: {} }], children: [] };
+}
+
+/** The top-level blocks' texts of stored content, in order. */
+export function storedTexts(content: string): string[] {
+  const blocks = JSON.parse(content) as Array<{ content?: Array<{ text?: string }> }>;
+  return blocks.map((b) => (Array.isArray(b.content) ? b.content.map((c) => c.text ?? '').join('') : ''));
+}

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DocumentContext } from './context.js';
 import { batchedDocumentInserts } from './db/document-inserts.js';
 import { createPreparedStatements, type PreparedStatements } from './db/prepared-statements.js';
+import { writeRevisionSettings } from './db/revision-settings.js';
 import { rememberedWorkspaceOf } from './db/workspace-of.js';
 import { rememberedLists } from './queries/list-answers.js';
 import { rememberedTrees } from './queries/tree-answers.js';
@@ -13,6 +14,8 @@ import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
 import { registerPublicRoutes } from './routes/public-documents.js';
+import { registerRevisionRoutes } from './routes/revisions.js';
+import { loadDocumentSettings } from './settings.js';
 
 export interface AppDeps extends ServiceAppDeps {
   /** Wakes the outbox relay after writes that bypass `pool` (the batched creations). */
@@ -46,6 +49,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   const { pool } = deps;
+  const settings = loadDocumentSettings(config.env);
+  await writeRevisionSettings(pool, settings.revisions);
   let prepared = deps.prepared;
   if (!prepared) {
     const owned = createPreparedStatements(config.databaseUrls.document, app.log);
@@ -57,6 +62,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const statements = prepared;
   const versionOf = sharedVersionReads((workspaceId) => statements.workspaceVersion(workspaceId));
   const ctx: DocumentContext = {
+    settings,
     pool,
     prepared,
     workspaceOf: rememberedWorkspaceOf(pool),
@@ -71,6 +77,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   contexts.set(app, ctx);
 
   registerDocumentRoutes(app, ctx);
+  registerRevisionRoutes(app, ctx);
   registerPublicRoutes(app, ctx);
   await registerCollabRoutes(app, ctx);
   registerServiceRoutes(app, ctx);

@@ -4,9 +4,12 @@ import type { InsertDocument } from './db/document-inserts.js';
 import type { PreparedStatements } from './db/prepared-statements.js';
 import type { ListAnswers } from './queries/list-answers.js';
 import type { TreeAnswer } from './queries/tree-answers.js';
+import type { DocumentSettings } from './settings.js';
 
 /** What commands and queries run against; built once per app. */
 export interface DocumentContext {
+  /** The service's own settings (settings.ts). */
+  settings: DocumentSettings;
   /** The service kit's pool: a transaction that wrote events wakes the outbox relay on commit. */
   pool: DatabasePool;
   /** The hottest read and write, as prepared statements on their own pool (db/prepared-statements.ts). */

@@ -4,6 +4,8 @@ import { membershipMigrations, startUsersProjection, usersProjectionMigrations }
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp, documentContextOf } from './app.js';
 import { startDocumentConsumers } from './events/consumers.js';
+import { startRevisionRetention } from './events/revision-retention.js';
+import { loadDocumentSettings } from './settings.js';
 
 export { buildApp, documentContextOf } from './app.js';
 
@@ -16,12 +18,16 @@ export const documentService = defineService({
     usersProjectionMigrations,
     { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'pgmigrations' },
   ],
+  settings: (config) => loadDocumentSettings(config.env),
   poolSize: 20,
   buildApp: ({ config, pool, wakeRelay, checks, logLevel }) => buildApp(config, { pool, wakeRelay, checks, logLevel }),
   consumers: [
     ({ app, bus }) => documentContextOf(app).membership.startProjection(bus),
     ({ bus, pool, logger }) => startUsersProjection({ bus, pool, logger, service: 'document' }),
     ({ bus, pool, logger }) => startDocumentConsumers({ bus, pool, logger }),
+  ],
+  jobs: [
+    ({ app, pool, logger }) => startRevisionRetention(pool, documentContextOf(app).settings.revisions.keepDays, logger),
   ],
 });
 

@@ -31,6 +31,7 @@ const DOCUMENT_KEYS = [
   'openCommentCount',
   'ownerId',
   'parentId',
+  'revision',
   'title',
   'updatedAt',
   'wordCount',

@@ -41,12 +41,12 @@ async function insert(workspaceId: string, count: number): Promise<string[]> {
 }
 
 const edit = (id: string, workspaceId: string, title: string) =>
-  prepared.updateFields(
+  prepared.updateFields({
     id,
-    userId,
-    { title },
-    createEnvelope({ type: 'document.updated', actorId: userId, workspaceId, data: { changed: ['title'] } }),
-  );
+    actorId: userId,
+    fields: { title },
+    template: createEnvelope({ type: 'document.updated', actorId: userId, workspaceId, data: { changed: ['title'] } }),
+  });
 
 const EventRow = z.object({ xid: z.string(), envelope: z.any() });
 

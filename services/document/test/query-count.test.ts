@@ -243,6 +243,7 @@ describe('queries per request', () => {
       plainText: 'four words of text',
       plainTextTruncated: false,
       changed: ['title', 'content', 'icon'],
+      revision: res.json().data.revision,
     });
     expect(event).toMatchObject({ type: 'document.updated', actorId: userId, workspaceId });
 

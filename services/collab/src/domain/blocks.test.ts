@@ -1,12 +1,4 @@
-import {
-  dropNul,
-  isEmptyContent,
-  parseBlocks,
-  plainTextOf,
-  saveVerdict,
-  seededClientId,
-  withSeededIds,
-} from './blocks.js';
+import { dropNul, isEmptyContent, parseBlocks, saveVerdict, seededClientId, withSeededIds } from './blocks.js';
 
 const text = (t: string) => ({ type: 'paragraph', content: [{ type: 'text', text: t, styles: {} }] });
 
@@ -37,19 +29,6 @@ describe('blocks', () => {
     expect(id).not.toBe(seededClientId('d', 1, '[{}]'));
     expect(id).toBeGreaterThanOrEqual(0);
     expect(id).toBeLessThan(2 ** 32);
-  });
-
-  it('reads plain text from text, links, tables and children', () => {
-    const blocks = [
-      text('Hello'),
-      {
-        type: 'paragraph',
-        content: [{ type: 'link', href: 'https://x', content: [{ type: 'text', text: 'a link' }] }],
-      },
-      { type: 'table', content: { type: 'tableContent', rows: [{ cells: [[{ type: 'text', text: 'cell' }]] }] } },
-      { type: 'bulletListItem', content: 'plain', children: [text('child')] },
-    ];
-    expect(plainTextOf(blocks)).toBe('Hello\na link\ncell\nplain\nchild');
   });
 
   it('drops NUL from every string of the blocks, keys included, and leaves the rest as it was', () => {

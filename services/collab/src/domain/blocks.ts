@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
+import { type Block, plainTextOf } from '@wiki/blocks';
 
-/** A BlockNote block as stored by the document service (ARCHITECTURE 5.7): loosely typed JSON. */
-export interface Block {
-  id?: string;
-  type?: string;
-  props?: Record<string, unknown>;
-  content?: unknown;
-  children?: Block[];
-  [key: string]: unknown;
-}
+export type { Block };
 
 /** Parses stored content (a JSON array of blocks); anything else is an empty document. */
 export function parseBlocks(json: string): Block[] {
@@ -72,39 +65,6 @@ export function dropNul<T>(value: T): T {
     return value.replaceAll('\u0000', '') as T;
   }
   return value;
-}
-
-/** The text of inline content: strings, text and link items, table cells, in order. */
-function inlineText(content: unknown, out: string[]): void {
-  if (typeof content === 'string') {
-    out.push(content);
-  } else if (Array.isArray(content)) {
-    for (const item of content) inlineText(item, out);
-  } else if (content && typeof content === 'object') {
-    const item = content as Record<string, unknown>;
-    if (typeof item.text === 'string') out.push(item.text);
-    if (item.content !== undefined) inlineText(item.content, out);
-    if (Array.isArray(item.rows)) {
-      for (const row of item.rows as Array<{ cells?: unknown }>) inlineText(row?.cells, out);
-    }
-    if (Array.isArray(item.cells)) inlineText(item.cells, out);
-  }
-}
-
-/** One line per block (children after their parent): what search indexes. */
-export function plainTextOf(blocks: Block[]): string {
-  const lines: string[] = [];
-  const walk = (list: Block[]) => {
-    for (const block of list) {
-      const parts: string[] = [];
-      inlineText(block.content, parts);
-      const line = parts.join('');
-      if (line !== '') lines.push(line);
-      if (Array.isArray(block.children)) walk(block.children);
-    }
-  };
-  walk(blocks);
-  return lines.join('\n');
 }
 
 /** Empty: nothing but paragraphs without text (what a blank editor holds). Images, tables and the like count as content. */

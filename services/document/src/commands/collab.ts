@@ -1,4 +1,5 @@
 import { atLeast, type Role } from '@wiki/auth';
+import { deriveText, fromPlainText } from '@wiki/blocks';
 import { forbidden, notFound, refusal } from '@wiki/http';
 import type { DocumentContext } from '../context.js';
 import {
@@ -10,7 +11,6 @@ import {
 } from '../db/collab-states.js';
 import { type DocumentPatch, findState, updateDocument } from '../db/documents.js';
 import { parseContent } from '../domain/content.js';
-import { deriveText, fromPlainText } from '../domain/plain-text.js';
 import { type DocumentChange, emitUpdated } from '../events/producers.js';
 import { requireNotArchived } from './access.js';
 
@@ -68,6 +68,8 @@ export interface CollabSave {
   plainText?: string;
   jsonContent?: string;
   idpUid?: string;
+  /** The identity-provider uids of everyone who edited since the last save (at most 50): the revision's authors. */
+  editorIdpUids?: string[];
   /**
    * The content revision the state was built on. When given and the document has moved on (a REST
    * or MCP write since), the save is a 409 and stores nothing: the editor must take that write in first.
@@ -122,6 +124,10 @@ export async function saveCollab(
       changed.push('lastEditedBy');
     }
   }
+  if (patch.content) {
+    patch.editSource = 'COLLAB';
+    patch.editAuthors = await authorsOf(ctx, save.editorIdpUids ?? [], editorId, log, documentId, requestId);
+  }
 
   await ctx.pool.transaction(async (tx) => {
     const doc = await findState(tx, documentId, 'update');
@@ -135,4 +141,30 @@ export async function saveCollab(
     const updated = await updateDocument(tx, documentId, patch);
     await emitUpdated(tx, editorId, updated, changed, save.plainText ?? updated.plainText);
   });
+}
+
+/**
+ * The users whose edits a collab save holds, from the idp uids the collab server sends, in its
+ * order, each once; the saver (lastEditedBy) when none is known. Best-effort like the saver's look-up:
+ * a uid that cannot be resolved is left out rather than failing the save.
+ */
+async function authorsOf(
+  ctx: DocumentContext,
+  idpUids: string[],
+  saverId: string | null,
+  log: Logger,
+  documentId: string,
+  requestId?: string,
+): Promise<string[] | undefined> {
+  const resolved = await Promise.all(
+    [...new Set(idpUids)].map((uid) =>
+      ctx.users.resolve(uid, requestId).catch((error: unknown) => {
+        log.warn({ documentId, err: error }, 'collab save: an editor could not be looked up; left out of the authors');
+        return null;
+      }),
+    ),
+  );
+  const ids = [...new Set(resolved.flatMap((user) => (user ? [user.id] : [])))];
+  if (ids.length > 0) return ids;
+  return saverId ? [saverId] : undefined;
 }

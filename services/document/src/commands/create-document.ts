@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { deriveText } from '@wiki/blocks';
 import { invalidField } from '@wiki/http';
 import type { Actor, DocumentContext } from '../context.js';
 import { type DocumentDetail, type DocumentState, findState } from '../db/documents.js';
 import { emptyContent, parseContent } from '../domain/content.js';
 import { checkCoverImageUrl } from '../domain/cover-image.js';
-import { deriveText } from '../domain/plain-text.js';
 import { createdEnvelope } from '../events/producers.js';
 
 export interface CreateInput {
@@ -47,6 +47,7 @@ export async function createDocument(ctx: DocumentContext, actor: Actor, input: 
     isArchived: false,
     archiveRootId: null,
     isPublished: false,
+    revision: 1,
     updatedAt: '', // stamped by the database, in the row and in the event
   };
   const inserted = await ctx.insertDocument({

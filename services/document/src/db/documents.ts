@@ -1,5 +1,6 @@
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
 import { usersProjectionTable } from '@wiki/projections';
+import type { EditSource } from '../domain/edit-source.js';
 import { iso, shape } from './shape.js';
 import { PLACED_TEXT } from './whole-document.js';
 
@@ -22,6 +23,8 @@ export const DocumentDetail = shape(
     wordCount: [z.number(), sql.fragment`d.word_count`],
     icon: [z.string().nullable(), sql.fragment`d.icon`],
     coverImageUrl: [z.string().nullable(), sql.fragment`d.cover_image_url`],
+    // Kept by the history trigger (migrations/0009_revisions.sql); the ETag of GET and PUT.
+    revision: [z.number(), sql.fragment`d.revision`],
     isTemplate: [z.boolean(), sql.fragment`d.is_template`],
     isArchived: [z.boolean(), sql.fragment`d.is_archived`],
     isPublished: [z.boolean(), sql.fragment`d.is_published`],
@@ -54,6 +57,7 @@ export const DocumentState = shape({
   isArchived: [z.boolean(), sql.fragment`d.is_archived`],
   archiveRootId: [z.string().nullable(), sql.fragment`d.archive_root_id`],
   isPublished: [z.boolean(), sql.fragment`d.is_published`],
+  revision: [z.number(), sql.fragment`d.revision`],
   updatedAt: [z.string(), sql.fragment`d.updated_at`],
 });
 export type DocumentState = z.infer<typeof DocumentState.row>;
@@ -136,6 +140,9 @@ export interface DocumentPatch {
   icon?: string | null;
   coverImageUrl?: string | null;
   lastEditedBy?: string;
+  /** Where the change comes from and whose it is, for its revision (migrations/0009_revisions.sql). */
+  editSource?: EditSource;
+  editAuthors?: string[];
 }
 
 /** Applies the patch and stamps updated_at; returns the new state. */
@@ -149,6 +156,8 @@ export function updateDocument(db: CommonQueryMethods, id: string, patch: Docume
   if (patch.icon !== undefined) sets.push(sql.fragment`icon = ${patch.icon}`);
   if (patch.coverImageUrl !== undefined) sets.push(sql.fragment`cover_image_url = ${patch.coverImageUrl}`);
   if (patch.lastEditedBy !== undefined) sets.push(sql.fragment`last_edited_by = ${patch.lastEditedBy}`);
+  if (patch.editSource !== undefined) sets.push(sql.fragment`edit_source = ${patch.editSource}`);
+  if (patch.editAuthors?.length) sets.push(sql.fragment`edit_authors = ${sql.array(patch.editAuthors, 'uuid')}`);
   return db.one(sql.type(DocumentState.row)`
     UPDATE documents d SET ${sql.join(sets, sql.fragment`, `)} WHERE d.id = ${id} RETURNING ${DocumentState.columns}`);
 }

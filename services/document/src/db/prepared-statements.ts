@@ -6,7 +6,6 @@ import {
   editRow,
   editValues,
   type FieldsEdit,
-  type FieldsUpdate,
   type FieldsUpdated,
   outcomeOf,
   UPDATE_FIELDS,
@@ -32,7 +31,7 @@ export interface PreparedStatements {
    * The edit rule (field-edits.ts): the document as a GET reads it after the change, or why nothing changed.
    * One document's edits reach Postgres one at a time from this replica (one-at-a-time.ts).
    */
-  updateFields(id: string, actorId: string, fields: FieldsUpdate, template: EventEnvelope): Promise<FieldsUpdated>;
+  updateFields(edit: FieldsEdit): Promise<FieldsUpdated>;
   /** See INSERT_DOCUMENTS. Answers the inserted documents by id; a document missing there was not inserted. */
   insertDocuments(documents: readonly NewDocumentWithEvent[]): Promise<Map<string, DocumentDetail>>;
   end(): Promise<void>;
@@ -48,7 +47,7 @@ const detail = DocumentDetail.text;
 
 const FIND_DETAIL = {
   // The name is per connection; change it whenever the text changes.
-  name: 'document_detail_v5',
+  name: 'document_detail_v6',
   text: `SELECT ${detail.columns} FROM documents d ${detail.joins} WHERE d.id = $1`,
 };
 
@@ -88,7 +87,7 @@ const WORKSPACE_VERSION = {
  */
 const INSERT_DOCUMENTS = {
   // The rows arrive as one JSON array (JSON.stringify is native; array literals are escaped in JS).
-  name: 'insert_documents_v5',
+  name: 'insert_documents_v6',
   text: `
   WITH input AS MATERIALIZED (
     SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (id uuid, workspace_id uuid, parent_id uuid, title text,
@@ -161,8 +160,8 @@ export function createPreparedStatements(
       // bigint arrives as text; a version stays far below 2^53.
       return Number(result.rows[0]?.version ?? 0);
     },
-    updateFields(id, actorId, fields, template) {
-      return editsOfOneDocument(id, () => edits.submit({ id, actorId, fields, template }));
+    updateFields(edit) {
+      return editsOfOneDocument(edit.id, () => edits.submit(edit));
     },
     async insertDocuments(documents) {
       const rows = documents.map(({ doc, envelope }) => ({

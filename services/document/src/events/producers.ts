@@ -71,7 +71,7 @@ export const emitUpdated = (
     newEvent('document.updated', {
       actorId,
       workspaceId: doc.workspaceId,
-      data: { ...describe(doc), ...eventText(plainText), changed },
+      data: { ...describe(doc), ...eventText(plainText), changed, revision: doc.revision },
     }),
   );
 

@@ -51,6 +51,7 @@ export async function presentDocument(
     ownerId: doc.ownerId,
     icon: doc.icon,
     coverImageUrl: doc.coverImageUrl,
+    revision: doc.revision,
     isTemplate: doc.isTemplate,
     isArchived: doc.isArchived,
     wordCount: doc.wordCount,

@@ -6,6 +6,7 @@ import {
   idParams,
   listOf,
   object,
+  openObject,
   SUCCESS_VOID,
   stringEnum,
   success,
@@ -14,6 +15,7 @@ import {
   voidEnvelope,
 } from '@wiki/http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { appendToDocument } from '../commands/append-to-document.js';
 import { createDocument } from '../commands/create-document.js';
 import { deleteDocument } from '../commands/delete-document.js';
 import { moveDocument } from '../commands/move-document.js';
@@ -24,7 +26,9 @@ import { presentDocument } from '../presenters/documents.js';
 import { breadcrumbsOf, childrenOf, getDocument, listDocuments, treeBody } from '../queries/read-documents.js';
 import type { Answer } from '../queries/remembered-answers.js';
 import { acceptsGzip } from '../queries/tree-answers.js';
+import { expectedRevisionOf, sourceOf, tagRevision } from './revisions-http.js';
 import {
+  appendBody,
   breadcrumbResponse,
   createBody,
   documentResponse,
@@ -50,6 +54,15 @@ function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
   if (answer.gzipped) reply.header('content-encoding', 'gzip');
   return reply.send(answer.body);
 }
+
+/** A document answer with its ETag header (OpenAPI). */
+const taggedDocument = Object.assign(envelope(documentResponse), {
+  headers: { etag: { type: 'string', description: 'The revision, quoted ("3"): what If-Match takes back' } },
+});
+/** If-Match on a write (OpenAPI; parsed by expectedRevisionOf, so that a malformed one is a 400 naming it). */
+const ifMatchHeader = openObject({
+  'if-match': Type.String({ description: 'The revision the change is based on, as the ETag gave it ("3")' }),
+});
 
 /** Spec 4.4 (all but search and export, which other services serve). */
 export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentContext): void {
@@ -98,15 +111,17 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
     {
       schema: {
         tags,
-        summary: 'A document (also an archived one)',
+        summary: 'A document (also an archived one); ETag: its revision',
         params: idParam,
-        response: { 200: envelope(documentResponse), ...errorResponses(400, 401, 404) },
+        response: { 200: taggedDocument, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const reader = requireActor(request);
       const { id } = request.params;
-      return success(await presentDocument(await getDocument(ctx, reader, id), ctx.users, reader.requestId));
+      const doc = await getDocument(ctx, reader, id);
+      tagRevision(reply, doc.revision);
+      return success(await presentDocument(doc, ctx.users, reader.requestId));
     },
   );
 
@@ -166,17 +181,53 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
     {
       schema: {
         tags,
-        summary: 'Update fields; isArchived archives or restores the document with its subtree',
+        summary:
+          'Update fields; isArchived archives or restores the document with its subtree. With If-Match or lastRevision: 412 when the document moved on',
         params: idParam,
+        headers: ifMatchHeader,
         body: updateBody,
-        response: { 200: envelope(documentResponse), ...errorResponses(400, 401, 403, 404, 413, 'DOCUMENT_ARCHIVED') },
+        response: {
+          200: taggedDocument,
+          ...errorResponses(400, 401, 403, 404, 412, 413, 'DOCUMENT_ARCHIVED'),
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const actor = requireActor(request);
       const { id } = request.params;
-      const updated = await updateDocument(ctx, actor, id, request.body ?? {});
-      return success(await presentDocument(updated ?? (await getDocument(ctx, actor, id)), ctx.users, actor.requestId));
+      const { lastRevision, ...input } = request.body ?? {};
+      const expectedRevision = expectedRevisionOf(request, lastRevision);
+      const options = { source: sourceOf(request), expectedRevision };
+      const doc = (await updateDocument(ctx, actor, id, input, options)) ?? (await getDocument(ctx, actor, id));
+      tagRevision(reply, doc.revision);
+      return success(await presentDocument(doc, ctx.users, actor.requestId));
+    },
+  );
+
+  app.post(
+    '/api/v1/documents/:id/append',
+    {
+      schema: {
+        tags,
+        summary:
+          'Append blocks after the current content, on the server (nothing the caller has not seen is overwritten). With If-Match or lastRevision: 412 when the document moved on',
+        params: idParam,
+        headers: ifMatchHeader,
+        body: appendBody,
+        response: {
+          200: taggedDocument,
+          ...errorResponses(400, 401, 403, 404, 412, 413, 'DOCUMENT_ARCHIVED'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const actor = requireActor(request);
+      const { id } = request.params;
+      const { content, lastRevision } = request.body;
+      const expectedRevision = expectedRevisionOf(request, lastRevision);
+      const doc = await appendToDocument(ctx, actor, id, content, { source: sourceOf(request), expectedRevision });
+      tagRevision(reply, doc.revision);
+      return success(await presentDocument(doc, ctx.users, actor.requestId));
     },
   );
 

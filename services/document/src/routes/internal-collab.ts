@@ -20,7 +20,9 @@ import type { DocumentContext } from '../context.js';
 export const MAX_COLLAB_STATE_BYTES = 10 * 1024 * 1024;
 /** jsonContent may be as large as content (2 MiB); leave room for escaping and plainText. */
 const MAX_FIELD_BYTES = 3 * 1024 * 1024;
-const TEXT_FIELDS = ['plainText', 'jsonContent', 'idpUid', 'contentRevision'] as const;
+const TEXT_FIELDS = ['plainText', 'jsonContent', 'idpUid', 'contentRevision', 'editorIdpUids'] as const;
+/** The most editors one save names (ARCHITECTURE 5.16): the collab server sends at most this many. */
+export const MAX_SAVE_EDITORS = 50;
 /** The content revision a state was built on travels as this response header. */
 export const CONTENT_REVISION_HEADER = 'x-content-revision';
 
@@ -63,12 +65,31 @@ async function readSave(request: FastifyRequest): Promise<CollabSave> {
   }
   // An empty (or blank) jsonContent or idpUid is the same as none: it must not wipe the content.
   return {
+    editorIdpUids: editorsOf(fields.editorIdpUids),
     contentRevision: revision === undefined ? undefined : Number(revision),
     state,
     plainText: fields.plainText,
     jsonContent: fields.jsonContent?.trim() ? fields.jsonContent : undefined,
     idpUid: fields.idpUid || undefined,
   };
+}
+
+/** editorIdpUids: a JSON array of at most MAX_SAVE_EDITORS identity-provider uids; absent or empty is none. */
+function editorsOf(field: string | undefined): string[] | undefined {
+  if (field === undefined || field.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(field);
+  } catch {
+    value = null;
+  }
+  const isUid = (uid: unknown) => typeof uid === 'string' && uid.length > 0 && uid.length <= 255;
+  if (!Array.isArray(value) || value.length > MAX_SAVE_EDITORS || !value.every(isUid)) {
+    throw badRequest('editorIdpUids must be a JSON array of user ids', [
+      { field: 'editorIdpUids', message: `must be a JSON array of at most ${MAX_SAVE_EDITORS} non-empty strings` },
+    ]);
+  }
+  return value as string[];
 }
 
 /** Spec 4.10 / ARCHITECTURE 5.11: only for the `internal` credential (the gateway checked X-Internal-Api-Key). */
@@ -163,7 +184,7 @@ export async function registerCollabRoutes(app: FastifyInstance, ctx: DocumentCo
           tags,
           security,
           summary:
-            'Store the collaboration state (multipart: collabState file; plainText, jsonContent, idpUid, contentRevision fields; 409 when the content moved on)',
+            'Store the collaboration state (multipart: collabState file; plainText, jsonContent, idpUid, contentRevision, editorIdpUids fields; 409 when the content moved on)',
           consumes: ['multipart/form-data'],
           params,
           response: {

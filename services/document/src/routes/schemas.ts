@@ -7,7 +7,7 @@ export const ICON_MAX = 50;
 /** Not in the spec; a sanity bound for a URL. */
 export const COVER_URL_MAX = 2048;
 
-const userRef = object({ id: uuid, name: Type.String(), avatarUrl: nullableString });
+export const userRef = object({ id: uuid, name: Type.String(), avatarUrl: nullableString });
 
 export const documentResponse = object({
   id: uuid,
@@ -19,6 +19,10 @@ export const documentResponse = object({
   ownerId: uuid,
   icon: nullableString,
   coverImageUrl: nullableString,
+  revision: Type.Integer({
+    minimum: 1,
+    description: 'Counts the stored changes of title, content, icon and cover (1 at creation); also the ETag',
+  }),
   isTemplate: Type.Boolean(),
   isArchived: Type.Boolean(),
   wordCount: Type.Integer(),
@@ -116,12 +120,31 @@ export const createBody = object(
   ['workspaceId'],
 );
 
+/** The revision the writer last saw: a 412 when the document moved on since (also If-Match). */
+const lastRevision = Type.Integer({
+  minimum: 1,
+  description: 'The revision the change is based on: when the document is at another one, 412 and nothing changes',
+});
+
 export const updateBody = object({
   title: Type.String({ maxLength: TITLE_MAX }),
   content,
   icon: nullable(Type.String({ maxLength: ICON_MAX })),
   coverImageUrl,
   isArchived: Type.Boolean(),
+  lastRevision,
 });
+
+/** POST /documents/{id}/append: blocks added after the current content, on the server. */
+export const appendBody = object(
+  {
+    content: Type.String({
+      minLength: 1,
+      description: 'A JSON array of blocks, as a string (the format and limits of content): appended as they are',
+    }),
+    lastRevision,
+  },
+  ['content'],
+);
 
 export const moveBody = nullable(object({ parentId: nullableUuid, index: Type.Integer({ minimum: 0 }) }));

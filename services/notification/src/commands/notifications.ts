@@ -1,5 +1,5 @@
 import type { DatabasePool } from '@wiki/db';
-import { notFound } from '@wiki/http';
+import { notFound, presentPage } from '@wiki/http';
 import {
   dismiss,
   markActioned,
@@ -11,7 +11,7 @@ import {
 } from '../db/notifications.js';
 import type { PreparedReads } from '../db/prepared-reads.js';
 import type { NotificationStatus, NotificationType } from '../domain/notification.js';
-import { presentNotification, presentPage } from '../presenters/notification.js';
+import { presentNotification } from '../presenters/notification.js';
 
 /** The use cases of spec 4.9, each for the signed-in user only: another user's notification is a 404. */
 

@@ -19,8 +19,3 @@ export function presentNotification(row: NotificationRow) {
     expiresAt: row.expiresAt,
   };
 }
-
-/** Page<T> (spec 2): `number` is the 0-based page asked for. */
-export function presentPage<T>(content: T[], total: number, page: number, size: number) {
-  return { content, totalElements: total, totalPages: Math.ceil(total / size), number: page, size };
-}

@@ -2,7 +2,7 @@ import type {} from '@fastify/swagger'; // its schema keywords (tags, summary) f
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
 import type { DatabasePool } from '@wiki/db';
-import { errorResponses, success, Type } from '@wiki/http';
+import { errorResponses, pageQuery, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { actioned, deleteOne, dismissOne, listPage, read, readAll, unreadCountOf } from '../commands/notifications.js';
 import type { PreparedReads } from '../db/prepared-reads.js';
@@ -11,7 +11,6 @@ import {
   markedCount,
   notificationPage,
   oneNotification,
-  pageQuery,
   sortedPageQuery,
   typeParam,
   unreadCount,

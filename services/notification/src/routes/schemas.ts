@@ -6,7 +6,8 @@ import {
   nullableTimestamp,
   nullableUuid,
   object,
-  openObject,
+  PAGE_QUERY_PROPERTIES,
+  pageOf,
   stringEnum,
   Type,
   timestamp,
@@ -15,16 +16,9 @@ import {
 } from '@wiki/http';
 import { NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from '../domain/notification.js';
 
-/** 1..100 (ARCHITECTURE 5.6); anything else is a 400. */
-export const pageQuery = object({
-  page: withDefault(Type.Integer({ minimum: 0 }), 0),
-  size: withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 20),
-});
-
 /** `sort` is `<createdAt|readAt>,<ASC|DESC>`. */
 export const sortedPageQuery = object({
-  page: withDefault(Type.Integer({ minimum: 0 }), 0),
-  size: withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 20),
+  ...PAGE_QUERY_PROPERTIES,
   sort: withDefault(Type.String({ pattern: '^(createdAt|readAt),(ASC|DESC)$' }), 'createdAt,DESC'),
 });
 
@@ -71,18 +65,7 @@ export const notification = object(
 );
 
 /** ApiResponse<Page<NotificationResponse>>. */
-export const notificationPage = envelope(
-  openObject(
-    {
-      content: Type.Array(notification),
-      totalElements: Type.Integer(),
-      totalPages: Type.Integer(),
-      number: Type.Integer(),
-      size: Type.Integer(),
-    },
-    ['content', 'totalElements', 'totalPages', 'number', 'size'],
-  ),
-);
+export const notificationPage = pageOf(notification);
 
 export const unreadCount = envelope(object({ unreadCount: Type.Integer() }, ['unreadCount']));
 export const markedCount = envelope(object({ markedCount: Type.Integer() }, ['markedCount']));

@@ -1,0 +1,12 @@
+export { type Block, blockKeys, canonicalJson, idOfKey } from './block.js';
+export {
+  type BlockChange,
+  type BlockChangeKind,
+  diffBlocks,
+  type FlatBlock,
+  flattenBlocks,
+  type TextOp,
+  wordOps,
+} from './diff.js';
+export { applyMergeOps, type BlockPrint, blockPrints, type MergeOp, planMerge, planMergeOnPrints } from './merge.js';
+export * from './plain-text.js';

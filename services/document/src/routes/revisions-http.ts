@@ -1,0 +1,36 @@
+import { invalidField } from '@wiki/http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EditSource } from '../domain/edit-source.js';
+
+/** How a document's revision travels over HTTP (ARCHITECTURE 5.16): ETag out, If-Match in. */
+
+/** `ETag: "<revision>"` on an answer holding the document. */
+export function tagRevision(reply: FastifyReply, revision: number): void {
+  reply.header('etag', `"${revision}"`);
+}
+
+/** One revision as If-Match may name it: "7", W/"7" or a bare 7. */
+const IF_MATCH = /^\s*(?:(?:W\/)?"(\d{1,9})"|(\d{1,9}))\s*$/;
+
+/**
+ * The revision a write is based on, from If-Match and the body's lastRevision (either, or both when
+ * they agree); undefined when neither is given (the last write wins, as the spec says) or If-Match
+ * is `*`. A malformed If-Match, or one that contradicts lastRevision, is a 400.
+ */
+export function expectedRevisionOf(request: FastifyRequest, lastRevision?: number): number | undefined {
+  const header = request.headers['if-match'];
+  if (header === undefined || header.trim() === '*') return lastRevision;
+  const match = IF_MATCH.exec(header);
+  if (!match) throw invalidField('If-Match', 'must be one revision as the ETag gives it, e.g. "3"');
+  const fromHeader = Number(match[1] ?? match[2]);
+  if (lastRevision !== undefined && lastRevision !== fromHeader)
+    throw invalidField('lastRevision', 'names another revision than If-Match');
+  return fromHeader;
+}
+
+/**
+ * Where a public-route write comes from: MCP when the caller's identity is of kind `mcp`, which
+ * only the gateway mints (signed, for a request that presented an MCP key on /api/v1/mcp, and the
+ * MCP service forwards it for the user's tool calls); a person's REST edit otherwise.
+ */
+export const sourceOf = (request: FastifyRequest): EditSource => (request.identity?.kind === 'mcp' ? 'MCP' : 'EDIT');
