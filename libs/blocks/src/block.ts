@@ -14,18 +14,26 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * JSON with every object's keys sorted: two blocks that differ only in key order (a client that
- * rebuilt the JSON) compare equal.
+ * Whether two JSON values hold the same, whatever the order of their keys (a writer that rebuilt
+ * the JSON changed nothing); keys whose value is undefined do not count. Top-level keys in `skip`
+ * are left out. No strings are built: a 2,000-block comparison stays in milliseconds.
  */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (isObject(value)) {
-    const keys = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+export function sameJson(a: unknown, b: unknown, skip?: ReadonlySet<string>): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i += 1) if (!sameJson(a[i], b[i])) return false;
+    return true;
   }
-  return JSON.stringify(value) ?? 'null';
+  if (!isObject(a) || !isObject(b)) return false;
+  let count = 0;
+  for (const key in a) {
+    if (a[key] === undefined || skip?.has(key)) continue;
+    count += 1;
+    if (!sameJson(a[key], b[key])) return false;
+  }
+  for (const key in b) if (b[key] !== undefined && !skip?.has(key)) count -= 1;
+  return count === 0;
 }
 
 export function hashOf(text: string): string {

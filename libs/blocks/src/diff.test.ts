@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Block } from './block.js';
+import { sameJson } from './block.js';
 import { diffBlocks, flattenBlocks, wordOps } from './diff.js';
 
 const p = (id: string | undefined, text: string, extra: Partial<Block> = {}): Block => ({
@@ -12,19 +13,17 @@ const p = (id: string | undefined, text: string, extra: Partial<Block> = {}): Bl
 });
 
 describe('flattenBlocks', () => {
-  it('lists nested blocks after their parent, each with its parent and its own text', () => {
+  it('lists nested blocks after their parent, each with the key of its parent', () => {
     const flat = flattenBlocks([
       p('a', 'top', { children: [p('b', 'child', { children: [p('c', 'grandchild')] })] }),
       p('d', 'next'),
     ]);
-    expect(flat.map((b) => [b.key, b.parentKey, b.text])).toEqual([
+    expect(flat.map((b) => [b.key, b.parentKey, (b.block.content as Array<{ text: string }>)[0]!.text])).toEqual([
       ['a', null, 'top'],
       ['b', 'a', 'child'],
       ['c', 'b', 'grandchild'],
       ['d', null, 'next'],
     ]);
-    // A block's body leaves its children out: a change below it is the child's change, not the parent's.
-    expect(flat[0]!.body).not.toContain('child');
   });
 });
 
@@ -166,5 +165,18 @@ describe('diffBlocks', () => {
         ],
       },
     ]);
+  });
+});
+
+describe('sameJson', () => {
+  it('compares JSON values whatever the key order, leaving undefined keys and skipped top-level keys out', () => {
+    expect(sameJson({ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 })).toBe(true);
+    expect(sameJson({ a: 1, u: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(sameJson({ a: 1, b: 2 }, { a: 1, c: 2 })).toBe(false);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+    expect(sameJson({ a: [] }, { a: {} })).toBe(false);
+    expect(sameJson(null, {})).toBe(false);
+    expect(sameJson({ id: 'x', t: 1, children: [1] }, { id: 'y', t: 1 }, new Set(['id', 'children']))).toBe(true);
   });
 });

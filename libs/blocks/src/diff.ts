@@ -1,5 +1,5 @@
 import { diffWordsWithSpace } from 'diff';
-import { type Block, blockId, canonicalJson, idOfKey, isObject, keyMaker } from './block.js';
+import { type Block, blockId, idOfKey, isObject, keyMaker, sameJson } from './block.js';
 import { blockLines } from './plain-text.js';
 import { longestIncreasing } from './sequence.js';
 
@@ -17,14 +17,12 @@ export interface BlockChange {
   text?: TextOp[];
 }
 
-/** One block of a flattened document: itself without its children, and where it sits. */
+/** One block of a flattened document and where it sits (its own `children` are flattened after it). */
 export interface FlatBlock {
   key: string;
   /** The key of the block it is nested in; null at the top level. */
   parentKey: string | null;
-  /** The block without `id` and `children`, as canonical JSON: equal JSON, same block. */
-  body: string;
-  text: string;
+  block: Block;
 }
 
 /** Every block, nested ones after their parent (depth first), each keyed as blockKeys says. */
@@ -35,15 +33,22 @@ export function flattenBlocks(blocks: readonly Block[]): FlatBlock[] {
     if (!Array.isArray(list)) return;
     for (const block of list) {
       if (!isObject(block)) continue;
-      const { id: _id, children, ...body } = block as Block;
       const key = nextKey(blockId(block as Block));
-      flat.push({ key, parentKey, body: canonicalJson(body), text: blockLines(block).join('\n') });
-      walk(children, key);
+      flat.push({ key, parentKey, block: block as Block });
+      walk(block.children, key);
     }
   };
   walk(blocks, null);
   return flat;
 }
+
+const NOT_THE_BODY = new Set(['id', 'children']);
+
+/** Whether a block holds the same as before, its id and nested blocks left aside (they count on their own). */
+const sameBody = (a: FlatBlock, b: FlatBlock) => sameJson(a.block, b.block, NOT_THE_BODY);
+
+/** The text of a block by itself: its lines as plain text reads them. */
+const textOf = (block: Block) => blockLines(block).join('\n');
 
 /**
  * The words that changed from one text to the other, neighbouring ops of one kind joined. Spaces
@@ -105,8 +110,12 @@ export function diffBlocks(from: readonly Block[], to: readonly Block[]): BlockC
       changes.push({ blockId: idOfKey(block.key), change: 'added' });
       continue;
     }
-    if (old.body !== block.body) {
-      changes.push({ blockId: idOfKey(block.key), change: 'changed', text: wordOps(old.text, block.text) });
+    if (!sameBody(old, block)) {
+      changes.push({
+        blockId: idOfKey(block.key),
+        change: 'changed',
+        text: wordOps(textOf(old.block), textOf(block.block)),
+      });
     } else if (moved.has(block.key)) {
       changes.push({ blockId: idOfKey(block.key), change: 'moved' });
     }

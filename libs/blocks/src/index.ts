@@ -1,4 +1,4 @@
-export { type Block, blockKeys, canonicalJson, idOfKey } from './block.js';
+export { type Block, blockKeys, idOfKey, sameJson } from './block.js';
 export {
   type BlockChange,
   type BlockChangeKind,

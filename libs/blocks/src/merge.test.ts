@@ -89,6 +89,13 @@ describe('planMerge', () => {
     expect(merged(base, mine, doc('d', 'a', 'b', 'c'))).toEqual(['d:d', 'a:a', 'b:b typing', 'c:c']);
   });
 
+  it('makes no step for a block theirs changed to what mine holds in another key order', () => {
+    const base = doc('a', 'b');
+    const edited = p('b', 'b edited');
+    const reordered: Block = { children: [], content: edited.content, props: {}, type: 'paragraph', id: 'b' };
+    expect(planMerge(base, [p('a', 'a'), reordered], [p('a', 'a'), edited])).toEqual([]);
+  });
+
   it('keeps a block that theirs holds but the base missed (mine saved it since): mine is newer', () => {
     expect(planMerge(doc('a'), doc('a', 'n:typed more'), doc('a', 'n:typed'))).toEqual([]);
   });

@@ -1,7 +1,12 @@
-import { type Block, blockId, canonicalJson, hashOf, idOfKey, keyMaker } from './block.js';
+import { type Block, blockId, hashOf, idOfKey, keyMaker, sameJson } from './block.js';
 import { longestIncreasing } from './sequence.js';
 
-/** A top-level block as a merge base needs it: its id and a hash of all of it (children included). */
+/**
+ * A top-level block as a merge base needs it: its id and a hash of its JSON (children included).
+ * The hash is of the JSON as serialised: base prints should come from the same serialiser as
+ * `theirs` (the collab server lays every side out through BlockNote), else an unchanged block in
+ * another key order counts as changed by theirs (it then replaces mine's only where mine differs).
+ */
 export interface BlockPrint {
   id?: string;
   hash: string;
@@ -21,27 +26,22 @@ export type MergeOp =
 export function blockPrints(blocks: readonly Block[]): BlockPrint[] {
   return blocks.map((block) => {
     const id = blockId(block);
-    const hash = hashOf(canonicalJson(block));
+    const hash = hashBlock(block);
     return id === undefined ? { hash } : { id, hash };
   });
 }
 
+const hashBlock = (block: Block) => hashOf(JSON.stringify(block));
+
 interface Keyed<T> {
   key: string;
-  hash: string;
   value: T;
 }
 
-function keyed<T extends { id?: unknown }>(items: readonly T[], hashOfItem: (item: T) => string): Keyed<T>[] {
+function keyed<T extends { id?: unknown }>(items: readonly T[]): Keyed<T>[] {
   const nextKey = keyMaker();
-  return items.map((value) => ({
-    key: nextKey(typeof value.id === 'string' ? value.id : undefined),
-    hash: hashOfItem(value),
-    value,
-  }));
+  return items.map((value) => ({ key: nextKey(typeof value.id === 'string' ? value.id : undefined), value }));
 }
-
-const hashBlock = (block: Block) => hashOf(canonicalJson(block));
 
 /**
  * The top-level steps that bring into `mine` what `theirs` changed relative to `base` (see
@@ -70,15 +70,17 @@ export function planMergeOnPrints(
   mine: readonly Block[],
   theirs: readonly Block[],
 ): MergeOp[] {
-  const baseBlocks = keyed(base, (print) => print.hash);
-  const mineBlocks = keyed(mine, hashBlock);
-  const theirBlocks = keyed(theirs, hashBlock);
-  const baseByKey = new Map(baseBlocks.map((b, i) => [b.key, { hash: b.hash, index: i }]));
-  const mineByKey = new Map(mineBlocks.map((b) => [b.key, b]));
-  const theirsByKey = new Map(theirBlocks.map((b) => [b.key, b]));
+  const baseBlocks = keyed(base);
+  const mineBlocks = keyed(mine);
+  const theirBlocks = keyed(theirs);
+  const baseByKey = new Map(baseBlocks.map((b, index) => [b.key, { hash: b.value.hash, index }]));
+  const mineByKey = new Map(mineBlocks.map((b) => [b.key, b.value]));
+  const theirsByKey = new Map(theirBlocks.map((b) => [b.key, b.value]));
+  // Only blocks that base holds are hashed (theirs changed them or not); mine is compared with theirs directly.
   const theirsChanged = (key: string) => {
     const before = baseByKey.get(key);
-    return before !== undefined && before.hash !== theirsByKey.get(key)?.hash;
+    const their = theirsByKey.get(key);
+    return before !== undefined && their !== undefined && before.hash !== hashBlock(their);
   };
 
   const ops: MergeOp[] = [];
@@ -93,10 +95,11 @@ export function planMergeOnPrints(
     }
   }
   // Changed by theirs, still held by mine.
+  const changedByTheirs = new Set(theirBlocks.filter((b) => theirsChanged(b.key)).map((b) => b.key));
   for (const [index, key] of current.entries()) {
     const their = theirsByKey.get(key);
-    if (their && theirsChanged(key) && their.hash !== mineByKey.get(key)?.hash) {
-      ops.push({ op: 'replace', index, block: their.value });
+    if (their && changedByTheirs.has(key) && !sameJson(their, mineByKey.get(key))) {
+      ops.push({ op: 'replace', index, block: their });
     }
   }
 
@@ -108,9 +111,9 @@ export function planMergeOnPrints(
   const kept = longestIncreasing(shared.map((b) => b.index));
   const moved = new Set(shared.filter((_, i) => !kept.has(i)).map((b) => b.key));
   const pending = new Set<string>();
+  const held = new Set(current);
   for (const { key } of theirBlocks) {
-    const held = current.includes(key);
-    if (held ? moved.has(key) : !baseByKey.has(key) || theirsChanged(key)) pending.add(key);
+    if (held.has(key) ? moved.has(key) : !baseByKey.has(key) || changedByTheirs.has(key)) pending.add(key);
   }
   if (pending.size === 0) return ops;
 
