@@ -402,7 +402,7 @@ export const HANDLERS: Record<string, ToolHandler> = {
     // over the network, which would drop what someone typed in between.
     const appended = await asUser(`Document ${doc.id}`, () =>
       ctx.users.call<Document>(ctx.caller, 'document', 'POST', `/api/v1/documents/${doc.id}/append`, {
-        content: paragraphs,
+        content: JSON.stringify(paragraphs),
       }),
     );
     return documentAnswer(ctx, appended);
