@@ -235,20 +235,28 @@ export async function relayKeepsOrder(p: ReplicaPlatform): Promise<void> {
  */
 export async function exportWorkersShareQueue(p: ReplicaPlatform, perRound = 8): Promise<void> {
   const { stack } = p;
-  const user = await signInNew(stack, 'Exa Exporter');
-  const ws = await workspaceWith(stack, user);
+  // Two exports per person at once: under the per-user cap of concurrent exports (3 by default).
+  const exporters = await Promise.all(
+    Array.from({ length: Math.ceil(perRound / 2) }, async (_, n) => {
+      const user = await signInNew(stack, `Exa Exporter ${n}`);
+      return { user, ws: await workspaceWith(stack, user) };
+    }),
+  );
   const workers = new Set<string>();
   // Which idle worker takes a job is up to Redis: more rounds until both have taken one.
   for (let round = 0; round < 4 && workers.size < 2; round++) {
     const docs = await Promise.all(
-      Array.from({ length: perRound }, (_, i) =>
-        createDocument(stack, user, { workspaceId: ws.id, title: `Export ${round}-${i}`, content: [paragraph('x')] }),
-      ),
+      Array.from({ length: perRound }, async (_, i) => {
+        const { user, ws } = exporters[i % exporters.length];
+        const title = `Export ${round}-${i}`;
+        const doc = await createDocument(stack, user, { workspaceId: ws.id, title, content: [paragraph('x')] });
+        return { ...doc, title, token: user.token };
+      }),
     );
     const files = await Promise.all(
       docs.map(async (doc) => {
         const res = await fetch(`${stack.gatewayUrl}/api/v1/documents/${doc.id}/export?format=markdown`, {
-          headers: { authorization: `Bearer ${user.token}` },
+          headers: { authorization: `Bearer ${doc.token}` },
         });
         return { status: res.status, text: await res.text() };
       }),
