@@ -26,7 +26,7 @@ import { presentDocument } from '../presenters/documents.js';
 import { breadcrumbsOf, childrenOf, getDocument, listDocuments, treeBody } from '../queries/read-documents.js';
 import type { Answer } from '../queries/remembered-answers.js';
 import { acceptsGzip } from '../queries/tree-answers.js';
-import { expectedRevisionOf, sourceOf, tagRevision } from './revisions-http.js';
+import { answerDocument, expectedRevisionOf, sourceOf } from './revisions-http.js';
 import {
   appendBody,
   breadcrumbResponse,
@@ -120,8 +120,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       const reader = requireActor(request);
       const { id } = request.params;
       const doc = await getDocument(ctx, reader, id);
-      tagRevision(reply, doc.revision);
-      return success(await presentDocument(doc, ctx.users, reader.requestId));
+      return answerDocument(reply, doc, ctx.users, reader.requestId);
     },
   );
 
@@ -199,8 +198,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       const expectedRevision = expectedRevisionOf(request, lastRevision);
       const options = { source: sourceOf(request), expectedRevision };
       const doc = (await updateDocument(ctx, actor, id, input, options)) ?? (await getDocument(ctx, actor, id));
-      tagRevision(reply, doc.revision);
-      return success(await presentDocument(doc, ctx.users, actor.requestId));
+      return answerDocument(reply, doc, ctx.users, actor.requestId);
     },
   );
 
@@ -226,8 +224,7 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       const { content, lastRevision } = request.body;
       const expectedRevision = expectedRevisionOf(request, lastRevision);
       const doc = await appendToDocument(ctx, actor, id, content, { source: sourceOf(request), expectedRevision });
-      tagRevision(reply, doc.revision);
-      return success(await presentDocument(doc, ctx.users, actor.requestId));
+      return answerDocument(reply, doc, ctx.users, actor.requestId);
     },
   );
 

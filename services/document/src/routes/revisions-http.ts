@@ -1,12 +1,19 @@
-import { invalidField } from '@wiki/http';
+import { invalidField, success } from '@wiki/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EditSource } from '../domain/edit-source.js';
+import { presentDocument } from '../presenters/documents.js';
 
 /** How a document's revision travels over HTTP (ARCHITECTURE 5.16): ETag out, If-Match in. */
 
-/** `ETag: "<revision>"` on an answer holding the document. */
-export function tagRevision(reply: FastifyReply, revision: number): void {
-  reply.header('etag', `"${revision}"`);
+/** A DocumentResponse answer (GET, PUT, append, restore) with `ETag: "<revision>"`. */
+export async function answerDocument(
+  reply: FastifyReply,
+  doc: Parameters<typeof presentDocument>[0],
+  users: Parameters<typeof presentDocument>[1],
+  requestId?: string,
+) {
+  reply.header('etag', `"${doc.revision}"`);
+  return success(await presentDocument(doc, users, requestId));
 }
 
 /** One revision as If-Match may name it: "7", W/"7" or a bare 7. */

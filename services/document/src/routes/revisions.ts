@@ -6,7 +6,6 @@ import { restoreRevision } from '../commands/restore-revision.js';
 import { diffRevision } from '../commands/revision-diff.js';
 import { listRevisions, nameRevision, readRevision, removeRevision } from '../commands/revisions.js';
 import type { DocumentContext } from '../context.js';
-import { presentDocument } from '../presenters/documents.js';
 import { presentRevision, presentRevisionSummaries } from '../presenters/revisions.js';
 import {
   diffQuery,
@@ -16,6 +15,7 @@ import {
   revisionResponse,
   revisionSummary,
 } from './revision-schemas.js';
+import { answerDocument } from './revisions-http.js';
 import { documentResponse } from './schemas.js';
 
 const tags = ['Document history'];
@@ -112,12 +112,10 @@ export function registerRevisionRoutes(server: FastifyInstance, ctx: DocumentCon
         response: { 200: envelope(documentResponse), ...errorResponses(400, 401, 403, 404, 413, 'DOCUMENT_ARCHIVED') },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const actor = requireActor(request);
       const { id, revisionId } = request.params;
-      return success(
-        await presentDocument(await restoreRevision(ctx, actor, id, revisionId), ctx.users, actor.requestId),
-      );
+      return answerDocument(reply, await restoreRevision(ctx, actor, id, revisionId), ctx.users, actor.requestId);
     },
   );
 
