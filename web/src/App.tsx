@@ -4,6 +4,7 @@ import { BrowserRouter, Route, Routes } from 'react-router';
 import { ApiError } from './api/client';
 import { AuthProvider } from './auth/AuthContext';
 import { RequireSignIn } from './auth/RequireSignIn';
+import { PreferredTheme } from './components/PreferredTheme';
 import { WorkspaceLayout } from './components/WorkspaceLayout';
 import { AuthCallbackPage } from './pages/AuthCallbackPage';
 import { DocumentPage } from './pages/DocumentPage';
@@ -33,6 +34,7 @@ export function App() {
       <QueryClientProvider client={queryClient}>
         <BrowserRouter>
           <AuthProvider>
+            <PreferredTheme />
             <Routes>
               <Route path="/sign-in" element={<SignInPage />} />
               <Route path="/auth/callback" element={<AuthCallbackPage />} />

@@ -4,8 +4,10 @@ import { type Session, safeReturnTo } from './session';
 
 /**
  * AUTH_PROVIDER=oidc: Authorization Code + PKCE as the public client AUTH_CLIENT_ID against the
- * issuer's discovery document, redirect and silent renewal on /auth/callback (ARCHITECTURE 5.17).
- * The user (tokens) stays in sessionStorage: it ends with the tab, and a reload keeps it.
+ * issuer's discovery document, redirect on /auth/callback (ARCHITECTURE 5.17). Silent renewal
+ * before the token expires: with the refresh token when the provider gave one, else in a hidden
+ * frame on /auth/callback. The user (tokens) stays in sessionStorage: it ends with the tab, and a
+ * reload keeps it.
  */
 export class OidcSession implements Session {
   readonly provider = 'oidc' as const;
@@ -39,18 +41,30 @@ export class OidcSession implements Session {
     await this.manager.signinRedirect({ state: { returnTo: safeReturnTo(returnTo) } });
   }
 
-  async completeSignIn(): Promise<string> {
-    // One callback page for both the redirect and the silent renewal's iframe.
+  async completeSignIn(): Promise<string | null> {
+    // One callback page for the redirect and for the silent renewal's frame (which gets no user).
     const user = await this.manager.signinCallback();
-    const state = user?.state as { returnTo?: string } | undefined;
+    if (!user) return null;
+    const state = user.state as { returnTo?: string } | undefined;
     return safeReturnTo(state?.returnTo);
   }
 
-  async signOut(): Promise<void> {
+  async signInAgain(returnTo: string): Promise<void> {
+    // The provider's session usually still stands, so the person comes straight back.
     await this.manager.removeUser();
+    await this.signIn(returnTo);
+  }
+
+  async signOut(): Promise<void> {
     // The provider's end-session endpoint when it has one; otherwise signing out here is enough.
     const metadata = await this.manager.metadataService.getMetadata().catch(() => null);
-    if (metadata?.end_session_endpoint) await this.manager.signoutRedirect();
+    if (metadata?.end_session_endpoint) {
+      // signoutRedirect reads the id token (its hint) before removing the user.
+      await this.manager.signoutRedirect();
+      return;
+    }
+    await this.manager.removeUser();
+    window.location.assign('/');
   }
 
   onChange(listener: () => void): () => void {
@@ -58,10 +72,12 @@ export class OidcSession implements Session {
     events.addUserLoaded(listener);
     events.addUserUnloaded(listener);
     events.addSilentRenewError(listener);
+    events.addAccessTokenExpired(listener);
     return () => {
       events.removeUserLoaded(listener);
       events.removeUserUnloaded(listener);
       events.removeSilentRenewError(listener);
+      events.removeAccessTokenExpired(listener);
     };
   }
 }

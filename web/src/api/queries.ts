@@ -1,0 +1,62 @@
+// Every TanStack Query key of the app, and the reads they name: one place, so that a mutation
+// invalidates exactly what it changed. Keys are arrays from the general to the particular, so
+// invalidating a prefix (e.g. documentKeys.all) reaches everything below it.
+import type { ApiClient } from './client';
+import type { DocumentListItem, SearchResult, User, WikiDocument, Workspace } from './types';
+
+export const userKeys = {
+  me: ['users', 'me'] as const,
+};
+
+export const workspaceKeys = {
+  all: ['workspaces'] as const,
+  list: ['workspaces', 'list'] as const,
+  detail: (id: string) => ['workspaces', 'detail', id] as const,
+};
+
+export const documentKeys = {
+  /** Everything about documents a signed-in person reads (tree, lists, details). */
+  all: ['documents'] as const,
+  detail: (id: string) => ['documents', 'detail', id] as const,
+  /** The top-level documents of a workspace (GET /documents?workspaceId). */
+  roots: (workspaceId: string) => ['documents', 'roots', workspaceId] as const,
+};
+
+export const searchKeys = {
+  all: ['search'] as const,
+  results: (workspaceId: string, query: string) => ['search', workspaceId, query] as const,
+};
+
+export const meQuery = (api: ApiClient) => ({
+  queryKey: userKeys.me,
+  queryFn: () => api.get<User>('/users/me'),
+  staleTime: 5 * 60_000,
+});
+
+export const workspacesQuery = (api: ApiClient) => ({
+  queryKey: workspaceKeys.list,
+  queryFn: () => api.get<Workspace[]>('/workspaces'),
+});
+
+export const workspaceQuery = (api: ApiClient, id: string) => ({
+  queryKey: workspaceKeys.detail(id),
+  queryFn: () => api.get<Workspace>(`/workspaces/${id}`),
+});
+
+export const documentQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.detail(id),
+  queryFn: () => api.get<WikiDocument>(`/documents/${id}`),
+});
+
+export const rootDocumentsQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: documentKeys.roots(workspaceId),
+  queryFn: () => api.get<DocumentListItem[]>('/documents', { query: { workspaceId } }),
+});
+
+/** Results as the person types: an answer stays good briefly, a newer keystroke cancels the older. */
+export const searchQuery = (api: ApiClient, workspaceId: string, query: string) => ({
+  queryKey: searchKeys.results(workspaceId, query),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    api.get<SearchResult[]>('/documents/search', { query: { workspaceId, query, limit: 10 }, signal }),
+  staleTime: 5_000,
+});
