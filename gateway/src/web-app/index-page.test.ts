@@ -26,12 +26,12 @@ describe('head tags of a link preview', () => {
     '<meta name="description" content="A wiki">',
     '<meta property="og:title" content="Wiki">',
     '<script>x()</script>',
-    '</head><body><div id="root"></div></body></html>',
+    '</head><body><div id="root"><svg><title>Logo</title></svg></div></body></html>',
   ].join('\n');
 
   it('replace the page title and description and add Open Graph tags, escaped', () => {
     const html = withHeadTags(page, { title: 'Q&A: "<script>" & \'more\'', description: 'Use <b> & </head> here' });
-    expect(html.match(/<title>/g)).toHaveLength(1);
+    expect(html.slice(0, html.indexOf('</head>')).match(/<title>/g)).toHaveLength(1);
     expect(html).toContain('<title>Q&#38;A: &#34;&#60;script&#62;&#34; &#38; &#39;more&#39;</title>');
     expect(html).toContain(
       '<meta property="og:title" content="Q&#38;A: &#34;&#60;script&#62;&#34; &#38; &#39;more&#39;">',
@@ -44,7 +44,7 @@ describe('head tags of a link preview', () => {
     // Everything else of the page stays, and the tags are inside its head.
     expect(html).toContain('<script>x()</script>');
     expect(html.indexOf('og:type')).toBeLessThan(html.indexOf('</head>'));
-    expect(html).toContain('<body><div id="root"></div></body>');
+    expect(html).toContain('<body><div id="root"><svg><title>Logo</title></svg></div></body>');
   });
 
   it('leave the description out when the document has no text', () => {

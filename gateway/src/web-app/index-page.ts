@@ -93,9 +93,10 @@ export function withHeadTags(html: string, tags: HeadTags): string {
         ]
       : []),
   ];
-  const cleaned = html.replace(TITLE, '').replace(PREVIEW_META, '');
-  const head = lines.join('\n    ');
-  const end = HEAD_END.exec(cleaned);
-  if (!end) return `${head}\n${cleaned}`;
-  return `${cleaned.slice(0, end.index)}    ${head}\n  ${cleaned.slice(end.index)}`;
+  const tagsHtml = lines.join('\n    ');
+  // Only the head is touched: an SVG of the body may hold a <title> of its own.
+  const end = HEAD_END.exec(html);
+  if (!end) return `${tagsHtml}\n${html}`;
+  const head = html.slice(0, end.index).replace(TITLE, '').replace(PREVIEW_META, '');
+  return `${head}    ${tagsHtml}\n  ${html.slice(end.index)}`;
 }
