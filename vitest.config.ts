@@ -42,7 +42,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           globals: true,
-          include: ['{libs,gateway,services}/**/test/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['{libs,gateway,services}/**/test/**/*.test.ts', 'test/**/*.test.ts', 'web/test/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

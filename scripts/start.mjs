@@ -34,7 +34,7 @@ import { CRASH_RESTART_POLICY, crashRecord } from './lib/crash-restarts.mjs';
 import { checkDependencies, isListening } from './lib/dependencies.mjs';
 import { describeStarted, ensureChromium, ensureLocalServers } from './lib/local-servers.mjs';
 import { createLogPrinter } from './lib/log-lines.mjs';
-import { build, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs';
+import { build, buildWeb, ensureInstalled, fail, note, repoRoot } from './lib/prepare.mjs';
 import { serviceEnv, serviceNodeFlags } from './lib/service-process.mjs';
 
 const STOP_GRACE_MS = 10_000;
@@ -54,6 +54,7 @@ if (options.build) {
   try {
     await ensureInstalled();
     await build();
+    await buildWeb();
   } catch (error) {
     fail(`npm start: ${error.message}. Fix the errors above and run npm start again.`);
   }

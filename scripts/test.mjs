@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeStarted, ensureChromium, ensureLocalServers, ensureTestTools } from './lib/local-servers.mjs';
-import { ensureInstalled, fail, note, repoRoot, run } from './lib/prepare.mjs';
+import { buildWeb, ensureInstalled, fail, note, repoRoot, run } from './lib/prepare.mjs';
 
 const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
@@ -47,6 +47,12 @@ if (toolProblems.length) note(`Missing (the export tests will fail):\n  ${toolPr
 else note('All there.');
 
 await phase('tsc -b', process.execPath, [tsc, '-b']);
+// The browser tests (web/test) drive the built app that the gateway serves.
+note('\n> web app (tsc + vite build)');
+await buildWeb().catch((error) => {
+  note(error.message);
+  failedPhases.push('web app build');
+});
 await phase('tsc -p tsconfig.tests.json', process.execPath, [tsc, '-p', 'tsconfig.tests.json']);
 await phase('biome check (lint + format)', process.execPath, [biome, 'check', '.']);
 await phase('deploy manifests', process.execPath, [join(repoRoot, 'scripts', 'check-manifests.mjs')]);

@@ -19,10 +19,10 @@ export function note(message) {
  * Runs a command in the repository root and resolves with its exit code.
  * Its stdout goes to our stderr unless told otherwise, for the same reason as `note`.
  */
-export function run(command, args, { stdout = 'stderr', env = process.env } = {}) {
+export function run(command, args, { stdout = 'stderr', env = process.env, cwd = repoRoot } = {}) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, {
-      cwd: repoRoot,
+      cwd,
       env,
       stdio: ['inherit', stdout === 'stderr' ? process.stderr : 'inherit', 'inherit'],
     });
@@ -73,6 +73,41 @@ export async function build(projects = []) {
   note(`> tsc -b ${projects.join(' ')}`.trimEnd());
   const code = await run(process.execPath, [tscBin, '-b', ...projects]);
   if (code !== 0) throw new Error(`tsc -b failed with exit code ${code}`);
+}
+
+const webRoot = join(repoRoot, 'web');
+const viteBin = join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
+
+/** The newest modification time of a file under `path` (node_modules and dist left out). */
+function newestMtime(path) {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
+    newest = Math.max(newest, newestMtime(join(path, entry)));
+  }
+  return newest;
+}
+
+/** Why the browser app (web/, ARCHITECTURE 5.17) must be built again, or undefined when dist/ is current. */
+export function webBuildReason() {
+  const built = mtime(join(webRoot, 'dist', 'index.html'));
+  if (built === undefined) return 'web/dist does not exist';
+  if (newestMtime(webRoot) > built) return 'web/ changed since its last build';
+  return undefined;
+}
+
+/** Type-checks and bundles the browser app with Vite when its sources changed since the last build. */
+export async function buildWeb() {
+  const reason = webBuildReason();
+  if (!reason) return;
+  note(`> vite build web   (${reason})`);
+  const checked = await run(process.execPath, [tscBin, '-p', join(webRoot, 'tsconfig.json')]);
+  if (checked !== 0) throw new Error(`tsc -p web failed with exit code ${checked}`);
+  const code = await run(process.execPath, [viteBin, 'build', '--logLevel', 'warn'], { cwd: webRoot });
+  if (code !== 0) throw new Error(`vite build failed with exit code ${code}`);
 }
 
 /** The folders under libs/ that are TypeScript projects. */

@@ -1,0 +1,126 @@
+// The shapes of the API's answers that the app reads (../shared/spec/wiki-api.md, ARCHITECTURE 5.16).
+
+export type WorkspaceRole = 'OWNER' | 'ADMIN' | 'EDITOR' | 'COMMENTER' | 'VIEWER';
+
+export interface UserSummary {
+  id: string;
+  name: string;
+  avatarUrl: string;
+}
+
+export interface Preferences {
+  lastDocumentId?: string | null;
+  lastWorkspaceId?: string | null;
+  theme?: 'light' | 'dark' | 'system';
+  sidebarCollapsed?: boolean;
+  locale?: string;
+  notificationsEnabled?: boolean;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  avatarUrl: string;
+  status: string;
+  preference: Preferences;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  description: string;
+  icon: string;
+  color: string;
+  ownerId: string;
+  isDefault: boolean;
+  isArchived: boolean;
+  documentCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DocumentListItem {
+  id: string;
+  title: string;
+  parentId: string | null;
+  workspaceId: string;
+  icon: string;
+  hasChildren: boolean;
+  childCount: number;
+  updatedAt: string;
+}
+
+export interface WikiDocument extends Omit<DocumentListItem, 'hasChildren' | 'childCount'> {
+  content: string;
+  excerpt: string;
+  ownerId: string;
+  coverImageUrl: string | null;
+  isTemplate: boolean;
+  isArchived: boolean;
+  isPublished: boolean;
+  wordCount: number;
+  hasChildren: boolean;
+  childCount: number;
+  openCommentCount: number;
+  revision: number;
+  createdBy: string;
+  lastEditedBy: string;
+  createdByUser: UserSummary;
+  lastEditedByUser: UserSummary;
+  createdAt: string;
+}
+
+export interface DocumentPermission {
+  canEdit: boolean;
+  role: WorkspaceRole;
+  workspaceId: string;
+}
+
+export interface SearchResult {
+  id: string;
+  title: string;
+  icon: string;
+  parentId: string | null;
+  /** Plain text with the matched words inside `<mark>` tags: nothing else of it is HTML. */
+  snippet: string;
+  matchField: string;
+}
+
+export interface PublicDocument {
+  id: string;
+  title: string;
+  content: string;
+  icon: string;
+  coverImageUrl: string | null;
+  parentId: string | null;
+  hasChildren: boolean;
+  childCount: number;
+  wordCount: number;
+  updatedAt: string;
+}
+
+export interface PublicDocumentListItem {
+  id: string;
+  title: string;
+  icon: string;
+  parentId: string | null;
+  hasChildren: boolean;
+  childCount: number;
+}
+
+export interface Page<T> {
+  content: T[];
+  totalElements: number;
+  totalPages: number;
+  number: number;
+  size: number;
+}
+
+/** What the gateway's `GET /auth/config` says about signing in. */
+export interface AuthConfig {
+  provider: 'dev' | 'oidc' | 'firebase';
+  issuer?: string;
+  clientId?: string;
+  scope: string;
+}
