@@ -16,6 +16,7 @@ import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
 import { WorkspacePage } from './pages/WorkspacePage';
 import { WorkspaceSettingsPage } from './pages/WorkspaceSettingsPage';
+import { cssVariablesResolver, theme } from './theme';
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -30,7 +31,7 @@ const queryClient = new QueryClient({
 /** The routes of ARCHITECTURE 5.17. */
 export function App() {
   return (
-    <MantineProvider defaultColorScheme="auto">
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto">
       <QueryClientProvider client={queryClient}>
         <BrowserRouter>
           <AuthProvider>

@@ -1,6 +1,6 @@
 import { useMantineColorScheme } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { meQuery } from '../api/queries';
 import type { Preferences } from '../api/types';
 import { useAuth } from '../auth/AuthContext';
@@ -19,8 +19,13 @@ export function PreferredTheme() {
   const me = useQuery({ ...meQuery(api), enabled: signedIn });
   const { setColorScheme } = useMantineColorScheme();
   const theme = me.data?.preference.theme;
+  // Applied when the preference changes, not whenever Mantine hands out a new setter (it does on
+  // every scheme change, including one another tab made through localStorage).
+  const applied = useRef<Preferences['theme']>(undefined);
   useEffect(() => {
-    if (theme) setColorScheme(colorSchemeOf(theme));
+    if (!theme || theme === applied.current) return;
+    applied.current = theme;
+    setColorScheme(colorSchemeOf(theme));
   }, [theme, setColorScheme]);
   return null;
 }

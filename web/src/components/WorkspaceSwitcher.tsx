@@ -1,6 +1,6 @@
 import { Menu, Modal, UnstyledButton } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { workspaceQuery, workspacesQuery } from '../api/queries';
 import { useApi } from '../auth/AuthContext';
@@ -16,11 +16,12 @@ export function WorkspaceSwitcher({ workspaceId }: { workspaceId: string }) {
   const current = useQuery(workspaceQuery(api, workspaceId));
   const workspaces = useQuery(workspacesQuery(api));
   const [creating, setCreating] = useState(false);
+  const labelId = useId();
   const open = (workspaces.data ?? []).filter((workspace) => !workspace.isArchived);
 
   return (
     <>
-      <Menu position="bottom-start" width={260} shadow="md">
+      <Menu position="bottom-start" width={260} shadow="md" withInitialFocusPlaceholder={false}>
         <Menu.Target>
           <UnstyledButton className="switcher-button">
             <span className="visually-hidden">Workspace: </span>
@@ -30,26 +31,39 @@ export function WorkspaceSwitcher({ workspaceId }: { workspaceId: string }) {
           </UnstyledButton>
         </Menu.Target>
         <Menu.Dropdown>
-          <Menu.Label>Your workspaces</Menu.Label>
-          {workspaces.isPending && <Menu.Label>Loading…</Menu.Label>}
-          {workspaces.error && <Menu.Label role="alert">{workspaces.error.message}</Menu.Label>}
-          {open.map((workspace) => (
-            <Menu.Item
-              key={workspace.id}
-              aria-current={workspace.id === workspaceId ? 'true' : undefined}
-              leftSection={<span aria-hidden="true">{workspace.id === workspaceId ? '✓' : workspace.icon || ''}</span>}
-              onClick={() => navigate(`/w/${workspace.id}`)}
-            >
-              {workspace.name}
-            </Menu.Item>
-          ))}
+          {/* A labelled group: a menu may hold only items, groups and separators (axe). */}
+          {/* biome-ignore lint/a11y/useSemanticElements: a fieldset is a form's group, not a menu's */}
+          <div role="group" aria-labelledby={`${labelId}-label`}>
+            <Menu.Label id={`${labelId}-label`}>Your workspaces</Menu.Label>
+            {workspaces.isPending && <Menu.Item disabled>Loading…</Menu.Item>}
+            {workspaces.error && (
+              <Menu.Item disabled>{`Your workspaces could not be loaded: ${workspaces.error.message}`}</Menu.Item>
+            )}
+            {open.map((workspace) => (
+              <Menu.Item
+                key={workspace.id}
+                aria-current={workspace.id === workspaceId ? 'true' : undefined}
+                leftSection={
+                  <span aria-hidden="true">{workspace.id === workspaceId ? '✓' : workspace.icon || ''}</span>
+                }
+                onClick={() => navigate(`/w/${workspace.id}`)}
+              >
+                {workspace.name}
+              </Menu.Item>
+            ))}
+          </div>
           <Menu.Divider />
           <Menu.Item onClick={() => setCreating(true)} leftSection={<span aria-hidden="true">+</span>}>
             New workspace
           </Menu.Item>
         </Menu.Dropdown>
       </Menu>
-      <Modal opened={creating} onClose={() => setCreating(false)} title="New workspace">
+      <Modal
+        opened={creating}
+        onClose={() => setCreating(false)}
+        title="New workspace"
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
         <NewWorkspaceForm onCreated={() => setCreating(false)} />
       </Modal>
     </>

@@ -52,6 +52,8 @@ export interface AxeViolation {
   impact: string | null;
   help: string;
   nodes: string[];
+  /** axe's account of what is wrong at each node, in the order of `nodes`. */
+  summaries: string[];
 }
 
 /**
@@ -59,11 +61,27 @@ export interface AxeViolation {
  * none). axe runs through DevTools evaluation, which the app's CSP does not restrict.
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  // Colours are judged once transitions (a dialog fading in) have ended; endless ones (spinners) never do.
+  await page.waitForFunction(
+    "document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)",
+    { timeout: 5_000 },
+  );
   await page.evaluate(axeSource);
   const violations = (await page.evaluate(
     "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
-  )) as { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+  )) as {
+    id: string;
+    impact: string | null;
+    help: string;
+    nodes: { target: string[]; failureSummary?: string }[];
+  }[];
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(' ')),
+      summaries: v.nodes.map((n) => n.failureSummary ?? ''),
+    }));
 }
