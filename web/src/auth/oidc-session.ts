@@ -12,6 +12,11 @@ import { type Session, safeReturnTo } from './session';
 export class OidcSession implements Session {
   readonly provider = 'oidc' as const;
   private readonly manager: UserManager;
+  /**
+   * Set while the page is on its way to the provider (signing out or in again): removing the user
+   * then is not news to act on, or the app would start a sign-in racing the redirect.
+   */
+  private leaving = false;
 
   constructor(config: AuthConfig) {
     if (!config.issuer || !config.clientId) {
@@ -51,11 +56,13 @@ export class OidcSession implements Session {
 
   async signInAgain(returnTo: string): Promise<void> {
     // The provider's session usually still stands, so the person comes straight back.
+    this.leaving = true;
     await this.manager.removeUser();
     await this.signIn(returnTo);
   }
 
   async signOut(): Promise<void> {
+    this.leaving = true;
     // The provider's end-session endpoint when it has one; otherwise signing out here is enough.
     const metadata = await this.manager.metadataService.getMetadata().catch(() => null);
     if (metadata?.end_session_endpoint) {
@@ -69,15 +76,18 @@ export class OidcSession implements Session {
 
   onChange(listener: () => void): () => void {
     const events = this.manager.events;
-    events.addUserLoaded(listener);
-    events.addUserUnloaded(listener);
-    events.addSilentRenewError(listener);
-    events.addAccessTokenExpired(listener);
+    const changed = () => {
+      if (!this.leaving) listener();
+    };
+    events.addUserLoaded(changed);
+    events.addUserUnloaded(changed);
+    events.addSilentRenewError(changed);
+    events.addAccessTokenExpired(changed);
     return () => {
-      events.removeUserLoaded(listener);
-      events.removeUserUnloaded(listener);
-      events.removeSilentRenewError(listener);
-      events.removeAccessTokenExpired(listener);
+      events.removeUserLoaded(changed);
+      events.removeUserUnloaded(changed);
+      events.removeSilentRenewError(changed);
+      events.removeAccessTokenExpired(changed);
     };
   }
 }

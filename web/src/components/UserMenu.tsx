@@ -14,7 +14,7 @@ export function UserMenu() {
   return (
     <Menu position="bottom-end" width={220} shadow="md" withInitialFocusPlaceholder={false}>
       <Menu.Target>
-        <UnstyledButton className="switcher-button">
+        <UnstyledButton className="switcher-button account-button">
           <span className="visually-hidden">Account: </span>
           {me.data?.name ?? 'Account'}
           <span aria-hidden="true"> ▾</span>

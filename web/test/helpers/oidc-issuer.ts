@@ -8,6 +8,9 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 const API_RESOURCE = 'urn:wiki:api';
 /** Where a Keycloak realm publishes its keys; the gateway's default AUTH_JWKS_URL is there. */
 const JWKS_PATH = '/protocol/openid-connect/certs';
+/** The provider's own pages may load nothing from elsewhere (no form-action: its redirects go to the app). */
+const PAGE_POLICY =
+  "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:";
 
 export interface OidcIssuerOptions {
   clientId: string;
@@ -124,6 +127,8 @@ export async function startOidcIssuer(options: OidcIssuerOptions): Promise<OidcI
       // Every token answer is read back so the tests can tell a renewed token from the first.
       provider.use(async (ctx, next) => {
         await next();
+        // The library's pages import a web font from the internet: the browser must not ask for it.
+        if (ctx.response.is('html')) ctx.set('content-security-policy', PAGE_POLICY);
         if (ctx.path === '/token' && ctx.status === 200) {
           const body = ctx.body as { access_token?: string } | undefined;
           if (body?.access_token) issuedAccessTokens.push(body.access_token);
