@@ -1,0 +1,67 @@
+// Every TanStack Query key of the app, and the reads they name: one place, so that a mutation
+// invalidates exactly what it changed. Keys are arrays from the general to the particular, so
+// invalidating a prefix (e.g. documentKeys.all) reaches everything below it.
+import type { ApiClient } from './client';
+import type {
+  DocumentBreadcrumb,
+  DocumentPermission,
+  PublicDocument,
+  PublicDocumentListItem,
+  User,
+  WikiDocument,
+} from './types';
+
+export const userKeys = {
+  me: ['users', 'me'] as const,
+};
+
+export const documentKeys = {
+  /** Everything about documents a signed-in person reads (tree, lists, details). */
+  all: ['documents'] as const,
+  detail: (id: string) => ['documents', 'detail', id] as const,
+  permission: (id: string) => ['documents', 'permission', id] as const,
+  ancestors: (id: string) => ['documents', 'ancestors', id] as const,
+};
+
+export const publicKeys = {
+  all: ['public'] as const,
+  document: (id: string) => ['public', 'documents', id] as const,
+  children: (id: string) => ['public', 'documents', id, 'children'] as const,
+  ancestors: (id: string) => ['public', 'documents', id, 'ancestors'] as const,
+};
+
+export const meQuery = (api: ApiClient) => ({
+  queryKey: userKeys.me,
+  queryFn: () => api.get<User>('/users/me'),
+  staleTime: 5 * 60_000,
+});
+
+export const documentQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.detail(id),
+  queryFn: () => api.get<WikiDocument>(`/documents/${id}`),
+});
+
+export const permissionQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.permission(id),
+  queryFn: () => api.get<DocumentPermission>(`/documents/${id}/permission`),
+});
+
+export const ancestorsQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.ancestors(id),
+  queryFn: () => api.get<DocumentBreadcrumb[]>(`/documents/${id}/ancestors`),
+});
+
+export const publicDocumentQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.document(id),
+  queryFn: () => api.get<PublicDocument>(`/public/documents/${id}`, { anonymous: true }),
+});
+
+export const publicChildrenQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.children(id),
+  queryFn: () => api.get<PublicDocumentListItem[]>(`/public/documents/${id}/children`, { anonymous: true }),
+});
+
+export const publicAncestorsQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.ancestors(id),
+  queryFn: () => api.get<PublicDocumentListItem[]>(`/public/documents/${id}/ancestors`, { anonymous: true }),
+});
