@@ -14,7 +14,16 @@ export default function ReadOnlyContent({ blocks }: { blocks: PartialBlock[] }) 
   const editor = useCreateBlockNote(
     {
       initialContent: blocks.length > 0 ? blocks : undefined,
-      domAttributes: { editor: { 'aria-label': 'Document content', role: 'article' } },
+      // BlockNote's suggestion menus put aria-autocomplete/aria-haspopup on the editor element,
+      // which only a textbox (read-only here) may carry.
+      domAttributes: {
+        editor: {
+          role: 'textbox',
+          'aria-label': 'Document content',
+          'aria-multiline': 'true',
+          'aria-readonly': 'true',
+        },
+      },
     },
     [blocks],
   );
