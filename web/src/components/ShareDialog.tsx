@@ -32,7 +32,11 @@ export function ShareDialog({ document, canPublish, opened, onClose }: Props) {
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
-    if (opened && !element.open) element.showModal();
+    if (opened && !element.open) {
+      setCopied('');
+      setError(null);
+      element.showModal();
+    }
     if (!opened && element.open) element.close();
   }, [opened]);
   const published = document.isPublished;
