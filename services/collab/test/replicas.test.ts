@@ -1,18 +1,23 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@wiki/config';
 import {
+  type CollabEditor,
+  collabUrl,
+  connectEditor,
   createDocument,
   eventually,
   paragraph,
+  restDocument,
   type SignedInUser,
   type Stack,
   signInNew,
+  synced,
+  typeParagraph,
   workspaceWith,
 } from '@wiki/testing';
 import WebSocket from 'ws';
 import { startPlatform } from '../../../test/platform.js';
 import { type RunningCollab, startService as startCollab } from '../src/service.js';
-import { collabUrl, connectEditor, type Editor, restDocument, synced, typeParagraph } from './helpers.js';
 
 /** A replica's configuration that stores a room only after a minute (COLLAB_DEBOUNCE_MS). */
 const storingAfterAMinute = (config: Config): Config => ({
@@ -26,7 +31,7 @@ describe('collaboration replicas and restarts', () => {
   let owner: SignedInUser;
   let editor: SignedInUser;
   let ws: string;
-  const editors: Editor[] = [];
+  const editors: CollabEditor[] = [];
   const replicas: RunningCollab[] = [];
 
   const startReplica = async () => {
