@@ -2,7 +2,17 @@
 // invalidates exactly what it changed. Keys are arrays from the general to the particular, so
 // invalidating a prefix (e.g. documentKeys.all) reaches everything below it.
 import type { ApiClient } from './client';
-import type { DocumentListItem, SearchResult, User, WikiDocument, Workspace } from './types';
+import type {
+  DocumentBreadcrumb,
+  DocumentListItem,
+  DocumentPermission,
+  PublicDocument,
+  PublicDocumentListItem,
+  SearchResult,
+  User,
+  WikiDocument,
+  Workspace,
+} from './types';
 
 export const userKeys = {
   me: ['users', 'me'] as const,
@@ -18,6 +28,8 @@ export const documentKeys = {
   /** Everything about documents a signed-in person reads (tree, lists, details). */
   all: ['documents'] as const,
   detail: (id: string) => ['documents', 'detail', id] as const,
+  permission: (id: string) => ['documents', 'permission', id] as const,
+  ancestors: (id: string) => ['documents', 'ancestors', id] as const,
   /** The top-level documents of a workspace (GET /documents?workspaceId). */
   roots: (workspaceId: string) => ['documents', 'roots', workspaceId] as const,
 };
@@ -25,6 +37,13 @@ export const documentKeys = {
 export const searchKeys = {
   all: ['search'] as const,
   results: (workspaceId: string, query: string) => ['search', workspaceId, query] as const,
+};
+
+export const publicKeys = {
+  all: ['public'] as const,
+  document: (id: string) => ['public', 'documents', id] as const,
+  children: (id: string) => ['public', 'documents', id, 'children'] as const,
+  ancestors: (id: string) => ['public', 'documents', id, 'ancestors'] as const,
 };
 
 export const meQuery = (api: ApiClient) => ({
@@ -59,4 +78,29 @@ export const searchQuery = (api: ApiClient, workspaceId: string, query: string) 
   queryFn: ({ signal }: { signal: AbortSignal }) =>
     api.get<SearchResult[]>('/documents/search', { query: { workspaceId, query, limit: 10 }, signal }),
   staleTime: 5_000,
+});
+
+export const permissionQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.permission(id),
+  queryFn: () => api.get<DocumentPermission>(`/documents/${id}/permission`),
+});
+
+export const ancestorsQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.ancestors(id),
+  queryFn: () => api.get<DocumentBreadcrumb[]>(`/documents/${id}/ancestors`),
+});
+
+export const publicDocumentQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.document(id),
+  queryFn: () => api.get<PublicDocument>(`/public/documents/${id}`, { anonymous: true }),
+});
+
+export const publicChildrenQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.children(id),
+  queryFn: () => api.get<PublicDocumentListItem[]>(`/public/documents/${id}/children`, { anonymous: true }),
+});
+
+export const publicAncestorsQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.ancestors(id),
+  queryFn: () => api.get<PublicDocumentListItem[]>(`/public/documents/${id}/ancestors`, { anonymous: true }),
 });

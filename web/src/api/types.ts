@@ -51,7 +51,9 @@ export interface DocumentListItem {
   updatedAt: string;
 }
 
-export interface WikiDocument extends Omit<DocumentListItem, 'hasChildren' | 'childCount'> {
+export interface WikiDocument extends Omit<DocumentListItem, 'hasChildren' | 'childCount' | 'icon'> {
+  /** null or empty: no icon. */
+  icon: string | null;
   content: string;
   excerpt: string;
   ownerId: string;
@@ -71,6 +73,13 @@ export interface WikiDocument extends Omit<DocumentListItem, 'hasChildren' | 'ch
   createdAt: string;
 }
 
+/** One step of GET /documents/{id}/ancestors: from the root down to the document itself. */
+export interface DocumentBreadcrumb {
+  id: string;
+  title: string;
+}
+
+/** GET /documents/{id}/permission: the signed-in person's role and whether they may edit. */
 export interface DocumentPermission {
   canEdit: boolean;
   role: WorkspaceRole;
@@ -91,7 +100,7 @@ export interface PublicDocument {
   id: string;
   title: string;
   content: string;
-  icon: string;
+  icon: string | null;
   coverImageUrl: string | null;
   parentId: string | null;
   hasChildren: boolean;
