@@ -33,7 +33,7 @@ import {
 } from '../queries/read-documents.js';
 import type { Answer } from '../queries/remembered-answers.js';
 import { acceptsGzip } from '../queries/tree-answers.js';
-import { answerDocument, expectedRevisionOf, sourceOf } from './revisions-http.js';
+import { answerDocument, expectedRevisionOf, sourceOf, taggedDocument } from './revisions-http.js';
 import {
   appendBody,
   breadcrumbResponse,
@@ -63,10 +63,6 @@ function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
   return reply.send(answer.body);
 }
 
-/** A document answer with its ETag header (OpenAPI). */
-const taggedDocument = Object.assign(envelope(documentResponse), {
-  headers: { etag: { type: 'string', description: 'The revision, quoted ("3"): what If-Match takes back' } },
-});
 /** If-Match on a write (OpenAPI; parsed by expectedRevisionOf, so that a malformed one is a 400 naming it). */
 const ifMatchHeader = openObject({
   'if-match': Type.String({ description: 'The revision the change is based on, as the ETag gave it ("3")' }),
