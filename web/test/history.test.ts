@@ -114,8 +114,8 @@ describe('the History panel: revisions, preview with changes, restore, names, ro
     expect(newest).toContain('Edited by Ben Editor');
     expect(newest).toContain('Current version');
     expect(oldest).toContain('Edited by Ada Owner');
-    // The newest holds the document as it is: nothing to restore there.
-    expect(await page.$$(`${ENTRY}:first-child .revision-actions`)).toHaveLength(0);
+    // The newest holds the document as it is: its Restore is disabled, and it has no Delete.
+    expect(await page.$$(`${ENTRY}:first-child .revision-actions button:not([disabled])`)).toHaveLength(0);
 
     // Tab from the heading reaches the entries; Enter on the older one opens its preview.
     await page.keyboard.press('Tab');
@@ -208,6 +208,11 @@ describe('the History panel: revisions, preview with changes, restore, names, ro
     await eventually(async () => expect((await entryTexts(page))[0]).toContain('Sent for review'));
     expect(await textOf(page, '.name-version [role="status"]')).toContain('“Sent for review”');
     expect((await revisions(doc.id))[0].name).toBe('Sent for review');
+    // The current version has its Restore too, disabled: there is nothing to bring back.
+    const currentRestore = await page.$(`${ENTRY}:nth-child(1) ::-p-aria([name="Restore"][role="button"])`);
+    expect(await currentRestore?.evaluate((button) => (button as unknown as { disabled: boolean }).disabled)).toBe(
+      true,
+    );
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     const reader = await openAs(viewer, doc.id);

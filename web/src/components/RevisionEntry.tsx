@@ -5,7 +5,7 @@ import { RevisionPreview } from './RevisionPreview';
 
 interface Props {
   revision: RevisionSummary;
-  /** The newest revision holds the document as it is now: nothing to restore, not deletable. */
+  /** The newest revision holds the document as it is now: its Restore is disabled, it is not deletable. */
   isCurrent: boolean;
   selected: boolean;
   onToggle: () => void;
@@ -46,14 +46,20 @@ export function RevisionEntry({
         {others.length > 0 && <>, with {others.map(nameOf).join(', ')}</>}
         {isCurrent && <span className="revision-current"> · Current version</span>}
       </p>
-      {!isCurrent && (canRestore || canDelete) && (
+      {(canRestore || (canDelete && !isCurrent)) && (
         <div className="revision-actions">
           {canRestore && (
-            <button type="button" onClick={onRestore}>
+            // Every entry has its Restore (ARCHITECTURE 5.17); the current one has nothing to bring back.
+            <button
+              type="button"
+              onClick={onRestore}
+              disabled={isCurrent}
+              title={isCurrent ? 'This is the document as it is now' : undefined}
+            >
               Restore
             </button>
           )}
-          {canDelete && (
+          {canDelete && !isCurrent && (
             <button type="button" className="danger-button" onClick={onDelete}>
               Delete
             </button>
