@@ -1,13 +1,18 @@
 // Every TanStack Query key of the app, and the reads they name: one place, so that a mutation
 // invalidates exactly what it changed. Keys are arrays from the general to the particular, so
 // invalidating a prefix (e.g. documentKeys.all) reaches everything below it.
+import { infiniteQueryOptions } from '@tanstack/react-query';
 import type { ApiClient } from './client';
 import type {
   DocumentBreadcrumb,
   DocumentListItem,
   DocumentPermission,
+  Page,
   PublicDocument,
   PublicDocumentListItem,
+  Revision,
+  RevisionDiff,
+  RevisionSummary,
   SearchResult,
   User,
   WikiDocument,
@@ -37,6 +42,14 @@ export const documentKeys = {
 export const searchKeys = {
   all: ['search'] as const,
   results: (workspaceId: string, query: string) => ['search', workspaceId, query] as const,
+};
+
+/** A document's history (ARCHITECTURE 5.16): every key starts with `all(documentId)`. */
+export const revisionKeys = {
+  all: (documentId: string) => ['revisions', documentId] as const,
+  list: (documentId: string) => ['revisions', documentId, 'list'] as const,
+  detail: (documentId: string, revisionId: string) => ['revisions', documentId, 'detail', revisionId] as const,
+  diff: (documentId: string, revisionId: string) => ['revisions', documentId, 'diff', revisionId, 'current'] as const,
 };
 
 export const publicKeys = {
@@ -103,4 +116,34 @@ export const publicChildrenQuery = (api: ApiClient, id: string) => ({
 export const publicAncestorsQuery = (api: ApiClient, id: string) => ({
   queryKey: publicKeys.ancestors(id),
   queryFn: () => api.get<PublicDocumentListItem[]>(`/public/documents/${id}/ancestors`, { anonymous: true }),
+});
+
+/** Revisions a page at a time, newest first ("Load more" asks for the next page). */
+export const REVISIONS_PAGE_SIZE = 20;
+
+export const revisionsQuery = (api: ApiClient, documentId: string) =>
+  infiniteQueryOptions({
+    queryKey: revisionKeys.list(documentId),
+    queryFn: ({ pageParam }) =>
+      api.get<Page<RevisionSummary>>(`/documents/${documentId}/revisions`, {
+        query: { page: pageParam, size: REVISIONS_PAGE_SIZE },
+      }),
+    initialPageParam: 0,
+    getNextPageParam: (last: Page<RevisionSummary>) =>
+      last.number + 1 < last.totalPages ? last.number + 1 : undefined,
+  });
+
+/** A revision's state; it never changes, so it is kept as long as it is in use. */
+export const revisionQuery = (api: ApiClient, documentId: string, revisionId: string) => ({
+  queryKey: revisionKeys.detail(documentId, revisionId),
+  queryFn: () => api.get<Revision>(`/documents/${documentId}/revisions/${revisionId}`),
+  staleTime: Number.POSITIVE_INFINITY,
+});
+
+/** What changed from a revision to the current text: read afresh each time, the text moves on. */
+export const revisionDiffQuery = (api: ApiClient, documentId: string, revisionId: string) => ({
+  queryKey: revisionKeys.diff(documentId, revisionId),
+  queryFn: () =>
+    api.get<RevisionDiff>(`/documents/${documentId}/revisions/${revisionId}/diff`, { query: { against: 'current' } }),
+  staleTime: 0,
 });

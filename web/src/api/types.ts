@@ -133,3 +133,55 @@ export interface AuthConfig {
   clientId?: string;
   scope: string;
 }
+
+/** Where a revision's change came from (ARCHITECTURE 5.16). */
+export type EditSource = 'EDIT' | 'COLLAB' | 'MCP' | 'RESTORE' | 'IMPORT';
+
+/** A user as the history names them (the name is empty for someone nobody knows any more). */
+export interface UserRef {
+  id: string;
+  name: string;
+  avatarUrl: string | null;
+}
+
+/** One entry of GET /documents/{id}/revisions, newest first. */
+export interface RevisionSummary {
+  id: string;
+  documentId: string;
+  revision: number;
+  title: string;
+  /** null unless someone named it. */
+  name: string | null;
+  source: EditSource;
+  createdAt: string;
+  createdBy: UserRef;
+  contributors: UserRef[];
+  wordCount: number;
+}
+
+/** GET /documents/{id}/revisions/{revisionId}: the summary and the state it holds. */
+export interface Revision extends RevisionSummary {
+  /** The block-editor JSON array, as a string (as in WikiDocument). */
+  content: string;
+  icon: string | null;
+  coverImageUrl: string | null;
+}
+
+export type WordOp = { op: 'equal' | 'insert' | 'delete'; text: string };
+
+/** One block that differs, how to get from `from` to `to` (`text` for changed blocks, by words). */
+export interface BlockChange {
+  blockId: string;
+  change: 'added' | 'removed' | 'changed' | 'moved';
+  text?: WordOp[];
+}
+
+/** GET /documents/{id}/revisions/{revisionId}/diff?against=current|<revisionId>. */
+export interface RevisionDiff {
+  from: number;
+  to: number;
+  blocks: BlockChange[];
+}
+
+/** GET /documents/{id}/export?format=… */
+export type ExportFormat = 'pdf' | 'docx' | 'markdown';

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { ancestorsQuery, documentQuery, meQuery, permissionQuery } from '../api/queries';
@@ -9,6 +9,8 @@ import { Breadcrumbs } from '../components/Breadcrumbs';
 import { DocumentCover } from '../components/DocumentCover';
 import { DocumentIconPicker } from '../components/DocumentIconPicker';
 import { ErrorBoundary } from '../components/ErrorBoundary';
+import { ExportMenu } from '../components/ExportMenu';
+import { HistoryPanel } from '../components/HistoryPanel';
 import { ShareDialog } from '../components/ShareDialog';
 import { TitleField } from '../components/TitleField';
 import { NotFoundPage } from './NotFoundPage';
@@ -17,6 +19,7 @@ import { NotFoundPage } from './NotFoundPage';
 const CollaborativeEditor = lazy(() => import('../editor/CollaborativeEditor'));
 
 const EDITOR_ROLES = new Set(['OWNER', 'ADMIN', 'EDITOR']);
+const ADMIN_ROLES = new Set(['OWNER', 'ADMIN']);
 
 const isMissing = (error: unknown) => error instanceof ApiError && (error.status === 404 || error.status === 403);
 
@@ -31,9 +34,16 @@ export function DocumentPage() {
   const ancestors = useQuery({ ...ancestorsQuery(api, id), enabled: Boolean(id) });
   const me = useQuery(meQuery(api));
   const [sharing, setSharing] = useState(false);
+  const [historyOpen, setHistoryOpen] = useState(false);
+  const historyButton = useRef<HTMLButtonElement>(null);
+  const historyPanelId = useId();
   const editorArea = useRef<HTMLDivElement>(null);
 
   const token = useCallback(async () => (await session.accessToken()) ?? '', [session]);
+  const closeHistory = useCallback(() => {
+    setHistoryOpen(false);
+    historyButton.current?.focus();
+  }, []);
   const focusEditor = useCallback(() => {
     editorArea.current?.querySelector<HTMLElement>('[contenteditable]')?.focus();
   }, []);
@@ -59,43 +69,73 @@ export function DocumentPage() {
   const isEditorRole = EDITOR_ROLES.has(role);
 
   return (
-    <main className="document-page">
-      <div className="document-toolbar">
-        <Breadcrumbs crumbs={ancestors.data ?? []} hrefFor={(crumb) => `/w/${workspaceId}/d/${crumb}`} />
-        <button type="button" className="share-button" onClick={() => setSharing(true)}>
-          Share
-        </button>
+    <div className="document-frame">
+      <div className="document-scroll">
+        <main className="document-page">
+          <div className="document-toolbar">
+            <Breadcrumbs crumbs={ancestors.data ?? []} hrefFor={(crumb) => `/w/${workspaceId}/d/${crumb}`} />
+            <div className="document-actions">
+              <ExportMenu documentId={doc.id} title={doc.title} />
+              <button
+                ref={historyButton}
+                type="button"
+                aria-expanded={historyOpen}
+                aria-controls={historyOpen ? historyPanelId : undefined}
+                onClick={() => (historyOpen ? closeHistory() : setHistoryOpen(true))}
+              >
+                History
+              </button>
+              <button type="button" className="share-button" onClick={() => setSharing(true)}>
+                Share
+              </button>
+            </div>
+          </div>
+          <ShareDialog document={doc} canPublish={isEditorRole} opened={sharing} onClose={() => setSharing(false)} />
+          {doc.isArchived && <ArchivedBanner document={doc} canRestore={isEditorRole} />}
+          <DocumentCover document={doc} canEdit={canEdit} />
+          <div className="document-heading">
+            <h1 className="visually-hidden">{doc.title || 'Untitled'}</h1>
+            <DocumentIconPicker document={doc} canEdit={canEdit} />
+            <TitleField key={doc.id} document={doc} readOnly={!canEdit} onEnter={focusEditor} />
+          </div>
+          {!canEdit && !doc.isArchived && (
+            <p className="quiet">
+              You can read this document; your role ({role.toLowerCase()}) does not allow editing.
+            </p>
+          )}
+          <div ref={editorArea} className="editor-area">
+            <ErrorBoundary fallback={(error) => <p role="alert">The editor could not be shown: {error.message}</p>}>
+              <Suspense fallback={<p className="loading">Loading the editor…</p>}>
+                {me.data ? (
+                  <CollaborativeEditor
+                    key={`${doc.id}:${canEdit}`}
+                    documentId={doc.id}
+                    editable={canEdit}
+                    user={{ id: me.data.id, name: me.data.name }}
+                    token={token}
+                  />
+                ) : me.error ? (
+                  <p role="alert">Your profile could not be loaded: {me.error.message}</p>
+                ) : (
+                  <p className="loading">Loading the editor…</p>
+                )}
+              </Suspense>
+            </ErrorBoundary>
+          </div>
+        </main>
       </div>
-      <ShareDialog document={doc} canPublish={isEditorRole} opened={sharing} onClose={() => setSharing(false)} />
-      {doc.isArchived && <ArchivedBanner document={doc} canRestore={isEditorRole} />}
-      <DocumentCover document={doc} canEdit={canEdit} />
-      <div className="document-heading">
-        <h1 className="visually-hidden">{doc.title || 'Untitled'}</h1>
-        <DocumentIconPicker document={doc} canEdit={canEdit} />
-        <TitleField key={doc.id} document={doc} readOnly={!canEdit} onEnter={focusEditor} />
-      </div>
-      {!canEdit && !doc.isArchived && (
-        <p className="quiet">You can read this document; your role ({role.toLowerCase()}) does not allow editing.</p>
+      {historyOpen && (
+        <HistoryPanel
+          key={doc.id}
+          id={historyPanelId}
+          documentId={doc.id}
+          canName={isEditorRole}
+          canRestore={isEditorRole && !doc.isArchived}
+          archived={doc.isArchived}
+          canDelete={ADMIN_ROLES.has(role)}
+          onClose={closeHistory}
+        />
       )}
-      <div ref={editorArea} className="editor-area">
-        <ErrorBoundary fallback={(error) => <p role="alert">The editor could not be shown: {error.message}</p>}>
-          <Suspense fallback={<p className="loading">Loading the editor…</p>}>
-            {me.data ? (
-              <CollaborativeEditor
-                key={`${doc.id}:${canEdit}`}
-                documentId={doc.id}
-                editable={canEdit}
-                user={{ id: me.data.id, name: me.data.name }}
-                token={token}
-              />
-            ) : me.error ? (
-              <p role="alert">Your profile could not be loaded: {me.error.message}</p>
-            ) : (
-              <p className="loading">Loading the editor…</p>
-            )}
-          </Suspense>
-        </ErrorBoundary>
-      </div>
-    </main>
+    </div>
   );
 }
