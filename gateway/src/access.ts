@@ -1,8 +1,11 @@
 import { segmentsOf } from './routing.js';
+import { isGatewayPath } from './web-app/paths.js';
 
 /**
  * Which credential a request needs (ARCHITECTURE 2.1 and 5.13):
  * - `probe`: the gateway's own liveness/readiness; no credential, no rate limit.
+ * - `static`: the web app's files and pages, read from disk with no service behind them, and its
+ *   sign-in settings; no credential, no rate limit (a page load fetches many of them at once).
  * - `public`: no credential; rate-limited per client IP.
  * - `internal`: `X-Internal-Api-Key` and nothing else.
  * - `mcp`: `X-Mcp-Api-Key` and nothing else.
@@ -11,13 +14,19 @@ import { segmentsOf } from './routing.js';
  *   attachment files, which the attachment service serves to members and, while their document
  *   is published, to anyone (ARCHITECTURE 5.9).
  */
-export type Access = 'probe' | 'public' | 'internal' | 'mcp' | 'user' | 'optional';
+export type Access = 'probe' | 'static' | 'public' | 'internal' | 'mcp' | 'user' | 'optional';
 
 export function accessFor(method: string, path: string): Access {
   const s = segmentsOf(path);
   if (s[0] === 'health' && s.length === 2 && (s[1] === 'live' || s[1] === 'ready')) return 'probe';
   if (s[0] !== 'api' || s[1] !== 'v1') {
-    // The gateway's own pages outside the API (docs, actuator) and anything unknown (a 404).
+    if (method === 'GET' || method === 'HEAD') {
+      // Link previews (`/p/<id>`) ask the document service: counted like the public API.
+      if (s[0] === 'p') return 'public';
+      if (!isGatewayPath(s) || (s[0] === 'auth' && s[1] === 'config' && s.length === 2)) return 'static';
+    }
+    // The gateway's own pages outside the API (docs, actuator, the dev sign-in form's POST) and
+    // anything unknown (a 404).
     return 'public';
   }
   const area = s[2];

@@ -1,9 +1,10 @@
-import { type Config, SERVICE_NAMES, type ServiceName } from '@wiki/config';
+import { type Config, isProduction, SERVICE_NAMES, type ServiceName } from '@wiki/config';
 import { createApp } from '@wiki/http';
 import { createServiceClient } from '@wiki/service-client';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { McpKeys } from './auth/api-keys.js';
+import { browserSignInOpenApi, registerBrowserSignIn } from './auth/browser-sign-in.js';
 import { registerGatekeeper } from './auth/gatekeeper.js';
 import { GuessingBudget } from './auth/guessing.js';
 import { LocalUsers } from './auth/local-users.js';
@@ -19,6 +20,9 @@ import { RateLimiter } from './rate-limit.js';
 import { DEFAULT_REPLICA_OPTIONS, type ReplicaOptions, Replicas } from './replicas.js';
 import { loadGatewaySettings } from './settings.js';
 import { type AwaitingTokenOptions, DEFAULT_AWAITING_TOKEN } from './upgrades-awaiting-token.js';
+import { contentSecurityPolicy } from './web-app/content-security-policy.js';
+import { LinkPreviews } from './web-app/link-previews.js';
+import { registerWebApp } from './web-app/web-app.js';
 
 export interface GatewayDeps {
   /** Rate-limit counters (shared by every replica) and the readiness check. */
@@ -43,7 +47,8 @@ export interface GatewayDeps {
 /**
  * The gateway (ARCHITECTURE 2): authenticates every request, finds or creates the local user,
  * applies rate limits, and proxies `/api/v1/**` to the services with a signed `x-wiki-identity`;
- * also the system health and the merged API documentation.
+ * also the system health, the merged API documentation, and the browser app with what its
+ * sign-in needs (ARCHITECTURE 5.17).
  */
 export async function buildApp(config: Config, deps: GatewayDeps): Promise<FastifyInstance> {
   const settings = loadGatewaySettings(config.env);
@@ -89,7 +94,12 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   });
 
   registerHealthRoutes(app, replicas, deps.redis, deps.expectedServices ?? settings.services);
-  await registerDocs(app, new MergedOpenApi(replicaUrls(replicas), HTTP_SERVICES, app.log));
+  const production = isProduction(config.env);
+  await registerDocs(
+    app,
+    new MergedOpenApi(replicaUrls(replicas), HTTP_SERVICES, app.log, browserSignInOpenApi(settings.auth, production)),
+  );
+  registerBrowserSignIn(app, { auth: settings.auth, dataDir: config.dataDir, production });
   registerCollabIdentity(app, { verifier, localUsers, rateLimiter, guessingBudget });
   registerCollabUpgrade(app, {
     corsOrigins: settings.corsOrigins,
@@ -101,6 +111,11 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
     awaitingToken: { ...DEFAULT_AWAITING_TOKEN, ...deps.awaitingToken },
   });
   await registerProxy(app, replicas, deps.proxyTimeouts ?? DEFAULT_PROXY_TIMEOUTS);
+  await registerWebApp(app, {
+    webDir: settings.webDir,
+    policyFor: (scriptHashes) => contentSecurityPolicy(settings.auth, scriptHashes),
+    previews: new LinkPreviews(peers),
+  });
   return app;
 }
 

@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { SingleFlight } from '@wiki/cache';
 import type { ServiceName } from '@wiki/config';
-import { errorResponse } from '@wiki/http';
+import { type ErrorCode, errorResponse } from '@wiki/http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are free-form JSON read from peers
@@ -22,8 +22,8 @@ const FETCH_TIMEOUT_MS = 2_000;
 const FRESH_MS = 30_000;
 const PARTIAL_MS = 5_000;
 
-/** What the gateway itself serves besides the proxied routes. */
-function gatewayDocument(): OpenApiDocument {
+/** What the gateway itself serves besides the proxied routes (`ownPaths`: its other routes, e.g. sign-in). */
+function gatewayDocument(ownPaths: Record<string, Json> = {}): OpenApiDocument {
   const status = {
     type: 'object',
     properties: {
@@ -51,6 +51,7 @@ function gatewayDocument(): OpenApiDocument {
           },
         },
       },
+      ...ownPaths,
     },
     components: {
       securitySchemes: {
@@ -59,7 +60,7 @@ function gatewayDocument(): OpenApiDocument {
         mcpApiKey: { type: 'apiKey', in: 'header', name: 'X-Mcp-Api-Key' },
       },
     },
-    tags: [{ name: 'health' }],
+    tags: [{ name: 'health' }, { name: 'sign-in', description: 'What the web app needs to sign people in' }],
     security: [{ bearer: [] }],
   };
 }
@@ -82,16 +83,21 @@ export function mergeInto(target: OpenApiDocument, source: Json): void {
   }
 }
 
-/** The gateway's 429 as an OpenAPI response: the envelope, described with its code, and Retry-After. */
-const RATE_LIMITED_RESPONSE = (() => {
-  const { description, headers, ...schema } = JSON.parse(JSON.stringify(errorResponse('RATE_LIMITED'))) as Json;
-  const retryAfter = headers['retry-after'];
+/** An error code's envelope as an OpenAPI response: described with its code, with Retry-After where it has one. */
+export function openApiErrorResponse(code: ErrorCode): Json {
+  const { description, headers, ...schema } = JSON.parse(JSON.stringify(errorResponse(code))) as Json;
+  const retryAfter = headers?.['retry-after'];
   return {
     description,
-    headers: { 'Retry-After': { description: retryAfter.description, schema: { type: retryAfter.type } } },
+    ...(retryAfter
+      ? { headers: { 'Retry-After': { description: retryAfter.description, schema: { type: retryAfter.type } } } }
+      : {}),
     content: { 'application/json': { schema } },
   };
-})();
+}
+
+/** The gateway's 429 as an OpenAPI response: the envelope, described with its code, and Retry-After. */
+const RATE_LIMITED_RESPONSE = openApiErrorResponse('RATE_LIMITED');
 
 /**
  * The path's operations with the gateway's own 429: the gateway limits every request but the
@@ -119,12 +125,14 @@ export class MergedOpenApi {
     private readonly urls: Record<ServiceName, string>,
     private readonly services: ServiceName[],
     private readonly log: FastifyBaseLogger,
+    /** The gateway's own routes besides health (browser sign-in), described as OpenAPI paths. */
+    private readonly ownPaths: Record<string, Json> = {},
   ) {}
 
   async current(): Promise<OpenApiDocument> {
     if (this.cached && this.cached.until > Date.now()) return this.cached.doc;
     return this.refresh.run('doc', async () => {
-      const doc = gatewayDocument();
+      const doc = gatewayDocument(this.ownPaths);
       const fetched = await Promise.all(this.services.map((service) => this.fetchOne(service)));
       for (const source of fetched) if (source) mergeInto(doc, source);
       const complete = fetched.every(Boolean);
@@ -135,7 +143,7 @@ export class MergedOpenApi {
 
   /** The last merged document (for synchronous readers; `current()` refreshes it). */
   latest(): OpenApiDocument {
-    return this.cached?.doc ?? gatewayDocument();
+    return this.cached?.doc ?? gatewayDocument(this.ownPaths);
   }
 
   private async fetchOne(service: ServiceName): Promise<Json | undefined> {

@@ -74,6 +74,17 @@ describe('accessFor', () => {
     ['GET', '/api/v1/workspaces', 'user'],
     ['GET', '/api/v1/actuator/env', 'user'],
     ['GET', '/api/v1', 'user'],
+    ['GET', '/', 'static'],
+    ['HEAD', '/w/x/d/y', 'static'],
+    ['GET', '/assets/app-1.js', 'static'],
+    ['GET', '/favicon.ico', 'static'],
+    ['GET', '/auth/callback', 'static'],
+    ['GET', '/auth/config', 'static'],
+    ['GET', '/p/x', 'public'],
+    ['POST', '/auth/dev/sign-in', 'public'],
+    ['GET', '/auth/other', 'public'],
+    ['POST', '/w/x', 'public'],
+    ['GET', '/collab', 'public'],
   ])('%s %s needs %s', (method, path, access) => {
     expect(accessFor(method, path)).toBe(access);
   });

@@ -1,17 +1,27 @@
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadAuthSettings } from '@wiki/auth';
 import { ConfigError, SERVICE_NAMES } from '@wiki/config';
 import { describe, expect, it } from 'vitest';
-import { loadGatewaySettings } from './settings.js';
+import { DEFAULT_WEB_DIR, loadGatewaySettings } from './settings.js';
 
 describe('gateway settings', () => {
-  it('default to the dev identity provider, every service, no proxy, rate limits on, no CORS origin', () => {
+  it('default to the dev identity provider, every service, no proxy, rate limits on, no CORS origin, web/dist', () => {
     expect(loadGatewaySettings({})).toEqual({
       auth: loadAuthSettings({}),
       services: [...SERVICE_NAMES],
       trustProxy: false,
       rateLimit: { enabled: true, userPerMin: 600, publicPerMin: 120, authFailuresPerMin: 20 },
       corsOrigins: [],
+      webDir: DEFAULT_WEB_DIR,
     });
+  });
+
+  it("find the web app's build from the gateway package, not from the working folder", () => {
+    const repository = fileURLToPath(new URL('../..', import.meta.url));
+    expect(DEFAULT_WEB_DIR).toBe(join(repository, 'web', 'dist'));
+    expect(loadGatewaySettings({ WEB_DIR: '/srv/wiki/web' }).webDir).toBe('/srv/wiki/web');
+    expect(loadGatewaySettings({ WEB_DIR: 'build/web' }).webDir).toBe(resolve(process.cwd(), 'build/web'));
   });
 
   it('read the services, the proxies and the origins', () => {

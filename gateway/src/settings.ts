@@ -1,3 +1,5 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type AuthSettings, loadAuthSettings } from '@wiki/auth';
 import {
   type Env,
@@ -31,7 +33,22 @@ export interface GatewaySettings {
    * WebSocket (CORS_ORIGINS, comma-separated, e.g. `https://wiki.example.com`); none by default.
    */
   corsOrigins: string[];
+  /**
+   * Where the built browser app is (WEB_DIR): `index.html` and hashed files under `assets/`.
+   * Default: the repository's `web/dist`, found from this package's place, not the working folder.
+   */
+  webDir: string;
 }
+
+/** The repository's `web/dist`, two folders above this file (gateway/src or gateway/dist). */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
+
+/** WEB_DIR: a folder; a relative one is taken from the working folder, as a shell would. */
+const webDir = envVar((raw): string => {
+  const value = raw?.trim();
+  if (!value) return DEFAULT_WEB_DIR;
+  return isAbsolute(value) ? resolve(value) : resolve(process.cwd(), value);
+});
 
 /** GATEWAY_SERVICES: names of services (repeats dropped), or `all`. */
 const serviceList = envVar((raw): ServiceName[] => {
@@ -78,6 +95,7 @@ export function loadGatewaySettings(env: Env): GatewaySettings {
     RATE_LIMIT_PUBLIC_PER_MIN: wholeNumber(120, { min: 1 }),
     RATE_LIMIT_AUTH_FAILURES_PER_MIN: wholeNumber(20, { min: 1 }),
     CORS_ORIGINS: origins,
+    WEB_DIR: webDir,
   });
   return {
     auth: loadAuthSettings(env),
@@ -90,5 +108,6 @@ export function loadGatewaySettings(env: Env): GatewaySettings {
       authFailuresPerMin: read.RATE_LIMIT_AUTH_FAILURES_PER_MIN,
     },
     corsOrigins: read.CORS_ORIGINS,
+    webDir: read.WEB_DIR,
   };
 }

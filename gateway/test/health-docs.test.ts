@@ -105,7 +105,13 @@ describe('API documentation', () => {
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toBe('3.0.3');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/actuator/health', '/api/v1/documents/{id}', '/api/v1/workspaces']);
+    // The gateway's own paths (health, the web app's sign-in settings), then the services' public ones.
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/actuator/health',
+      '/api/v1/documents/{id}',
+      '/api/v1/workspaces',
+      '/auth/config',
+    ]);
     expect(doc.paths['/api/v1/workspaces'].get.summary).toBe('List workspaces');
     expect(doc.components.schemas.Workspace).toEqual({ type: 'object' });
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });

@@ -51,7 +51,7 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
   const { verifier, localUsers, mcpKeys, identityTokens, rateLimiter, guessingBudget, internalApiKey } = parts;
 
   async function authenticate(
-    access: Exclude<Access, 'probe' | 'public' | 'optional'>,
+    access: Exclude<Access, 'probe' | 'static' | 'public' | 'optional'>,
     request: FastifyRequest,
   ): Promise<Identity> {
     switch (access) {
@@ -102,7 +102,7 @@ export function registerGatekeeper(app: FastifyInstance, parts: GatekeeperParts)
 
   app.addHook('onRequest', async (request, reply) => {
     const given = accessFor(request.method, pathOf(request.url));
-    if (given === 'probe') return;
+    if (given === 'probe' || given === 'static') return;
     // An optional credential that was sent is checked like a required one; without one, public.
     const access = given === 'optional' ? (header(request, 'authorization') ? 'user' : 'public') : given;
 
