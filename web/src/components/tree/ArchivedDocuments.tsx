@@ -35,7 +35,11 @@ export function ArchivedDocuments({
         aria-controls={listId}
         onClick={() => setOpen(!open)}
       >
-        <span aria-hidden="true">{open ? '▾' : '▸'}</span> Archived
+        {/* No space between: Chromium would start the button's name with it. */}
+        <span aria-hidden="true" className="tree-archived-chevron">
+          {open ? '▾' : '▸'}
+        </span>
+        Archived
       </button>
       {open && (
         <div id={listId} className="tree-archived-body">

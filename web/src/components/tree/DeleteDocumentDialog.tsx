@@ -22,7 +22,14 @@ export function DeleteDocumentDialog({
 }) {
   const title = displayTitle(row.item);
   return (
-    <Modal opened onClose={onClose} returnFocus={false} title={`Delete “${title}”?`} centered>
+    <Modal
+      opened
+      onClose={onClose}
+      returnFocus={false}
+      title={`Delete “${title}”?`}
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      centered
+    >
       <p>
         {withChildren
           ? `“${title}” and every document below it will be deleted for good.`
@@ -36,7 +43,7 @@ export function DeleteDocumentDialog({
         <Button variant="default" onClick={onClose} data-autofocus>
           Cancel
         </Button>
-        <Button color="red" onClick={onConfirm} loading={pending}>
+        <Button color="red.9" onClick={onConfirm} loading={pending}>
           {withChildren ? 'Delete with children' : 'Delete'}
         </Button>
       </Group>

@@ -24,7 +24,17 @@ export function DocumentActionsMenu({
     action();
   };
   return (
-    <Menu position="bottom-end" returnFocus={!handsOff} onOpen={() => setHandsOff(false)} withinPortal>
+    // No open/close animation: Mantine's two-frame exit could stay half-way when the rows re-render
+    // right after an item's action (a move), leaving a closed menu on screen.
+    <Menu
+      position="bottom-end"
+      returnFocus={!handsOff}
+      onOpen={() => setHandsOff(false)}
+      transitionProps={{ duration: 0 }}
+      // Its focusable placeholder is a menu child that is no menuitem (axe: aria-required-children).
+      withInitialFocusPlaceholder={false}
+      withinPortal
+    >
       <Menu.Target>
         <button type="button" className="tree-actions" aria-label="Document actions" tabIndex={tabbable ? 0 : -1}>
           <span aria-hidden="true">⋯</span>
@@ -43,11 +53,9 @@ export function DocumentActionsMenu({
         <Menu.Item onClick={takingFocus(() => commands.openDialog('move', row))}>Move to…</Menu.Item>
         <Menu.Divider />
         <Menu.Item onClick={takingFocus(() => commands.archive(row))}>Archive</Menu.Item>
-        <Menu.Item color="red" onClick={takingFocus(() => commands.openDialog('delete', row))}>
-          Delete
-        </Menu.Item>
+        <Menu.Item onClick={takingFocus(() => commands.openDialog('delete', row))}>Delete</Menu.Item>
         {row.expanded !== undefined && (
-          <Menu.Item color="red" onClick={takingFocus(() => commands.openDialog('delete-with-children', row))}>
+          <Menu.Item onClick={takingFocus(() => commands.openDialog('delete-with-children', row))}>
             Delete with children
           </Menu.Item>
         )}

@@ -23,11 +23,14 @@ const DeleteDocumentDialog = lazy(() =>
 );
 const MoveDocumentDialog = lazy(() => import('./MoveDocumentDialog').then((m) => ({ default: m.MoveDocumentDialog })));
 
-/** Where focus should go once the rows allow: a row, or (when it is gone) the row now at `fallback`. */
+/**
+ * Where focus should go once the rows allow: a row when it is (or appears) in the tree, or, for a
+ * row going away (archived, deleted), the row that takes its place once it is gone.
+ */
 interface FocusRequest {
   id: string;
-  /** null: wait for the row to appear (a moved document shows up once its new parent's list loads). */
-  fallback: number | null;
+  /** The index of the row that goes away. */
+  whenGone?: number;
 }
 
 /**
@@ -78,21 +81,26 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
 
   useRevealCurrent(currentId, indexOf, roots.isSuccess, expandAll, scrollToIndex);
 
-  const requestFocus = (id: string, fallback: number | null) => {
-    pendingFocus.current = { id, fallback };
-    setFocusedId(id);
+  const requestFocus = (id: string, whenGone?: number) => {
+    pendingFocus.current = { id, whenGone };
+    if (whenGone === undefined) setFocusedId(id);
   };
   // Focus follows the request once its row is rendered (scrolling to it first when needed).
   useLayoutEffect(() => {
     const want = pendingFocus.current;
     if (!want) return;
     let index = indexById.get(want.id);
-    if (index === undefined) {
-      if (want.fallback === null || rows.length === 0) return;
-      index = Math.min(want.fallback, rows.length - 1);
-      pendingFocus.current = { id: rows[index].item.id, fallback: null };
+    if (want.whenGone !== undefined) {
+      if (index !== undefined) return;
+      if (rows.length === 0) {
+        pendingFocus.current = null;
+        return;
+      }
+      index = Math.min(want.whenGone, rows.length - 1);
+      pendingFocus.current = { id: rows[index].item.id };
       setFocusedId(rows[index].item.id);
     }
+    if (index === undefined) return;
     const element = scrollRef.current?.querySelector<HTMLElement>(`[data-tree-id="${rows[index].item.id}"]`);
     if (element && pendingFocus.current?.id === rows[index].item.id) {
       pendingFocus.current = null;
@@ -155,7 +163,7 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
     startRename: (row) => setRenamingId(row.item.id),
     finishRename: (row, title, byKey) => {
       setRenamingId(null);
-      if (byKey) requestFocus(row.item.id, indexOf(row.item.id));
+      if (byKey) requestFocus(row.item.id);
       const next = title?.trim();
       if (next === undefined || next === row.item.title) return;
       void actions.run({ kind: 'rename', id: row.item.id, title: next });
@@ -166,7 +174,9 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
     },
     archive: (row) => {
       const index = indexOf(row.item.id);
-      void actions.run({ kind: 'archive', id: row.item.id }).then(() => requestFocus(row.item.id, index));
+      void actions
+        .run({ kind: 'archive', id: row.item.id })
+        .then((result) => requestFocus(row.item.id, result.ok ? index : undefined));
     },
     openDialog: (kind, row) => {
       actions.dismissError();
@@ -180,7 +190,7 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
   const onKeyDown = useTreeKeyboard({
     rows,
     focusedIndex: tabbableIndex,
-    focusRow: (index) => requestFocus(rows[index].item.id, index),
+    focusRow: (index) => requestFocus(rows[index].item.id),
     setExpanded,
     open: commands.open,
     rename: commands.startRename,
@@ -189,7 +199,7 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
   });
 
   const closeDialog = () => {
-    if (dialog) requestFocus(dialog.row.item.id, indexOf(dialog.row.item.id));
+    if (dialog) requestFocus(dialog.row.item.id);
     setDialog(null);
   };
   const confirmDelete = async (row: TreeRow, withChildren: boolean) => {
@@ -205,7 +215,7 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
   const moveTo = async (row: TreeRow, parentId: string | null) => {
     if (await move(row, { parentId })) {
       setDialog(null);
-      requestFocus(row.item.id, null);
+      requestFocus(row.item.id);
     }
   };
 

@@ -1,6 +1,6 @@
 import { Button, Group, Modal, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { documentTreeQuery } from '../../api/queries';
 import type { DocumentTreeNode } from '../../api/types';
 import { useApi } from '../../auth/AuthContext';
@@ -46,6 +46,7 @@ export function MoveDocumentDialog({
 }) {
   const api = useApi();
   const tree = useQuery(documentTreeQuery(api, workspaceId));
+  const hintId = useId();
   const [filter, setFilter] = useState('');
   const [choice, setChoice] = useState<string>('');
   const places = useMemo(() => (tree.data ? placesFor(tree.data, row.item.id) : []), [tree.data, row.item.id]);
@@ -58,7 +59,15 @@ export function MoveDocumentDialog({
   const options: Place[] = [{ id: null, label: 'Top level' }, ...matching.slice(0, SHOWN)];
 
   return (
-    <Modal opened onClose={onClose} returnFocus={false} title={`Move “${title}”`} centered size="lg">
+    <Modal
+      opened
+      onClose={onClose}
+      returnFocus={false}
+      title={`Move “${title}”`}
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      centered
+      size="lg"
+    >
       <form
         className="move-form"
         onSubmit={(event) => {
@@ -68,11 +77,14 @@ export function MoveDocumentDialog({
       >
         <TextInput
           label="Find a place"
-          description="Type part of a title; the document goes last under the place you choose."
+          aria-describedby={hintId}
           value={filter}
           onChange={(event) => setFilter(event.currentTarget.value)}
           data-autofocus
         />
+        <p id={hintId} className="tree-hint">
+          Type part of a title; the document goes last among the children of the place you choose.
+        </p>
         {tree.isPending && <p role="status">Loading the documents…</p>}
         {tree.error && <p role="alert">{tree.error.message}</p>}
         <fieldset className="move-places">

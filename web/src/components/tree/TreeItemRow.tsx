@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, type SyntheticEvent } from 'react';
 import type { TreeCommands } from './commands';
 import { DocumentActionsMenu } from './DocumentActionsMenu';
 import type { DropZone } from './moves';
@@ -47,9 +47,11 @@ export const TreeItemRow = memo(function TreeItemRow(props: TreeItemRowProps) {
       className={classes.join(' ')}
       style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT, paddingLeft: (row.level - 1) * INDENT_PX + 4 }}
       onFocus={() => commands.focused(row)}
-      onPointerDown={(event) => commands.pointerDown(event, row)}
-      onClick={() => {
-        if (!renaming && !commands.wasDropped()) commands.open(row);
+      onPointerDown={(event) => {
+        if (ownEvent(event)) commands.pointerDown(event, row);
+      }}
+      onClick={(event) => {
+        if (ownEvent(event) && !renaming && !commands.wasDropped()) commands.open(row);
       }}
     >
       <span
@@ -81,3 +83,12 @@ export const TreeItemRow = memo(function TreeItemRow(props: TreeItemRowProps) {
     </div>
   );
 });
+
+/**
+ * A click or press on the item itself: not on its actions button or rename field, and not on the
+ * actions menu, whose events reach the item through React's tree although it sits in a portal.
+ */
+function ownEvent(event: SyntheticEvent<HTMLElement>): boolean {
+  const target = event.target as HTMLElement;
+  return event.currentTarget.contains(target) && !target.closest('button, input');
+}
