@@ -69,11 +69,13 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
     },
     [tabbableIndex],
   );
+  // Stable between renders: a new key function would have the virtualizer lay out every row again.
+  const getItemKey = useCallback((index: number) => rows[index].item.id, [rows]);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    getItemKey: (index) => rows[index].item.id,
+    estimateSize: rowHeight,
+    getItemKey,
     overscan: 12,
     rangeExtractor,
   });
@@ -332,6 +334,8 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
     </div>
   );
 }
+
+const rowHeight = () => ROW_HEIGHT;
 
 /** A stable TreeCommands whose every call goes to the latest implementation (so rows need not re-render for new closures). */
 function delegateTo(latest: { current: TreeCommands }): TreeCommands {
