@@ -252,6 +252,14 @@ describe('the document tree', () => {
     await waitForFocus('Alpha');
     await page.keyboard.type('g');
     await waitForFocus('Gamma');
+    // Shift+F10 opens the item's actions; Escape closes them and focus is back on the item.
+    await page.keyboard.down('Shift');
+    await page.keyboard.press('F10');
+    await page.keyboard.up('Shift');
+    await page.locator('::-p-aria([name="Move to…"][role="menuitem"])').wait();
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(`!document.querySelector('[role="menu"]')`);
+    await waitForFocus('Gamma');
     expect((await visibleItems()).filter((i) => i.tabindex === '0').map((i) => i.name)).toEqual(['Gamma']);
 
     await page.keyboard.press('Enter');
@@ -372,6 +380,11 @@ describe('the document tree', () => {
     await page.locator('::-p-aria([name="Archived documents"][role="list"])').wait();
     expect(await textOf('ul[aria-label="Archived documents"]')).toContain('Shelf and 1 below');
     await expectAxeClean();
+    // Dark as well as light (Mantine follows the system's scheme; the tree's colors follow Mantine's).
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await page.waitForFunction(`document.documentElement.getAttribute('data-mantine-color-scheme') === 'dark'`);
+    await expectAxeClean();
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
     await page.locator('::-p-aria([name="Restore Shelf"][role="button"])').click();
     await treeItem('Shelf');
     await page.locator('::-p-text(Nothing is archived)').wait();

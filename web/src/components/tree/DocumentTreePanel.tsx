@@ -196,8 +196,13 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
     setExpanded,
     open: commands.open,
     rename: commands.startRename,
-    openMenu: (row) =>
-      scrollRef.current?.querySelector<HTMLButtonElement>(`[data-tree-id="${row.item.id}"] .tree-actions`)?.click(),
+    // After this key event is done: a menu opened inside it closes again straight away.
+    openMenu: (row) => {
+      const button = scrollRef.current?.querySelector<HTMLButtonElement>(
+        `[data-tree-id="${row.item.id}"] .tree-actions`,
+      );
+      setTimeout(() => button?.click(), 0);
+    },
   });
 
   const closeDialog = () => {
