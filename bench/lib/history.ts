@@ -1,3 +1,4 @@
+import { paragraphWithId } from '@wiki/testing';
 import type { RequestSpec } from 'autocannon';
 import { type Api, call, retitling } from './endpoints.js';
 import { type CpuMeter, type LoadResult, load } from './load.js';
@@ -71,26 +72,20 @@ const revisionsOf = async (api: Api, documentId: string) =>
     )
   ).data.content;
 
-const block = (id: string, text: string) => ({
-  id,
-  type: 'paragraph',
-  props: {},
-  content: [{ type: 'text', text, styles: {} }],
-  children: [],
-});
-
 /** 2,000 paragraphs, then the same with 100 changed, 20 removed, 20 added and 10 moved. */
 function twoThousandBlocks(): { before: unknown[]; after: unknown[] } {
   const before = Array.from({ length: 2000 }, (_, i) =>
-    block(`b${i}`, `Paragraph ${i}: the quick brown fox jumps over the lazy dog near the river bank.`),
+    paragraphWithId(`b${i}`, `Paragraph ${i}: the quick brown fox jumps over the lazy dog near the river bank.`),
   );
   const after = before.map((b, i) =>
-    i % 20 === 0 ? block(`b${i}`, `Paragraph ${i}: the quick red fox walks past the sleeping dog by the river.`) : b,
+    i % 20 === 0
+      ? paragraphWithId(`b${i}`, `Paragraph ${i}: the quick red fox walks past the sleeping dog by the river.`)
+      : b,
   );
   const kept = after.filter((_, i) => i % 100 !== 7);
   const moved = kept.splice(500, 10);
   kept.splice(1500, 0, ...moved);
-  for (let i = 0; i < 20; i++) kept.splice(i * 90, 0, block(`new${i}`, `An added paragraph number ${i}.`));
+  for (let i = 0; i < 20; i++) kept.splice(i * 90, 0, paragraphWithId(`new${i}`, `An added paragraph number ${i}.`));
   return { before, after: kept };
 }
 
@@ -196,7 +191,7 @@ export async function benchHistory(opts: HistoryBenchOptions): Promise<Omit<Hist
     ).data.id;
     await call(api, 'PUT', `/api/v1/documents/${id}`, {
       title: `Restored ${i}, second`,
-      content: [block(`r${i}`, 'second text')],
+      content: [paragraphWithId(`r${i}`, 'second text')],
     });
     restorable.push({ id, revisions: (await revisionsOf(api, id)).map((r) => r.id) });
   }

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import {
   collabConverges,
   exportWorkersShareQueue,
+  historyAcrossReplicas,
   mcpOnBothReplicas,
   notificationStreamsOnBothReplicas,
   oneNotificationPerMention,
@@ -10,8 +11,8 @@ import {
 import { launchReplicaPlatform, type ReplicaPlatform } from './replica-platform.js';
 
 /**
- * `npm run test:replicas`: every behaviour of issue 19 point 1 on one platform that `npm start`
- * launched at REPLICAS=2. Not part of `npm test`, which runs a subset on the launch of
+ * `npm run test:replicas`: every behaviour of issue 19 point 1, and issue 26's history, on one
+ * platform that `npm start` launched at REPLICAS=2. Not part of `npm test`, which runs a subset on the launch of
  * start-replicas.test.ts (this file's suffix keeps it out of the default vitest projects).
  */
 describe('every behaviour at two replicas, through the gateway', () => {
@@ -41,6 +42,11 @@ describe('every behaviour at two replicas, through the gateway', () => {
   it(
     '6. collab editors on both replicas converge, and REST reads the result',
     () => collabConverges(platform!),
+    150_000,
+  );
+  it(
+    '7. document history: one of two racing writers wins, the same list from either replica, a restore reaches live editors',
+    () => historyAcrossReplicas(platform!),
     150_000,
   );
 });

@@ -1,21 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import {
+  type CollabEditor,
+  collabUrl,
+  connectEditor,
   createDocument,
   eventually,
   expectStatus,
   paragraph,
+  paragraphWithId,
+  restDocument,
   type SignedInUser,
   type Stack,
   signInNew,
+  typeParagraph,
   workspaceWith,
 } from '@wiki/testing';
 import { expect } from 'vitest';
-import type { Editor } from '../../services/collab/test/helpers.js';
 import { SseStream } from '../../services/notification/test/sse.js';
 import type { ReplicaPlatform } from './replica-platform.js';
 
 /**
- * What issue 19 asks of two replicas, each proven end to end through the gateway of a platform
+ * What issues 19 and 26 (history) ask of two replicas, each proven end to end through the gateway of a platform
  * that `npm start` launched at REPLICAS=2 (replica-platform.ts). Each behaviour makes its own
  * users and documents, so they run in any order on one launch; which replica did what is read
  * from the replicas' own /metrics and from the launcher's log prefixes (`mcp`, `mcp-2`).
@@ -25,8 +30,8 @@ const tag = () => randomBytes(4).toString('hex');
 
 // The notification tests' helpers (services/notification/test/helpers.ts) import the services'
 // code to start a stack in-process; the three used here are small enough to have without it, so
-// the subset in start-replicas.test.ts loads no service. The MCP and collab clients are imported
-// where used, for the same reason.
+// the subset in start-replicas.test.ts loads no service. The MCP client is imported where used,
+// for the same reason.
 const mention = (user: SignedInUser) => `@[${user.name}](${user.id})`;
 
 async function createThread(stack: Stack, as: SignedInUser, documentId: string, content: string): Promise<string> {
@@ -275,15 +280,34 @@ export async function exportWorkersShareQueue(p: ReplicaPlatform, perRound = 8):
 }
 
 /**
+ * An editor connected through the gateway's /collab and synced. A replica's first room loads
+ * BlockNote's server editor (React, jsdom), which takes seconds on a busy machine: a longer wait
+ * than synced()'s.
+ */
+async function connectSlowly(stack: Stack, documentId: string, as: SignedInUser): Promise<CollabEditor> {
+  const e = connectEditor(collabUrl(stack), documentId, as.token);
+  try {
+    await eventually(
+      () => {
+        expect(e.denied).toEqual([]);
+        expect(e.provider.isSynced).toBe(true);
+      },
+      { timeoutMs: 45_000, intervalMs: 100 },
+    );
+  } catch (error) {
+    e.destroy();
+    throw error;
+  }
+  return e;
+}
+
+/**
  * 6. Collaboration: editors of one document on both collab replicas (connections opened through
  * the gateway's /collab until each replica holds one) converge on the same text, which the
  * REST read then shows.
  */
 export async function collabConverges(p: ReplicaPlatform): Promise<void> {
   const { stack } = p;
-  const { collabUrl, connectEditor, restDocument, typeParagraph } = await import(
-    '../../services/collab/test/helpers.js'
-  );
   const [owner, editor] = await Promise.all([signInNew(stack, 'Olga Owner'), signInNew(stack, 'Ed Editor')]);
   const ws = await workspaceWith(stack, owner, [[editor, 'EDITOR']]);
   const doc = await createDocument(stack, owner, {
@@ -291,22 +315,12 @@ export async function collabConverges(p: ReplicaPlatform): Promise<void> {
     title: 'Converge',
     content: [paragraph('base')],
   });
-  const editors: Editor[] = [];
+  const editors: CollabEditor[] = [];
   try {
     const before = await p.metric('collab', 'collab_connections_open');
     for (let i = 0; i < 6; i++) {
       const as: SignedInUser = i % 2 === 0 ? owner : editor;
-      const e = connectEditor(collabUrl(stack), doc.id, as.token);
-      editors.push(e);
-      // A replica's first room loads BlockNote's server editor (React, jsdom), which takes
-      // seconds on a busy machine: a longer wait than synced()'s.
-      await eventually(
-        () => {
-          expect(e.denied).toEqual([]);
-          expect(e.provider.isSynced).toBe(true);
-        },
-        { timeoutMs: 45_000, intervalMs: 100 },
-      );
+      editors.push(await connectSlowly(stack, doc.id, as));
       const now = await p.metric('collab', 'collab_connections_open');
       if (now.every((open, replica) => open > before[replica])) break;
     }
@@ -327,6 +341,111 @@ export async function collabConverges(p: ReplicaPlatform): Promise<void> {
       },
       { timeoutMs: 30_000, intervalMs: 200 },
     );
+  } finally {
+    for (const e of editors) e.destroy();
+  }
+}
+
+interface RevisionSummary {
+  id: string;
+  revision: number;
+  source: string;
+}
+
+/**
+ * 7. Document history (issue 26, ARCHITECTURE 5.16): two writers PUT on the same revision at once
+ * (If-Match), in rounds until the pair went to both document replicas: exactly one 200, the other
+ * 412 naming the winner's revision. The list of revisions is the same whichever replica answers.
+ * A restore while editors are connected through /collab (on both collab replicas) reaches every
+ * editor, once, and answers with the new revision as its ETag.
+ */
+export async function historyAcrossReplicas(p: ReplicaPlatform): Promise<void> {
+  const { stack } = p;
+  const [owner, editor] = await Promise.all([signInNew(stack, 'Hana Historian'), signInNew(stack, 'Ivo Reviser')]);
+  const ws = await workspaceWith(stack, owner, [[editor, 'EDITOR']]);
+  const first = paragraphWithId(`first-${tag()}`, 'The first wording');
+  const doc = await createDocument(stack, owner, { workspaceId: ws.id, title: 'History', content: [first] });
+  const path = `/api/v1/documents/${doc.id}`;
+  const put = (as: SignedInUser, body: object, headers: Record<string, string> = {}) =>
+    stack.request('PUT', path, { token: as.token, body, headers });
+  // Another author: a revision of its own, whatever REVISION_INTERVAL_S folds.
+  const rewritten = await put(editor, {
+    content: [{ ...first, content: [{ type: 'text', text: 'A rewrite', styles: {} }] }],
+  });
+  let revision = expectStatus(rewritten, 200, 'the rewrite').body.data.revision as number;
+
+  let split = false;
+  for (let round = 0; round < 8 && !split; round++) {
+    const ids = [`race-${tag()}`, `race-${tag()}`];
+    const answers = await Promise.all(
+      [owner, editor].map((as, i) =>
+        put(as, { title: `Race ${round} by ${as.name}` }, { 'if-match': `"${revision}"`, 'x-request-id': ids[i] }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
+    const won = answers.find((a) => a.status === 200)!;
+    const lost = answers.find((a) => a.status === 412)!;
+    expect(won.body.data.revision).toBe(revision + 1);
+    expect(won.headers.etag).toBe(`"${revision + 1}"`);
+    expect(lost.body.error).toMatchObject({ code: 'PRECONDITION_FAILED', details: [{ current: revision + 1 }] });
+    revision += 1;
+    const servers = await eventually(() => {
+      const by = p.servedBy('document', path, ids);
+      expect(by).toHaveLength(2);
+      return by;
+    });
+    split = new Set(servers).size === 2;
+  }
+  expect(split).toBe(true);
+
+  // The same list from either replica (each names the users from its own projection).
+  const listIds = Array.from({ length: 6 }, () => `list-${tag()}`);
+  const lists: Array<{ content: RevisionSummary[]; totalElements: number }> = [];
+  for (const id of listIds) {
+    const res = await stack.request('GET', `${path}/revisions?size=100`, {
+      token: editor.token,
+      headers: { 'x-request-id': id },
+    });
+    lists.push(expectStatus(res, 200, 'the revisions').body.data);
+  }
+  for (const list of lists) expect(list).toEqual(lists[0]);
+  const revisions = lists[0].content;
+  expect(revisions[0].revision).toBe(revision);
+  await eventually(() =>
+    expect([...new Set(p.servedBy('document', `${path}/revisions`, listIds))].sort()).toEqual([
+      'document',
+      'document-2',
+    ]),
+  );
+
+  const editors: CollabEditor[] = [];
+  try {
+    const before = await p.metric('collab', 'collab_connections_open');
+    for (let i = 0; i < 6; i++) {
+      editors.push(await connectSlowly(stack, doc.id, i % 2 === 0 ? owner : editor));
+      const now = await p.metric('collab', 'collab_connections_open');
+      if (now.every((open, replica) => open > before[replica])) break;
+    }
+    const now = await p.metric('collab', 'collab_connections_open');
+    expect(now.map((open, replica) => open > before[replica])).toEqual([true, true]);
+    for (const e of editors) expect(e.text()).toBe('A rewrite');
+
+    const oldest = revisions.at(-1)!;
+    expect(oldest.revision).toBe(1);
+    const restored = await stack.request('POST', `${path}/revisions/${oldest.id}/restore`, { token: editor.token });
+    const answer = expectStatus(restored, 200, 'the restore').body.data;
+    expect(answer.revision).toBe(revision + 1);
+    expect(restored.headers.etag).toBe(`"${answer.revision}"`);
+    expect(JSON.parse(answer.content)).toEqual([first]);
+
+    // Every editor, on either replica, shows the restored text, once.
+    await eventually(() => {
+      for (const e of editors) expect(e.text()).toBe('The first wording');
+    });
+    const [latest] = (await stack.request('GET', `${path}/revisions?size=1`, { token: owner.token })).body.data
+      .content as RevisionSummary[];
+    expect(latest).toMatchObject({ revision: answer.revision, source: 'RESTORE' });
+    expect((await restDocument(stack, owner.token, doc.id)).content).toContain('The first wording');
   } finally {
     for (const e of editors) e.destroy();
   }

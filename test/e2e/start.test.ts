@@ -157,6 +157,29 @@ describe('npm start', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it('serves the built web app at / and tells the browser how to sign in', async () => {
+    const page = await fetch(`${gateway}/w/any/d/thing`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    const script = html.match(/<script[^>]+src="(\/assets\/[^"]+\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${gateway}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+
+    const signIn = await fetch(`${gateway}/auth/config`);
+    expect(await signIn.json()).toMatchObject({ provider: 'oidc', issuer: jwks.issuer });
+    // The dev provider's form is not there under oidc.
+    const dev = await fetch(`${gateway}/auth/dev/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ada@example.com' }),
+    });
+    expect(dev.status).toBe(404);
+  });
+
   it('stops every process on SIGINT', async () => {
     const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
     child!.kill('SIGINT');

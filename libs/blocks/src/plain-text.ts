@@ -1,3 +1,5 @@
+import { cutText } from '@wiki/http';
+
 /**
  * Plain text of block-editor content (BlockNote's JSON): the text a reader sees, one line per
  * block, nested blocks after their parent, table rows as lines of tab-separated cells. It feeds
@@ -104,15 +106,7 @@ export const EXCERPT_LENGTH = 200;
 
 /** The first 200 characters of the plain text (whole code points: an emoji is never cut in half). */
 export function excerptOf(plainText: string): string {
-  if (plainText.length <= EXCERPT_LENGTH) return plainText;
-  let out = '';
-  let count = 0;
-  for (const ch of plainText) {
-    if (count === EXCERPT_LENGTH) break;
-    out += ch;
-    count++;
-  }
-  return out;
+  return cutText(plainText, EXCERPT_LENGTH);
 }
 
 /** Words: whitespace-separated runs holding at least one letter or digit (a lone "-" is no word). */

@@ -151,6 +151,11 @@ export function paragraph(text: string) {
   return { type: 'paragraph', props: {}, content: [{ type: 'text', text, styles: {} }], children: [] };
 }
 
+/** A paragraph block with an id of the caller's choosing (as BlockNote stores them): diffs and merges match blocks by id. */
+export function paragraphWithId(id: string, text: string, children: unknown[] = []) {
+  return { id, ...paragraph(text), children };
+}
+
 /** An envelope as a service's outbox holds it. */
 export interface OutboxEvent {
   id: string;

@@ -1,4 +1,5 @@
 export * from './bus.js';
+export * from './collab-client.js';
 export * from './event-factories.js';
 export * from './events.js';
 export * from './events-database.js';

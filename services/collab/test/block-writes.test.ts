@@ -1,18 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createDocument, eventually, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
-import { startPlatform } from '../../../test/platform.js';
-import { type RunningCollab, startService as startCollab } from '../src/service.js';
 import {
+  type CollabEditor,
   collabUrl,
   connectEditor,
-  type Editor,
+  createDocument,
+  eventually,
   paragraphWithId,
   restDocument,
+  type SignedInUser,
+  type Stack,
+  signInNew,
   storedTexts,
   synced,
   typeInto,
-} from './helpers.js';
+  workspaceWith,
+} from '@wiki/testing';
+import { startPlatform } from '../../../test/platform.js';
+import { type RunningCollab, startService as startCollab } from '../src/service.js';
 
 /**
  * REST writes taken into open rooms block by block (ARCHITECTURE 5.16): what someone types in a
@@ -24,7 +29,7 @@ describe('REST writes reach open rooms block by block', () => {
   let owner: SignedInUser;
   let editor: SignedInUser;
   let ws: string;
-  const editors: Editor[] = [];
+  const editors: CollabEditor[] = [];
   const replicas: RunningCollab[] = [];
 
   const open = (url: string, doc: string, as: SignedInUser) => {

@@ -1,27 +1,25 @@
 import { once } from 'node:events';
 import {
   addMember,
+  type CollabEditor,
   type CreatedDocument,
+  collabUrl,
+  connectEditor,
   createDocument,
   createWorkspace,
+  deniedReason,
   eventually,
   paragraph,
+  restDocument,
   type SignedInUser,
   type Stack,
   signInNew,
+  synced,
+  typeParagraph,
   workspaceWith,
 } from '@wiki/testing';
 import WebSocket from 'ws';
-import {
-  collabUrl,
-  connectEditor,
-  deniedReason,
-  type Editor,
-  restDocument,
-  startCollabStack,
-  synced,
-  typeParagraph,
-} from './helpers.js';
+import { startCollabStack } from './helpers.js';
 
 describe('collaboration through the gateway (Hocuspocus provider clients)', () => {
   let t: Stack;
@@ -31,7 +29,7 @@ describe('collaboration through the gateway (Hocuspocus provider clients)', () =
   let commenter: SignedInUser;
   let stranger: SignedInUser;
   let ws: string;
-  const editors: Editor[] = [];
+  const editors: CollabEditor[] = [];
 
   const open = async (doc: string, as: SignedInUser) => {
     const e = connectEditor(collabUrl(t), doc, as.token);

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
-import { createDocument, createWorkspace, paragraph, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
+import {
+  collabUrl,
+  createDocument,
+  createWorkspace,
+  paragraph,
+  type SignedInUser,
+  type Stack,
+  signInNew,
+} from '@wiki/testing';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { collabUrl, startCollabStack } from './helpers.js';
+import { startCollabStack } from './helpers.js';
 
 /**
  * Issue 11, point 4, end to end: the provider's in-protocol token goes gateway -> collab ->

@@ -1,18 +1,24 @@
 import type { AddressInfo } from 'node:net';
 import {
+  COLLAB_FRAGMENT,
+  type CollabEditor,
+  collabUrl,
+  connectEditor,
   createDocument,
+  deniedReason,
   eventually,
   paragraph,
   type SignedInUser,
   type Stack,
   signInNew,
+  synced,
   workspaceWith,
 } from '@wiki/testing';
 import type * as Y from 'yjs';
 import { TOO_MANY_CONNECTIONS } from '../src/collab-server.js';
 import { type RunningCollab, startService as startCollab, TOO_MANY_UPDATES } from '../src/service.js';
 import { DEFAULT_COLLAB_SETTINGS } from '../src/settings.js';
-import { collabUrl, connectEditor, deniedReason, type Editor, FRAGMENT, startCollabStack, synced } from './helpers.js';
+import { startCollabStack } from './helpers.js';
 
 /**
  * COLLAB_CONNECTIONS_PER_USER across replicas and the per-socket message rate
@@ -30,7 +36,7 @@ describe('collaboration limits', () => {
   let bob: SignedInUser;
   let ws: string;
   let docId: string;
-  const editors: Editor[] = [];
+  const editors: CollabEditor[] = [];
   const replicas: RunningCollab[] = [];
 
   const open = (url: string, as: SignedInUser, options: Parameters<typeof connectEditor>[3] = {}, doc = docId) => {
@@ -46,16 +52,16 @@ describe('collaboration limits', () => {
     return `ws://127.0.0.1:${(replica.app.server.address() as AddressInfo).port}/collab`;
   };
   /** Settled: every change the provider sent was taken by the server. */
-  const settled = (e: Editor) => eventually(() => expect(e.provider.hasUnsyncedChanges).toBe(false));
-  const tooManyUpdates = (e: Editor) =>
+  const settled = (e: CollabEditor) => eventually(() => expect(e.provider.hasUnsyncedChanges).toBe(false));
+  const tooManyUpdates = (e: CollabEditor) =>
     e.closes.some((c) => c.code === TOO_MANY_UPDATES.code && c.reason === TOO_MANY_UPDATES.reason);
   /** The text of the first paragraph, where `typeInto` types. */
   const firstText = (doc: Y.Doc) => {
-    const container = (doc.getXmlFragment(FRAGMENT).get(0) as Y.XmlElement).get(0) as Y.XmlElement;
+    const container = (doc.getXmlFragment(COLLAB_FRAGMENT).get(0) as Y.XmlElement).get(0) as Y.XmlElement;
     return (container.get(0) as Y.XmlElement).get(0) as Y.XmlText;
   };
   /** One keystroke: one Yjs update, as an editor sends it. */
-  const typeInto = (e: Editor, char: string) => {
+  const typeInto = (e: CollabEditor, char: string) => {
     const text = firstText(e.doc);
     text.insert(text.length, char);
   };

@@ -1,11 +1,22 @@
-import { createDocument, eventually, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
+import {
+  type CollabEditor,
+  collabUrl,
+  connectEditor,
+  createDocument,
+  eventually,
+  type SignedInUser,
+  type Stack,
+  signInNew,
+  synced,
+  workspaceWith,
+} from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collabUrl, connectEditor, type Editor, startCollabStack, synced } from './helpers.js';
+import { startCollabStack } from './helpers.js';
 
 let stack: Stack;
 let owner: SignedInUser;
 let workspaceId: string;
-const editors: Editor[] = [];
+const editors: CollabEditor[] = [];
 
 beforeAll(async () => {
   stack = await startCollabStack();

@@ -1,18 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@wiki/config';
 import {
+  type CollabEditor,
+  collabUrl,
+  connectEditor,
   createDocument,
   eventually,
   paragraph,
+  paragraphWithId,
+  restDocument,
   type SignedInUser,
   type Stack,
   signInNew,
+  synced,
+  typeParagraph,
   workspaceWith,
 } from '@wiki/testing';
 import WebSocket from 'ws';
 import { startPlatform } from '../../../test/platform.js';
 import { type RunningCollab, startService as startCollab } from '../src/service.js';
-import { collabUrl, connectEditor, type Editor, restDocument, synced, typeParagraph } from './helpers.js';
 
 /** A replica's configuration that stores a room only after a minute (COLLAB_DEBOUNCE_MS). */
 const storingAfterAMinute = (config: Config): Config => ({
@@ -26,7 +33,7 @@ describe('collaboration replicas and restarts', () => {
   let owner: SignedInUser;
   let editor: SignedInUser;
   let ws: string;
-  const editors: Editor[] = [];
+  const editors: CollabEditor[] = [];
   const replicas: RunningCollab[] = [];
 
   const startReplica = async () => {
@@ -201,5 +208,33 @@ describe('collaboration replicas and restarts', () => {
       headers: { 'x-internal-api-key': t.config.internalApiKey },
     });
     expect(stored.status).toBe(200);
+  });
+
+  // Pins a known limit (docs/DECISIONS.md, "Block diff and block-level merge"): should this start
+  // failing, the limit is gone and the entry there goes with it.
+  it('known limit: a replica that opens a room from content newer than its peer’s unsaved room shows the document twice', async () => {
+    const slow = await startCollab(storingAfterAMinute(t.config));
+    await slow.app.listen({ port: 0, host: '127.0.0.1' });
+    replicas.push(slow);
+    const aUrl = `ws://127.0.0.1:${(slow.app.server.address() as AddressInfo).port}/collab`;
+    const b = await startReplica();
+    const [alpha, xray] = [paragraphWithId(randomUUID(), 'alpha'), paragraphWithId(randomUUID(), 'xray')];
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Twice', content: [alpha] });
+    const onA = await open(aUrl, doc.id, owner);
+    // A takes the write into its room block by block; it stores a minute later.
+    const put = await t.request('PUT', `/api/v1/documents/${doc.id}`, {
+      token: owner.token,
+      body: { content: [alpha, xray] },
+    });
+    expect(put.status).toBe(200);
+    await eventually(() => expect(onA.text()).toBe('alpha\nxray'));
+
+    // The stored state is stale, so B builds its room from the content, with items of its own;
+    // the replicas' sync then hands each room the other's copy.
+    const onB = await open(b.url, doc.id, editor);
+    await eventually(() => {
+      expect(onB.text()).toBe('alpha\nxray\nalpha\nxray');
+      expect(onA.text()).toBe(onB.text());
+    });
   });
 });

@@ -1,22 +1,19 @@
-import { createDocument, eventually, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
 import {
+  type CollabEditor,
   collabUrl,
   connectEditor,
-  type Editor,
+  createDocument,
+  eventually,
+  paragraphWithId,
   restDocument,
-  startCollabStack,
+  type SignedInUser,
+  type Stack,
+  signInNew,
   synced,
   typeParagraph,
-} from './helpers.js';
-
-/** A paragraph block with a fixed id: a restore changes it in place. */
-const block = (id: string, text: string) => ({
-  id,
-  type: 'paragraph',
-  props: {},
-  content: [{ type: 'text', text, styles: {} }],
-  children: [],
-});
+  workspaceWith,
+} from '@wiki/testing';
+import { startCollabStack } from './helpers.js';
 
 // ARCHITECTURE 5.16: a restore reaches open editors, and what they type meanwhile stays.
 describe('restoring a revision with two live editors open', () => {
@@ -24,7 +21,7 @@ describe('restoring a revision with two live editors open', () => {
   let owner: SignedInUser;
   let editor: SignedInUser;
   let ws: string;
-  const editors: Editor[] = [];
+  const editors: CollabEditor[] = [];
 
   beforeAll(async () => {
     // Every change a revision of its own; rooms store their edits seconds after the last one, so
@@ -46,11 +43,11 @@ describe('restoring a revision with two live editors open', () => {
     const doc = await createDocument(t, owner, {
       workspaceId: ws,
       title: 'Live',
-      content: [block('a', 'The original wording'), block('b', 'A second paragraph')],
+      content: [paragraphWithId('a', 'The original wording'), paragraphWithId('b', 'A second paragraph')],
     });
     const edited = await t.request('PUT', `/api/v1/documents/${doc.id}`, {
       token: owner.token,
-      body: { content: [block('a', 'A rewrite nobody liked'), block('b', 'A second paragraph')] },
+      body: { content: [paragraphWithId('a', 'A rewrite nobody liked'), paragraphWithId('b', 'A second paragraph')] },
     });
     expect(edited.status).toBe(200);
     const revisions = await t.request('GET', `/api/v1/documents/${doc.id}/revisions`, { token: owner.token });

@@ -648,6 +648,33 @@ describe('documents: CRUD, fields, limits and roles (through the gateway)', () =
       }
     });
 
+    it("answers the caller's role and canEdit (EDITOR and up, not archived); 404 to non-members", async () => {
+      const doc = await createDocument(t, editor, { workspaceId: ws, title: 'Whose' });
+      const permission = (u: SignedInUser | null) => t.call('GET', `/api/v1/documents/${doc.id}/permission`, u);
+      const expected = [
+        [owner, 'OWNER', true],
+        [admin, 'ADMIN', true],
+        [editor, 'EDITOR', true],
+        [commenter, 'COMMENTER', false],
+        [viewer, 'VIEWER', false],
+      ] as const;
+      for (const [u, role, canEdit] of expected) {
+        const res = await permission(u);
+        expect(res.status, u.email).toBe(200);
+        expect(res.body.data).toEqual({ role, canEdit, workspaceId: ws });
+      }
+      expect((await t.call('PUT', `/api/v1/documents/${doc.id}`, editor, { isArchived: true })).status).toBe(200);
+      for (const [u, role] of expected) expect((await permission(u)).body.data).toMatchObject({ role, canEdit: false });
+
+      expect((await permission(stranger)).status).toBe(404);
+      expect((await permission(null)).status).toBe(401);
+      const unknown = await t.call('GET', '/api/v1/documents/00000000-0000-4000-8000-000000000000/permission', owner);
+      expect(unknown.status).toBe(404);
+      expect((await t.call('GET', '/api/v1/documents/not-a-uuid/permission', owner)).body.error.code).toBe(
+        'VALIDATION_ERROR',
+      );
+    });
+
     it('loses access as soon as the member is removed', async () => {
       const leaver = await signInNew(t, 'Lee Leaver');
       const member = await addMember(t, ws, owner, leaver, 'EDITOR');

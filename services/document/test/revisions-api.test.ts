@@ -1,11 +1,15 @@
 import { sql } from '@wiki/db';
-import { createDocument, createWorkspace, ISO_RE, type SignedInUser, signInNew, workspaceWith } from '@wiki/testing';
+import {
+  // Diffs match blocks by id: blocks with ids of the test's choosing.
+  paragraphWithId as block,
+  createDocument,
+  createWorkspace,
+  ISO_RE,
+  type SignedInUser,
+  signInNew,
+  workspaceWith,
+} from '@wiki/testing';
 import { type DocStack, startDocStack } from './helpers.js';
-
-/** A paragraph block with an id of the test's choosing (diffs match blocks by id). */
-function block(id: string, text: string, children: unknown[] = []) {
-  return { id, type: 'paragraph', props: {}, content: [{ type: 'text', text, styles: {} }], children };
-}
 
 const SUMMARY_KEYS = [
   'contributors',
@@ -261,7 +265,9 @@ describe('document history routes', () => {
 
       const res = await t.call('POST', `${history(doc.id)}/${first.id}/restore`, editor);
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ id: doc.id, title: 'Plan A', icon: '🅰️', wordCount: 2 });
+      expect(res.body.data).toMatchObject({ id: doc.id, title: 'Plan A', icon: '🅰️', wordCount: 2, revision: 3 });
+      // The answer's ETag is the revision it carries, as GET and PUT answers' are: what If-Match takes back.
+      expect(res.headers.etag).toBe(`"${res.body.data.revision}"`);
       expect(JSON.parse(res.body.data.content)).toEqual([block('a', 'first plan')]);
       const [restored] = (await list(doc.id)).content;
       expect(restored).toMatchObject({ revision: 3, source: 'RESTORE', title: 'Plan A', createdBy: { id: editor.id } });
@@ -277,7 +283,8 @@ describe('document history routes', () => {
       // Restoring the state the document already holds changes nothing.
       const again = await t.call('POST', `${history(doc.id)}/${first.id}/restore`, editor);
       expect(again.status).toBe(200);
-      expect(again.body.data).toMatchObject({ title: 'Plan A' });
+      expect(again.body.data).toMatchObject({ title: 'Plan A', revision: 3 });
+      expect(again.headers.etag).toBe('"3"');
       expect(await rowsOf(doc.id)).toBe(3);
       expect((await t.outbox('document.updated')).filter((e) => e.data.id === doc.id)).toHaveLength(updated.length);
     });
@@ -457,5 +464,8 @@ describe('document history routes', () => {
       '503',
     ]);
     expect(statuses(`${base}/{revisionId}`, 'delete')).toEqual(['204', '400', '401', '403', '404', '409', '503']);
+    // A restore answers as GET and PUT do, with the revision as ETag.
+    const restored = spec.paths[`${base}/{revisionId}/restore`]?.post?.responses['200'] as { headers?: object };
+    expect(Object.keys(restored.headers ?? {})).toEqual(['etag']);
   });
 });

@@ -1,5 +1,7 @@
 import {
   addMember,
+  collabUrl,
+  connectEditor,
   createDocument,
   createWorkspace,
   eventually,
@@ -8,10 +10,11 @@ import {
   type SignedInUser,
   type Stack,
   signInNew,
+  synced,
+  typeParagraph,
 } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform } from '../../../test/platform.js';
-import { collabUrl, connectEditor, synced, typeParagraph } from '../../collab/test/helpers.js';
 import { type Connected, closeClientConnections, connect, mcpKeyOf } from './helpers.js';
 
 /**

@@ -1,12 +1,33 @@
 // Every TanStack Query key of the app, and the reads they name: one place, so that a mutation
 // invalidates exactly what it changed. Keys are arrays from the general to the particular, so
 // invalidating a prefix (e.g. documentKeys.all) reaches everything below it.
+import { infiniteQueryOptions } from '@tanstack/react-query';
 import type { ApiClient } from './client';
-import type { ArchivedDocument, DocumentBreadcrumb, DocumentListItem, DocumentTreeNode } from './types';
+import type {
+  ArchivedDocument,
+  DocumentBreadcrumb,
+  DocumentListItem,
+  DocumentPermission,
+  DocumentTreeNode,
+  Page,
+  PublicDocument,
+  PublicDocumentListItem,
+  Revision,
+  RevisionDiff,
+  RevisionSummary,
+  User,
+  WikiDocument,
+} from './types';
+
+export const userKeys = {
+  me: ['users', 'me'] as const,
+};
 
 export const documentKeys = {
   /** Everything about documents a signed-in person reads (tree, lists, details). */
   all: ['documents'] as const,
+  detail: (id: string) => ['documents', 'detail', id] as const,
+  permission: (id: string) => ['documents', 'permission', id] as const,
   ancestors: (id: string) => ['documents', 'ancestors', id] as const,
   /** The sidebar's lists: the root documents (parentId null) or a document's children. */
   list: (workspaceId: string, parentId: string | null) =>
@@ -14,6 +35,42 @@ export const documentKeys = {
   archived: (workspaceId: string) => ['documents', 'archived', workspaceId] as const,
   tree: (workspaceId: string) => ['documents', 'tree', workspaceId] as const,
 };
+
+/** A document's history (ARCHITECTURE 5.16): every key starts with `all(documentId)`. */
+export const revisionKeys = {
+  all: (documentId: string) => ['revisions', documentId] as const,
+  list: (documentId: string) => ['revisions', documentId, 'list'] as const,
+  detail: (documentId: string, revisionId: string) => ['revisions', documentId, 'detail', revisionId] as const,
+  diff: (documentId: string, revisionId: string) => ['revisions', documentId, 'diff', revisionId, 'current'] as const,
+};
+
+export const publicKeys = {
+  all: ['public'] as const,
+  document: (id: string) => ['public', 'documents', id] as const,
+  children: (id: string) => ['public', 'documents', id, 'children'] as const,
+  ancestors: (id: string) => ['public', 'documents', id, 'ancestors'] as const,
+};
+
+export const meQuery = (api: ApiClient) => ({
+  queryKey: userKeys.me,
+  queryFn: () => api.get<User>('/users/me'),
+  staleTime: 5 * 60_000,
+});
+
+export const documentQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.detail(id),
+  queryFn: () => api.get<WikiDocument>(`/documents/${id}`),
+});
+
+export const permissionQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.permission(id),
+  queryFn: () => api.get<DocumentPermission>(`/documents/${id}/permission`),
+});
+
+export const ancestorsQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.ancestors(id),
+  queryFn: () => api.get<DocumentBreadcrumb[]>(`/documents/${id}/ancestors`),
+});
 
 /** The root documents of a workspace, or the visible children of `parentId`, in sibling order. */
 export const documentListQuery = (api: ApiClient, workspaceId: string, parentId: string | null) => ({
@@ -37,8 +94,47 @@ export const documentTreeQuery = (api: ApiClient, workspaceId: string) => ({
     api.get<DocumentTreeNode[]>('/documents/tree', { query: { workspaceId }, signal }),
 });
 
-export const ancestorsQuery = (api: ApiClient, id: string) => ({
-  queryKey: documentKeys.ancestors(id),
-  queryFn: ({ signal }: { signal: AbortSignal }) =>
-    api.get<DocumentBreadcrumb[]>(`/documents/${id}/ancestors`, { signal }),
+export const publicDocumentQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.document(id),
+  queryFn: () => api.get<PublicDocument>(`/public/documents/${id}`, { anonymous: true }),
+});
+
+export const publicChildrenQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.children(id),
+  queryFn: () => api.get<PublicDocumentListItem[]>(`/public/documents/${id}/children`, { anonymous: true }),
+});
+
+export const publicAncestorsQuery = (api: ApiClient, id: string) => ({
+  queryKey: publicKeys.ancestors(id),
+  queryFn: () => api.get<PublicDocumentListItem[]>(`/public/documents/${id}/ancestors`, { anonymous: true }),
+});
+
+/** Revisions a page at a time, newest first ("Load more" asks for the next page). */
+export const REVISIONS_PAGE_SIZE = 20;
+
+export const revisionsQuery = (api: ApiClient, documentId: string) =>
+  infiniteQueryOptions({
+    queryKey: revisionKeys.list(documentId),
+    queryFn: ({ pageParam }) =>
+      api.get<Page<RevisionSummary>>(`/documents/${documentId}/revisions`, {
+        query: { page: pageParam, size: REVISIONS_PAGE_SIZE },
+      }),
+    initialPageParam: 0,
+    getNextPageParam: (last: Page<RevisionSummary>) =>
+      last.number + 1 < last.totalPages ? last.number + 1 : undefined,
+  });
+
+/** A revision's state; it never changes, so it is kept as long as it is in use. */
+export const revisionQuery = (api: ApiClient, documentId: string, revisionId: string) => ({
+  queryKey: revisionKeys.detail(documentId, revisionId),
+  queryFn: () => api.get<Revision>(`/documents/${documentId}/revisions/${revisionId}`),
+  staleTime: Number.POSITIVE_INFINITY,
+});
+
+/** What changed from a revision to the current text: read afresh each time, the text moves on. */
+export const revisionDiffQuery = (api: ApiClient, documentId: string, revisionId: string) => ({
+  queryKey: revisionKeys.diff(documentId, revisionId),
+  queryFn: () =>
+    api.get<RevisionDiff>(`/documents/${documentId}/revisions/${revisionId}/diff`, { query: { against: 'current' } }),
+  staleTime: 0,
 });

@@ -51,12 +51,6 @@ export interface DocumentListItem {
   updatedAt: string;
 }
 
-/** One step of `GET /documents/{id}/ancestors`, from the root down to the document itself. */
-export interface DocumentBreadcrumb {
-  id: string;
-  title: string;
-}
-
 /** A node of `GET /documents/tree`: the whole visible tree of a workspace, nested. */
 export interface DocumentTreeNode {
   id: string;
@@ -81,7 +75,9 @@ export interface ArchivedDocument {
   updatedAt: string;
 }
 
-export interface WikiDocument extends Omit<DocumentListItem, 'hasChildren' | 'childCount'> {
+export interface WikiDocument extends Omit<DocumentListItem, 'hasChildren' | 'childCount' | 'icon'> {
+  /** null or empty: no icon. */
+  icon: string | null;
   content: string;
   excerpt: string;
   ownerId: string;
@@ -101,6 +97,13 @@ export interface WikiDocument extends Omit<DocumentListItem, 'hasChildren' | 'ch
   createdAt: string;
 }
 
+/** One step of GET /documents/{id}/ancestors: from the root down to the document itself. */
+export interface DocumentBreadcrumb {
+  id: string;
+  title: string;
+}
+
+/** GET /documents/{id}/permission: the signed-in person's role and whether they may edit. */
 export interface DocumentPermission {
   canEdit: boolean;
   role: WorkspaceRole;
@@ -121,7 +124,7 @@ export interface PublicDocument {
   id: string;
   title: string;
   content: string;
-  icon: string;
+  icon: string | null;
   coverImageUrl: string | null;
   parentId: string | null;
   hasChildren: boolean;
@@ -154,3 +157,55 @@ export interface AuthConfig {
   clientId?: string;
   scope: string;
 }
+
+/** Where a revision's change came from (ARCHITECTURE 5.16). */
+export type EditSource = 'EDIT' | 'COLLAB' | 'MCP' | 'RESTORE' | 'IMPORT';
+
+/** A user as the history names them (the name is empty for someone nobody knows any more). */
+export interface UserRef {
+  id: string;
+  name: string;
+  avatarUrl: string | null;
+}
+
+/** One entry of GET /documents/{id}/revisions, newest first. */
+export interface RevisionSummary {
+  id: string;
+  documentId: string;
+  revision: number;
+  title: string;
+  /** null unless someone named it. */
+  name: string | null;
+  source: EditSource;
+  createdAt: string;
+  createdBy: UserRef;
+  contributors: UserRef[];
+  wordCount: number;
+}
+
+/** GET /documents/{id}/revisions/{revisionId}: the summary and the state it holds. */
+export interface Revision extends RevisionSummary {
+  /** The block-editor JSON array, as a string (as in WikiDocument). */
+  content: string;
+  icon: string | null;
+  coverImageUrl: string | null;
+}
+
+export type WordOp = { op: 'equal' | 'insert' | 'delete'; text: string };
+
+/** One block that differs, how to get from `from` to `to` (`text` for changed blocks, by words). */
+export interface BlockChange {
+  blockId: string;
+  change: 'added' | 'removed' | 'changed' | 'moved';
+  text?: WordOp[];
+}
+
+/** GET /documents/{id}/revisions/{revisionId}/diff?against=current|<revisionId>. */
+export interface RevisionDiff {
+  from: number;
+  to: number;
+  blocks: BlockChange[];
+}
+
+/** GET /documents/{id}/export?format=… */
+export type ExportFormat = 'pdf' | 'docx' | 'markdown';

@@ -1,8 +1,141 @@
-/** Placeholder for a document (issue 27). */
+import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useParams } from 'react-router';
+import { ApiError } from '../api/client';
+import { ancestorsQuery, documentQuery, meQuery, permissionQuery } from '../api/queries';
+import { useApi, useAuth } from '../auth/AuthContext';
+import { ArchivedBanner } from '../components/ArchivedBanner';
+import { Breadcrumbs } from '../components/Breadcrumbs';
+import { DocumentCover } from '../components/DocumentCover';
+import { DocumentIconPicker } from '../components/DocumentIconPicker';
+import { ErrorBoundary } from '../components/ErrorBoundary';
+import { ExportMenu } from '../components/ExportMenu';
+import { HistoryPanel } from '../components/HistoryPanel';
+import { ShareDialog } from '../components/ShareDialog';
+import { TitleField } from '../components/TitleField';
+import { NotFoundPage } from './NotFoundPage';
+
+// BlockNote, Mantine's editor parts, Yjs and Hocuspocus load with the first document opened.
+const CollaborativeEditor = lazy(() => import('../editor/CollaborativeEditor'));
+
+const EDITOR_ROLES = new Set(['OWNER', 'ADMIN', 'EDITOR']);
+const ADMIN_ROLES = new Set(['OWNER', 'ADMIN']);
+
+const isMissing = (error: unknown) => error instanceof ApiError && (error.status === 404 || error.status === 403);
+
+/** `/w/<ws>/d/<id>`: a document, its title, icon and cover, and the live editor. */
 export function DocumentPage() {
+  const { workspaceId, documentId } = useParams();
+  const api = useApi();
+  const { session } = useAuth();
+  const id = documentId ?? '';
+  const document = useQuery({ ...documentQuery(api, id), enabled: Boolean(id) });
+  const permission = useQuery({ ...permissionQuery(api, id), enabled: Boolean(id) });
+  const ancestors = useQuery({ ...ancestorsQuery(api, id), enabled: Boolean(id) });
+  const me = useQuery(meQuery(api));
+  const [sharing, setSharing] = useState(false);
+  const [historyOpen, setHistoryOpen] = useState(false);
+  const historyButton = useRef<HTMLButtonElement>(null);
+  const historyPanelId = useId();
+  const editorArea = useRef<HTMLDivElement>(null);
+
+  const token = useCallback(async () => (await session.accessToken()) ?? '', [session]);
+  const closeHistory = useCallback(() => {
+    setHistoryOpen(false);
+    historyButton.current?.focus();
+  }, []);
+  const focusEditor = useCallback(() => {
+    editorArea.current?.querySelector<HTMLElement>('[contenteditable]')?.focus();
+  }, []);
+
+  const title = document.data?.title;
+  useEffect(() => {
+    if (title !== undefined) window.document.title = `${title || 'Untitled'} · Wiki`;
+  }, [title]);
+
+  if (isMissing(document.error) || isMissing(permission.error)) return <NotFoundPage what="document" />;
+  const failure = document.error ?? permission.error;
+  if (failure) {
+    return (
+      <main className="document-page">
+        <p role="alert">The document could not be loaded: {failure.message}</p>
+      </main>
+    );
+  }
+  if (!document.data || !permission.data) return <p className="loading">Loading the document…</p>;
+
+  const doc = document.data;
+  const { canEdit, role } = permission.data;
+  const isEditorRole = EDITOR_ROLES.has(role);
+
   return (
-    <main>
-      <h1>a document</h1>
-    </main>
+    <div className="document-frame">
+      <div className="document-scroll">
+        <main className="document-page">
+          <div className="document-toolbar">
+            <Breadcrumbs crumbs={ancestors.data ?? []} hrefFor={(crumb) => `/w/${workspaceId}/d/${crumb}`} />
+            <div className="document-actions">
+              <ExportMenu documentId={doc.id} title={doc.title} />
+              <button
+                ref={historyButton}
+                type="button"
+                aria-expanded={historyOpen}
+                aria-controls={historyOpen ? historyPanelId : undefined}
+                onClick={() => (historyOpen ? closeHistory() : setHistoryOpen(true))}
+              >
+                History
+              </button>
+              <button type="button" className="share-button" onClick={() => setSharing(true)}>
+                Share
+              </button>
+            </div>
+          </div>
+          <ShareDialog document={doc} canPublish={isEditorRole} opened={sharing} onClose={() => setSharing(false)} />
+          {doc.isArchived && <ArchivedBanner document={doc} canRestore={isEditorRole} />}
+          <DocumentCover document={doc} canEdit={canEdit} />
+          <div className="document-heading">
+            <h1 className="visually-hidden">{doc.title || 'Untitled'}</h1>
+            <DocumentIconPicker document={doc} canEdit={canEdit} />
+            <TitleField key={doc.id} document={doc} readOnly={!canEdit} onEnter={focusEditor} />
+          </div>
+          {!canEdit && !doc.isArchived && (
+            <p className="quiet">
+              You can read this document; your role ({role.toLowerCase()}) does not allow editing.
+            </p>
+          )}
+          <div ref={editorArea} className="editor-area">
+            <ErrorBoundary fallback={(error) => <p role="alert">The editor could not be shown: {error.message}</p>}>
+              <Suspense fallback={<p className="loading">Loading the editor…</p>}>
+                {me.data ? (
+                  <CollaborativeEditor
+                    key={`${doc.id}:${canEdit}`}
+                    documentId={doc.id}
+                    editable={canEdit}
+                    user={{ id: me.data.id, name: me.data.name }}
+                    token={token}
+                  />
+                ) : me.error ? (
+                  <p role="alert">Your profile could not be loaded: {me.error.message}</p>
+                ) : (
+                  <p className="loading">Loading the editor…</p>
+                )}
+              </Suspense>
+            </ErrorBoundary>
+          </div>
+        </main>
+      </div>
+      {historyOpen && (
+        <HistoryPanel
+          key={doc.id}
+          id={historyPanelId}
+          documentId={doc.id}
+          canName={isEditorRole}
+          canRestore={isEditorRole && !doc.isArchived}
+          archived={doc.isArchived}
+          canDelete={ADMIN_ROLES.has(role)}
+          onClose={closeHistory}
+        />
+      )}
+    </div>
   );
 }

@@ -1,7 +1,8 @@
+import { atLeast, type Role } from '@wiki/auth';
 import { notFound } from '@wiki/http';
 import { requireDocumentRole } from '../commands/access.js';
 import type { Actor, DocumentContext } from '../context.js';
-import type { DocumentDetail } from '../db/documents.js';
+import { type DocumentDetail, findState } from '../db/documents.js';
 import type { Answer } from './remembered-answers.js';
 import type { TreeAnswer } from './tree-answers.js';
 
@@ -17,6 +18,22 @@ export async function getDocument(ctx: DocumentContext, reader: Reader, id: stri
   if (!doc) throw notFound('Document');
   await ctx.membership.requireRole(doc.workspaceId, reader.userId, 'VIEWER', 'Document', reader.requestId);
   return doc;
+}
+
+/**
+ * What the caller may do with a document: their role in its workspace, and canEdit as the collab
+ * server decides it (EDITOR and up, the document not archived; ARCHITECTURE 5.11). The web app
+ * reads it to lock the editor and hide controls; the writes check again. 404 for non-members.
+ */
+export async function permissionFor(
+  ctx: DocumentContext,
+  reader: Reader,
+  id: string,
+): Promise<{ canEdit: boolean; role: Role; workspaceId: string }> {
+  const doc = await findState(ctx.pool, id);
+  if (!doc) throw notFound('Document');
+  const role = await ctx.membership.requireRole(doc.workspaceId, reader.userId, 'VIEWER', 'Document', reader.requestId);
+  return { canEdit: atLeast(role, 'EDITOR') && !doc.isArchived, role, workspaceId: doc.workspaceId };
 }
 
 /**

@@ -23,10 +23,17 @@ import { setPublication } from '../commands/publish-document.js';
 import { updateDocument } from '../commands/update-document.js';
 import type { DocumentContext } from '../context.js';
 import { presentDocument } from '../presenters/documents.js';
-import { breadcrumbsOf, childrenOf, getDocument, listDocuments, treeBody } from '../queries/read-documents.js';
+import {
+  breadcrumbsOf,
+  childrenOf,
+  getDocument,
+  listDocuments,
+  permissionFor,
+  treeBody,
+} from '../queries/read-documents.js';
 import type { Answer } from '../queries/remembered-answers.js';
 import { acceptsGzip } from '../queries/tree-answers.js';
-import { answerDocument, expectedRevisionOf, sourceOf } from './revisions-http.js';
+import { answerDocument, expectedRevisionOf, sourceOf, taggedDocument } from './revisions-http.js';
 import {
   appendBody,
   breadcrumbResponse,
@@ -34,6 +41,7 @@ import {
   documentResponse,
   listItemResponse,
   moveBody,
+  permissionResponse,
   treeNodeSchema,
   treeResponse,
   updateBody,
@@ -55,10 +63,6 @@ function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
   return reply.send(answer.body);
 }
 
-/** A document answer with its ETag header (OpenAPI). */
-const taggedDocument = Object.assign(envelope(documentResponse), {
-  headers: { etag: { type: 'string', description: 'The revision, quoted ("3"): what If-Match takes back' } },
-});
 /** If-Match on a write (OpenAPI; parsed by expectedRevisionOf, so that a malformed one is a 400 naming it). */
 const ifMatchHeader = openObject({
   'if-match': Type.String({ description: 'The revision the change is based on, as the ETag gave it ("3")' }),
@@ -155,6 +159,23 @@ export function registerDocumentRoutes(server: FastifyInstance, ctx: DocumentCon
       const reader = requireActor(request);
       const { id } = request.params;
       return sendAnswer(reply, await breadcrumbsOf(ctx, reader, id, acceptsGzip(request.headers['accept-encoding'])));
+    },
+  );
+
+  app.get(
+    '/api/v1/documents/:id/permission',
+    {
+      schema: {
+        tags,
+        summary:
+          "The caller's role in the document's workspace and whether they may edit it (the web app's editor lock)",
+        params: idParam,
+        response: { 200: envelope(permissionResponse), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const reader = requireActor(request);
+      return success(await permissionFor(ctx, reader, request.params.id));
     },
   );
 

@@ -1,9 +1,15 @@
-import { invalidField, success } from '@wiki/http';
+import { envelope, invalidField, success } from '@wiki/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EditSource } from '../domain/edit-source.js';
 import { presentDocument } from '../presenters/documents.js';
+import { documentResponse } from './schemas.js';
 
 /** How a document's revision travels over HTTP (ARCHITECTURE 5.16): ETag out, If-Match in. */
+
+/** The 200 schema of a route answering with answerDocument: the DocumentResponse and its ETag header (OpenAPI). */
+export const taggedDocument = Object.assign(envelope(documentResponse), {
+  headers: { etag: { type: 'string', description: 'The revision, quoted ("3"): what If-Match takes back' } },
+});
 
 /** A DocumentResponse answer (GET, PUT, append, restore) with `ETag: "<revision>"`. */
 export async function answerDocument(

@@ -15,8 +15,7 @@ import {
   revisionResponse,
   revisionSummary,
 } from './revision-schemas.js';
-import { answerDocument } from './revisions-http.js';
-import { documentResponse } from './schemas.js';
+import { answerDocument, taggedDocument } from './revisions-http.js';
 
 const tags = ['Document history'];
 const BASE = '/api/v1/documents/:id/revisions';
@@ -109,7 +108,7 @@ export function registerRevisionRoutes(server: FastifyInstance, ctx: DocumentCon
         tags,
         summary: 'Make the revision’s title, content, icon and cover the document’s (EDITOR and up)',
         params: revisionParams,
-        response: { 200: envelope(documentResponse), ...errorResponses(400, 401, 403, 404, 413, 'DOCUMENT_ARCHIVED') },
+        response: { 200: taggedDocument, ...errorResponses(400, 401, 403, 404, 413, 'DOCUMENT_ARCHIVED') },
       },
     },
     async (request, reply) => {

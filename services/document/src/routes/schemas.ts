@@ -1,4 +1,5 @@
-import { listOf, nullable, nullableString, nullableUuid, object, Type, timestamp, uuid } from '@wiki/http';
+import { ROLES } from '@wiki/auth';
+import { listOf, nullable, nullableString, nullableUuid, object, stringEnum, Type, timestamp, uuid } from '@wiki/http';
 
 /** Response and request shapes of the document routes (fast-json-stringify writes only these fields). */
 
@@ -50,6 +51,13 @@ export const listItemResponse = object({
 });
 
 export const breadcrumbResponse = object({ id: uuid, title: Type.String() });
+
+/** DocumentPermissionResponse of the spec, for the caller (GET /documents/{id}/permission). */
+export const permissionResponse = object({
+  canEdit: Type.Boolean(),
+  role: stringEnum([...ROLES]),
+  workspaceId: uuid,
+});
 
 /** DocumentTreeResponse, recursive through `children`. Registered once with app.addSchema. */
 export const TREE_NODE_ID = 'DocumentTreeResponse';

@@ -1,0 +1,31 @@
+import '@blocknote/core/fonts/inter.css';
+import '@blocknote/mantine/style.css';
+import { ConnectionStatus } from './ConnectionStatus';
+import { EditorSurface } from './EditorSurface';
+import { PresenceList } from './PresenceList';
+import { useCollabRoom } from './useCollabRoom';
+
+export interface CollaborativeEditorProps {
+  documentId: string;
+  /** False for VIEWER and COMMENTER, and while the document is archived (the server drops their edits anyway). */
+  editable: boolean;
+  /** Shown to the others (the server puts the signed-in name in any case); colour from the id. */
+  user: { id: string; name: string };
+  /** The current access token, asked again on every (re)connection. */
+  token: () => Promise<string>;
+}
+
+/** The editor chunk (loaded lazily): the document's live room, who is here, and BlockNote on it. */
+export default function CollaborativeEditor({ documentId, editable, user, token }: CollaborativeEditorProps) {
+  const room = useCollabRoom(documentId, token);
+  if (!room) return <p className="loading">Connecting…</p>;
+  return (
+    <div className="collab-editor">
+      <div className="collab-bar">
+        <ConnectionStatus room={room} />
+        <PresenceList room={room} />
+      </div>
+      <EditorSurface room={room} editable={editable} user={user} />
+    </div>
+  );
+}

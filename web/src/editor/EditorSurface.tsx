@@ -1,0 +1,39 @@
+import { withCollaboration } from '@blocknote/core/yjs';
+import { BlockNoteView } from '@blocknote/mantine';
+import { useCreateBlockNote } from '@blocknote/react';
+import { useComputedColorScheme } from '@mantine/core';
+import { type CollabRoom, FRAGMENT } from './collab-room';
+import { renderCursor } from './cursor';
+import { colorFor } from './person-color';
+
+interface Props {
+  room: CollabRoom;
+  editable: boolean;
+  user: { id: string; name: string };
+}
+
+/** BlockNote joined to the room's Y.Doc; others' carets come through the provider's awareness. */
+export function EditorSurface({ room, editable, user }: Props) {
+  const scheme = useComputedColorScheme('light');
+  const editor = useCreateBlockNote(
+    withCollaboration({
+      collaboration: {
+        // BlockNote reads only the awareness of the provider (carets and names).
+        provider: { awareness: room.provider.awareness ?? undefined },
+        fragment: room.doc.getXmlFragment(FRAGMENT),
+        user: { name: user.name, color: colorFor(user.id) },
+        renderCursor,
+      },
+      domAttributes: {
+        editor: {
+          role: 'textbox',
+          'aria-multiline': 'true',
+          'aria-label': 'Document content',
+          'aria-readonly': String(!editable),
+        },
+      },
+    }),
+    [room, user.id, user.name],
+  );
+  return <BlockNoteView editor={editor} editable={editable} theme={scheme} className="document-editor" />;
+}

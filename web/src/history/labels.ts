@@ -1,0 +1,31 @@
+import type { EditSource, RevisionSummary, UserRef } from '../api/types';
+
+/** How each source of a change is told in the history (ARCHITECTURE 5.16's EDIT_SOURCES). */
+export const SOURCE_LABELS: Record<EditSource, string> = {
+  EDIT: 'Edited',
+  COLLAB: 'Live editing',
+  MCP: 'AI assistant',
+  RESTORE: 'Restored',
+  IMPORT: 'Imported',
+};
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A revision's time the way the reader's locale writes it. */
+export function formatWhen(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : dateFormat.format(date);
+}
+
+/** A user's name, or what to call someone whose account is gone. */
+export const nameOf = (user: UserRef) => user.name || 'A former member';
+
+/** The people besides the author who changed the text within this revision. */
+export function otherContributors(revision: RevisionSummary): UserRef[] {
+  const seen = new Set([revision.createdBy.id]);
+  return revision.contributors.filter((user) => {
+    if (seen.has(user.id)) return false;
+    seen.add(user.id);
+    return true;
+  });
+}
