@@ -8,7 +8,8 @@ import { displayTitle } from './tree-rows';
 const LISTED = 100;
 
 /**
- * The "Archived" section under the tree: the documents archived themselves (their subtrees went
+ * The "Archived documents" section under the tree (named apart from the document page's
+ * "Archived" banner): the documents archived themselves (their subtrees went
  * with them), fetched when it is opened, each with a "Restore" button.
  */
 export function ArchivedDocuments({
@@ -22,6 +23,7 @@ export function ArchivedDocuments({
   const [open, setOpen] = useState(false);
   const toggle = useRef<HTMLButtonElement>(null);
   const listId = useId();
+  const toggleId = useId();
   const archived = useQuery({ ...archivedDocumentsQuery(api, workspaceId), enabled: open });
   const items = archived.data ?? [];
 
@@ -29,6 +31,7 @@ export function ArchivedDocuments({
     <section className="tree-archived">
       <button
         ref={toggle}
+        id={toggleId}
         type="button"
         className="tree-archived-toggle"
         aria-expanded={open}
@@ -39,7 +42,7 @@ export function ArchivedDocuments({
         <span aria-hidden="true" className="tree-archived-chevron">
           {open ? '▾' : '▸'}
         </span>
-        Archived
+        Archived documents
       </button>
       {open && (
         <div id={listId} className="tree-archived-body">
@@ -52,7 +55,7 @@ export function ArchivedDocuments({
             </p>
           )}
           {items.length > 0 && (
-            <ul aria-label="Archived documents">
+            <ul aria-labelledby={toggleId}>
               {items.map((doc) => {
                 const title = displayTitle(doc);
                 return (
