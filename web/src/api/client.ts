@@ -1,6 +1,8 @@
 // The one way the app talks to the API: JSON in and out, the bearer token of the current session,
 // the success envelope unwrapped and the error envelope (ARCHITECTURE 5.1) turned into ApiError.
 
+import { sendForm, type UploadOptions } from './send-form';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -24,6 +26,8 @@ export interface RequestOptions {
   anonymous?: boolean;
 }
 
+export type { UploadOptions } from './send-form';
+
 export interface TokenSource {
   /** The current access token, or null when nobody is signed in. */
   accessToken(): Promise<string | null>;
@@ -43,12 +47,13 @@ function pathWithQuery(path: string, query?: Query): string {
   return text ? `${path}?${text}` : path;
 }
 
-async function errorFrom(response: Response): Promise<ApiError> {
-  let code = `HTTP_${response.status}`;
-  let message = response.statusText || 'The request failed';
+/** The error envelope of a failed answer's body, or its status line when it is not one. */
+export function errorFromBody(status: number, statusText: string, text: string): ApiError {
+  let code = `HTTP_${status}`;
+  let message = statusText || 'The request failed';
   let details: unknown;
   try {
-    const body = await response.json();
+    const body = JSON.parse(text);
     if (body?.error) {
       code = body.error.code ?? code;
       message = body.error.message ?? message;
@@ -57,7 +62,12 @@ async function errorFrom(response: Response): Promise<ApiError> {
   } catch {
     // Not the JSON envelope (a proxy's page): keep the status line.
   }
-  return new ApiError(response.status, code, message, details);
+  return new ApiError(status, code, message, details);
+}
+
+async function errorFrom(response: Response): Promise<ApiError> {
+  const text = await response.text().catch(() => '');
+  return errorFromBody(response.status, response.statusText, text);
 }
 
 export class ApiClient {
@@ -94,6 +104,18 @@ export class ApiClient {
     const text = await response.text();
     if (!text) return undefined as T;
     return (JSON.parse(text) as { data: T }).data;
+  }
+
+  /**
+   * A multipart form POSTed with upload progress (fetch cannot report it, XMLHttpRequest can);
+   * answers the `data` of the success envelope, throws ApiError like the other calls.
+   */
+  async upload<T>(path: string, form: FormData, options: UploadOptions = {}): Promise<T> {
+    const token = await this.tokens.accessToken();
+    const answer = await sendForm(`${API_BASE}${path}`, form, token, options);
+    if (answer.status >= 200 && answer.status < 300) return (JSON.parse(answer.text) as { data: T }).data;
+    if (answer.status === 401) this.tokens.onUnauthorized();
+    throw errorFromBody(answer.status, answer.statusText, answer.text);
   }
 
   get<T>(path: string, options?: RequestOptions): Promise<T> {

@@ -5,6 +5,7 @@ import { infiniteQueryOptions } from '@tanstack/react-query';
 import type { ApiClient } from './client';
 import type {
   ArchivedDocument,
+  Attachment,
   DocumentBreadcrumb,
   DocumentListItem,
   DocumentPermission,
@@ -55,6 +56,11 @@ export const revisionKeys = {
   list: (documentId: string) => ['revisions', documentId, 'list'] as const,
   detail: (documentId: string, revisionId: string) => ['revisions', documentId, 'detail', revisionId] as const,
   diff: (documentId: string, revisionId: string) => ['revisions', documentId, 'diff', revisionId, 'current'] as const,
+};
+
+/** A document's attachments (the Attachments panel; uploads from the editor invalidate it). */
+export const attachmentKeys = {
+  list: (documentId: string) => ['attachments', documentId] as const,
 };
 
 export const publicKeys = {
@@ -168,4 +174,10 @@ export const revisionDiffQuery = (api: ApiClient, documentId: string, revisionId
   queryFn: () =>
     api.get<RevisionDiff>(`/documents/${documentId}/revisions/${revisionId}/diff`, { query: { against: 'current' } }),
   staleTime: 0,
+});
+
+export const attachmentsQuery = (api: ApiClient, documentId: string) => ({
+  queryKey: attachmentKeys.list(documentId),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    api.get<Attachment[]>(`/attachments/document/${documentId}`, { signal }),
 });

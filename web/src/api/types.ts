@@ -209,3 +209,16 @@ export interface RevisionDiff {
 
 /** GET /documents/{id}/export?format=… */
 export type ExportFormat = 'pdf' | 'docx' | 'markdown';
+
+/** AttachmentResponse: `url` is the file's stable address (`/api/v1/attachments/file?url=<key>`). */
+export interface Attachment {
+  id: string;
+  documentId: string;
+  fileName: string;
+  fileSize: number;
+  mimeType: string;
+  url: string;
+  width: number | null;
+  height: number | null;
+  createdAt: string;
+}

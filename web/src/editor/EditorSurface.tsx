@@ -8,12 +8,17 @@ import { colorFor } from './person-color';
 
 interface Props {
   room: CollabRoom;
+  /** BlockNote's file hooks (files.ts): uploads to the document, files fetched with the token. */
+  files: {
+    uploadFile: (file: File) => Promise<Record<string, unknown>>;
+    resolveFileUrl: (url: string) => Promise<string>;
+  };
   editable: boolean;
   user: { id: string; name: string };
 }
 
 /** BlockNote joined to the room's Y.Doc; others' carets come through the provider's awareness. */
-export function EditorSurface({ room, editable, user }: Props) {
+export function EditorSurface({ room, editable, user, files }: Props) {
   const scheme = useComputedColorScheme('light');
   const editor = useCreateBlockNote(
     withCollaboration({
@@ -24,6 +29,8 @@ export function EditorSurface({ room, editable, user }: Props) {
         user: { name: user.name, color: colorFor(user.id) },
         renderCursor,
       },
+      uploadFile: files.uploadFile,
+      resolveFileUrl: files.resolveFileUrl,
       domAttributes: {
         editor: {
           role: 'textbox',

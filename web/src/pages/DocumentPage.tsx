@@ -5,6 +5,7 @@ import { ApiError } from '../api/client';
 import { ancestorsQuery, documentQuery, meQuery, permissionQuery } from '../api/queries';
 import { useApi, useAuth } from '../auth/AuthContext';
 import { ArchivedBanner } from '../components/ArchivedBanner';
+import { AttachmentsPanel } from '../components/AttachmentsPanel';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { DocumentCover } from '../components/DocumentCover';
 import { DocumentIconPicker } from '../components/DocumentIconPicker';
@@ -38,11 +39,18 @@ export function DocumentPage() {
   const historyButton = useRef<HTMLButtonElement>(null);
   const historyPanelId = useId();
   const editorArea = useRef<HTMLDivElement>(null);
+  const [attachmentsOpen, setAttachmentsOpen] = useState(false);
+  const attachmentsButton = useRef<HTMLButtonElement>(null);
+  const attachmentsPanelId = useId();
 
   const token = useCallback(async () => (await session.accessToken()) ?? '', [session]);
   const closeHistory = useCallback(() => {
     setHistoryOpen(false);
     historyButton.current?.focus();
+  }, []);
+  const closeAttachments = useCallback(() => {
+    setAttachmentsOpen(false);
+    attachmentsButton.current?.focus();
   }, []);
   const focusEditor = useCallback(() => {
     editorArea.current?.querySelector<HTMLElement>('[contenteditable]')?.focus();
@@ -85,6 +93,15 @@ export function DocumentPage() {
               >
                 History
               </button>
+              <button
+                ref={attachmentsButton}
+                type="button"
+                aria-expanded={attachmentsOpen}
+                aria-controls={attachmentsOpen ? attachmentsPanelId : undefined}
+                onClick={() => (attachmentsOpen ? closeAttachments() : setAttachmentsOpen(true))}
+              >
+                Attachments
+              </button>
               <button type="button" className="share-button" onClick={() => setSharing(true)}>
                 Share
               </button>
@@ -110,6 +127,7 @@ export function DocumentPage() {
                   <CollaborativeEditor
                     key={`${doc.id}:${canEdit}`}
                     documentId={doc.id}
+                    workspaceId={doc.workspaceId}
                     editable={canEdit}
                     user={{ id: me.data.id, name: me.data.name }}
                     token={token}
@@ -134,6 +152,15 @@ export function DocumentPage() {
           archived={doc.isArchived}
           canDelete={ADMIN_ROLES.has(role)}
           onClose={closeHistory}
+        />
+      )}
+      {attachmentsOpen && (
+        <AttachmentsPanel
+          key={doc.id}
+          id={attachmentsPanelId}
+          documentId={doc.id}
+          canDelete={isEditorRole && !doc.isArchived}
+          onClose={closeAttachments}
         />
       )}
     </div>
