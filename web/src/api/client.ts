@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    /** The domain reason of a refusal (e.g. INVITATION_EXPIRED for a 410), when the API names one. */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -47,17 +49,19 @@ async function errorFrom(response: Response): Promise<ApiError> {
   let code = `HTTP_${response.status}`;
   let message = response.statusText || 'The request failed';
   let details: unknown;
+  let reason: string | undefined;
   try {
     const body = await response.json();
     if (body?.error) {
       code = body.error.code ?? code;
       message = body.error.message ?? message;
       details = body.error.details;
+      reason = body.error.reason;
     }
   } catch {
     // Not the JSON envelope (a proxy's page): keep the status line.
   }
-  return new ApiError(response.status, code, message, details);
+  return new ApiError(response.status, code, message, details, reason);
 }
 
 export class ApiClient {

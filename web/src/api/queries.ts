@@ -7,6 +7,7 @@ import type {
   DocumentBreadcrumb,
   DocumentListItem,
   DocumentPermission,
+  McpKey,
   Page,
   PublicDocument,
   PublicDocumentListItem,
@@ -17,6 +18,8 @@ import type {
   User,
   WikiDocument,
   Workspace,
+  WorkspaceInvitation,
+  WorkspaceMember,
 } from './types';
 
 export const userKeys = {
@@ -146,4 +149,40 @@ export const revisionDiffQuery = (api: ApiClient, documentId: string, revisionId
   queryFn: () =>
     api.get<RevisionDiff>(`/documents/${documentId}/revisions/${revisionId}/diff`, { query: { against: 'current' } }),
   staleTime: 0,
+});
+
+/** A workspace's people: members and (ADMIN+) pending invitations. */
+export const memberKeys = {
+  all: (workspaceId: string) => ['members', workspaceId] as const,
+  list: (workspaceId: string) => ['members', workspaceId, 'list'] as const,
+  invitations: (workspaceId: string) => ['members', workspaceId, 'invitations'] as const,
+};
+
+export const invitationKeys = {
+  /** The public preview of an invitation, by its token. */
+  info: (token: string) => ['invitations', 'info', token] as const,
+};
+
+export const mcpKeyKeys = {
+  list: ['users', 'me', 'mcp-keys'] as const,
+};
+
+export const membersQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: memberKeys.list(workspaceId),
+  queryFn: () => api.get<WorkspaceMember[]>(`/workspaces/${workspaceId}/members`),
+});
+
+export const invitationsQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: memberKeys.invitations(workspaceId),
+  queryFn: () => api.get<WorkspaceInvitation[]>(`/workspaces/${workspaceId}/invitations`),
+});
+
+export const invitationInfoQuery = (api: ApiClient, token: string) => ({
+  queryKey: invitationKeys.info(token),
+  queryFn: () => api.get<WorkspaceInvitation>(`/invitations/${encodeURIComponent(token)}/info`, { anonymous: true }),
+});
+
+export const mcpKeysQuery = (api: ApiClient) => ({
+  queryKey: mcpKeyKeys.list,
+  queryFn: () => api.get<McpKey[]>('/users/me/mcp-keys'),
 });

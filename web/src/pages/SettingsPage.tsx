@@ -4,6 +4,8 @@ import { Link } from 'react-router';
 import { meQuery, userKeys } from '../api/queries';
 import type { Preferences, User } from '../api/types';
 import { useApi } from '../auth/AuthContext';
+import { ConnectAssistant } from '../components/mcp/ConnectAssistant';
+import { McpKeysSection } from '../components/mcp/McpKeysSection';
 import { colorSchemeOf } from '../components/PreferredTheme';
 
 type Theme = NonNullable<Preferences['theme']>;
@@ -13,7 +15,7 @@ const THEMES: { value: Theme; label: string }[] = [
   { value: 'system', label: 'Same as the device' },
 ];
 
-/** `/settings`: who is signed in, and the theme (preference `theme`). Issue 28 adds the rest. */
+/** `/settings`: who is signed in, the theme (preference `theme`), MCP keys and how to connect an assistant. */
 export function SettingsPage() {
   const api = useApi();
   const queryClient = useQueryClient();
@@ -64,6 +66,8 @@ export function SettingsPage() {
               </Radio.Group>
               {saveTheme.error && <p role="alert">{saveTheme.error.message}</p>}
             </section>
+            <McpKeysSection />
+            <ConnectAssistant />
           </>
         )}
       </main>
