@@ -45,7 +45,8 @@ export function DeleteWorkspace({ workspace, actor }: { workspace: Workspace; ac
   };
 
   return (
-    <>
+    <div className="danger-zone">
+      <p>Deleting removes the workspace and everything in it for good.</p>
       <button
         type="button"
         className="danger-action"
@@ -98,6 +99,6 @@ export function DeleteWorkspace({ workspace, actor }: { workspace: Workspace; ac
           </div>
         </form>
       </dialog>
-    </>
+    </div>
   );
 }
