@@ -71,8 +71,12 @@ try {
     await page.goto(`${stack.gatewayUrl}/w/${workspace.id}/d/${welcome.id}`);
     await page.waitForSelector('::-p-aria([name="Title"][role="textbox"])');
     await page.waitForSelector('::-p-text(Keeping it alive)', { timeout: 15_000 });
-    // The tree's first level, where the tree shows it.
-    await page.waitForSelector('::-p-aria([name="Onboarding"])', { timeout: 5_000 }).catch(() => undefined);
+    // One branch of the tree opened (ArrowRight on its item, as the keyboard does).
+    const onboarding = await page.waitForSelector('::-p-aria([name="Onboarding"][role="treeitem"])');
+    await onboarding?.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.waitForSelector('::-p-aria([name="Your first week"][role="treeitem"])');
+    await page.evaluate('document.activeElement?.blur()');
     await page.screenshot({ path: OUTPUT });
     process.stdout.write(`wrote ${OUTPUT}\n`);
   } finally {

@@ -4,9 +4,11 @@
 import { infiniteQueryOptions } from '@tanstack/react-query';
 import type { ApiClient } from './client';
 import type {
+  ArchivedDocument,
   DocumentBreadcrumb,
   DocumentListItem,
   DocumentPermission,
+  DocumentTreeNode,
   McpKey,
   Page,
   PublicDocument,
@@ -38,8 +40,11 @@ export const documentKeys = {
   detail: (id: string) => ['documents', 'detail', id] as const,
   permission: (id: string) => ['documents', 'permission', id] as const,
   ancestors: (id: string) => ['documents', 'ancestors', id] as const,
-  /** The top-level documents of a workspace (GET /documents?workspaceId). */
-  roots: (workspaceId: string) => ['documents', 'roots', workspaceId] as const,
+  /** The sidebar's lists: the root documents (parentId null) or a document's children. */
+  list: (workspaceId: string, parentId: string | null) =>
+    ['documents', 'list', workspaceId, parentId ?? 'root'] as const,
+  archived: (workspaceId: string) => ['documents', 'archived', workspaceId] as const,
+  tree: (workspaceId: string) => ['documents', 'tree', workspaceId] as const,
 };
 
 export const searchKeys = {
@@ -83,11 +88,6 @@ export const documentQuery = (api: ApiClient, id: string) => ({
   queryFn: () => api.get<WikiDocument>(`/documents/${id}`),
 });
 
-export const rootDocumentsQuery = (api: ApiClient, workspaceId: string) => ({
-  queryKey: documentKeys.roots(workspaceId),
-  queryFn: () => api.get<DocumentListItem[]>('/documents', { query: { workspaceId } }),
-});
-
 /** Results as the person types: an answer stays good briefly, a newer keystroke cancels the older. */
 export const searchQuery = (api: ApiClient, workspaceId: string, query: string) => ({
   queryKey: searchKeys.results(workspaceId, query),
@@ -104,6 +104,28 @@ export const permissionQuery = (api: ApiClient, id: string) => ({
 export const ancestorsQuery = (api: ApiClient, id: string) => ({
   queryKey: documentKeys.ancestors(id),
   queryFn: () => api.get<DocumentBreadcrumb[]>(`/documents/${id}/ancestors`),
+});
+
+/** The root documents of a workspace, or the visible children of `parentId`, in sibling order. */
+export const documentListQuery = (api: ApiClient, workspaceId: string, parentId: string | null) => ({
+  queryKey: documentKeys.list(workspaceId, parentId),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    parentId === null
+      ? api.get<DocumentListItem[]>('/documents', { query: { workspaceId }, signal })
+      : api.get<DocumentListItem[]>(`/documents/${parentId}/children`, { signal }),
+});
+
+export const archivedDocumentsQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: documentKeys.archived(workspaceId),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    api.get<ArchivedDocument[]>('/documents/archived', { query: { workspaceId }, signal }),
+});
+
+/** The whole visible tree in one answer (the "Move to…" picker). */
+export const documentTreeQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: documentKeys.tree(workspaceId),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    api.get<DocumentTreeNode[]>('/documents/tree', { query: { workspaceId }, signal }),
 });
 
 export const publicDocumentQuery = (api: ApiClient, id: string) => ({

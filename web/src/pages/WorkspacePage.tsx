@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../api/client';
-import { rootDocumentsQuery, workspaceQuery } from '../api/queries';
+import { documentListQuery, workspaceQuery } from '../api/queries';
 import { useApi } from '../auth/AuthContext';
 import { EmptyWorkspace } from '../components/EmptyWorkspace';
 import { NotFoundPage } from './NotFoundPage';
@@ -13,7 +13,7 @@ export function WorkspacePage() {
   const { workspaceId = '' } = useParams();
   const api = useApi();
   const workspace = useQuery(workspaceQuery(api, workspaceId));
-  const documents = useQuery(rootDocumentsQuery(api, workspaceId));
+  const documents = useQuery(documentListQuery(api, workspaceId, null));
 
   if (workspace.error instanceof ApiError && workspace.error.status === 404) return <NotFoundPage what="workspace" />;
   if (workspace.error) {
