@@ -197,6 +197,12 @@ it('shows what the rules forbid as disabled controls with the reason, and read-o
   );
   expect(options).toEqual(['ADMIN', 'EDITOR', 'COMMENTER', 'VIEWER']);
   expect(await seriousAxeViolations(asAdmin)).toEqual([]);
+  // The disabled controls and their reasons stay readable in the dark theme too.
+  await api(admin, 'PUT', '/users/me/preferences', { theme: 'dark' });
+  await asAdmin.reload();
+  await asAdmin.waitForFunction(`document.documentElement.getAttribute('data-mantine-color-scheme') === 'dark'`);
+  await asAdmin.waitForSelector('::-p-text(Your role here)');
+  expect(await seriousAxeViolations(asAdmin)).toEqual([]);
 
   const asViewer = await openSettings(viewer, ws.id);
   await asViewer.waitForSelector(
