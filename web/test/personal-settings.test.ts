@@ -117,6 +117,9 @@ it('deletes a key after asking, and a deleted key no longer works', async () => 
   const spare = await createKey('Spare');
   await page.locator(aria('Done, I have copied it', 'button')).click();
   await page.waitForSelector(aria('Delete key Spare', 'button'));
+  // The notice goes; the focus lands on "New MCP key", not on the page's start.
+  expect((await focused(page)).name).toBe('New MCP key');
+  expect(await page.$('.key-notice')).toBeNull();
 
   await page.locator(aria('Delete key Spare', 'button')).click();
   await page.waitForSelector(aria('Delete the key “Spare”?', 'alertdialog'));

@@ -15,7 +15,7 @@ export function invitationLink(token: string): string {
   return `${window.location.origin}/invite/${encodeURIComponent(token)}`;
 }
 
-/** A pending invitation with Resend (new expiry, same link), Copy link and Cancel. */
+/** A pending invitation (the API lists open ones only) with Resend (new expiry, same link), Copy link and Cancel. */
 export function InvitationRow({
   workspaceId,
   invitation,
@@ -46,7 +46,6 @@ export function InvitationRow({
       await refresh();
     },
   });
-  const expired = invitation.status === 'EXPIRED';
   const error = resend.error ?? cancel.error;
 
   return (
@@ -54,7 +53,7 @@ export function InvitationRow({
       <td>{invitation.email}</td>
       <td>{ROLE_LABEL[invitation.role]}</td>
       <td>{invitation.invitedBy?.name ?? '—'}</td>
-      <td>{expired ? 'Expired' : dateFormat.format(new Date(invitation.expiresAt))}</td>
+      <td>{dateFormat.format(new Date(invitation.expiresAt))}</td>
       <td>
         <div className="form-actions">
           <button
@@ -65,15 +64,13 @@ export function InvitationRow({
           >
             Resend
           </button>
-          {!expired && (
-            <CopyButton text={invitationLink(invitation.token)} label={`Copy link for ${invitation.email}`}>
-              Copy link
-            </CopyButton>
-          )}
+          <CopyButton text={invitationLink(invitation.token)} label={`Copy link for ${invitation.email}`}>
+            Copy link
+          </CopyButton>
           <button
             type="button"
             aria-label={`Cancel the invitation to ${invitation.email}`}
-            disabled={cancel.isPending || expired}
+            disabled={cancel.isPending}
             onClick={() => cancel.mutate()}
           >
             Cancel

@@ -22,6 +22,10 @@ export function InvitationsSection({ workspaceId, actor }: { workspaceId: string
         <>
           <InviteForm workspaceId={workspaceId} actor={actor} />
           <h3>Pending invitations</h3>
+          <p className="hint">
+            Each is open until the date shown (Resend moves it on); one that expires leaves this list, and inviting the
+            address again sends a new one.
+          </p>
           {invitations.error && <p role="alert">{invitations.error.message}</p>}
           {invitations.isPending && <p>Loading invitations…</p>}
           {invitations.data?.length === 0 && (

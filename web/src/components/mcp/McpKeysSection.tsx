@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { mcpKeyKeys, mcpKeysQuery } from '../../api/queries';
 import type { CreatedMcpKey, McpKey } from '../../api/types';
 import { useApi } from '../../auth/AuthContext';
@@ -17,6 +17,7 @@ export function McpKeysSection() {
   const [created, setCreated] = useState<CreatedMcpKey | null>(null);
   const [deleting, setDeleting] = useState<McpKey | null>(null);
   const [said, setSaid] = useState('');
+  const newKeyButton = useRef<HTMLButtonElement>(null);
 
   const remove = useMutation({
     mutationFn: (key: McpKey) => api.delete(`/users/me/mcp-keys/${key.id}`),
@@ -68,7 +69,15 @@ export function McpKeysSection() {
       <p role="status" className="quiet">
         {said}
       </p>
-      {created && <CreatedKeyNotice created={created} onDone={() => setCreated(null)} />}
+      {created && (
+        <CreatedKeyNotice
+          created={created}
+          onDone={() => {
+            setCreated(null);
+            newKeyButton.current?.focus();
+          }}
+        />
+      )}
       {creating ? (
         <NewMcpKeyForm
           onCreated={(key) => {
@@ -80,6 +89,7 @@ export function McpKeysSection() {
         />
       ) : (
         <button
+          ref={newKeyButton}
           type="button"
           onClick={() => {
             setCreated(null);
