@@ -35,7 +35,11 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: 'unit', globals: true, include: ['{libs,gateway,services}/**/src/**/*.test.ts'] },
+        test: {
+          name: 'unit',
+          globals: true,
+          include: ['{libs,gateway,services}/**/src/**/*.test.ts', 'web/src/**/*.test.ts'],
+        },
       },
       {
         resolve: { alias },

@@ -58,7 +58,8 @@ export function draftOf(content: string): { text: string; mentions: Mention[] } 
     if (segment.kind === 'text') text += segment.text;
     else {
       text += `@${segment.name}`;
-      if (!mentions.some((m) => m.userId === segment.userId && m.name === segment.name)) mentions.push(segment);
+      const { userId, name } = segment;
+      if (!mentions.some((m) => m.userId === userId && m.name === name)) mentions.push({ userId, name });
     }
   }
   return { text, mentions };

@@ -1,4 +1,4 @@
-import { type RefObject, useEffect, useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import type { CommentThread } from '../api/types';
 import { locateAnchor, pointAt } from './anchor-dom';
 
@@ -15,7 +15,7 @@ const supported = () => typeof CSS !== 'undefined' && 'highlights' in CSS && typ
  * and "Show in document" still work.
  */
 export function useCommentHighlights(
-  root: RefObject<HTMLElement | null>,
+  element: HTMLElement | null,
   threads: readonly CommentThread[],
   activeId: string | null,
   onOpen: (threadId: string) => void,
@@ -25,7 +25,6 @@ export function useCommentHighlights(
   opener.current = onOpen;
 
   useEffect(() => {
-    const element = root.current;
     if (!element || !supported()) return;
     const open = threads.filter((thread) => thread.status === 'open');
     let frame = 0;
@@ -56,10 +55,9 @@ export function useCommentHighlights(
       CSS.highlights.delete(HIGHLIGHT);
       CSS.highlights.delete(ACTIVE_HIGHLIGHT);
     };
-  }, [root, threads, activeId]);
+  }, [element, threads, activeId]);
 
   useEffect(() => {
-    const element = root.current;
     if (!element) return;
     const onClick = (event: MouseEvent) => {
       if (event.button !== 0 || !window.getSelection()?.isCollapsed) return;
@@ -74,5 +72,5 @@ export function useCommentHighlights(
     };
     element.addEventListener('click', onClick);
     return () => element.removeEventListener('click', onClick);
-  }, [root]);
+  }, [element]);
 }

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type RefObject, useCallback, useState } from 'react';
+import { type RefObject, useCallback, useEffect, useState } from 'react';
 import { threadsQuery } from '../api/queries';
 import type { CommentAnchor, CommentThread } from '../api/types';
 import { useApi } from '../auth/AuthContext';
@@ -16,7 +16,7 @@ const CLOSED_REFRESH_MS = 60_000;
  */
 export function useDocumentComments(
   documentId: string,
-  editorArea: RefObject<HTMLElement | null>,
+  editorArea: RefObject<HTMLDivElement | null>,
   panelOpen: boolean,
   openPanel: () => void,
 ) {
@@ -28,6 +28,22 @@ export function useDocumentComments(
   });
   const [activeThreadId, setActiveThreadId] = useState<string | null>(null);
   const [draftAnchor, setDraftAnchor] = useState<CommentAnchor | null>(null);
+  // The editor's area appears once the document has loaded: effects over it wait for the element.
+  const [area, setArea] = useState<HTMLElement | null>(null);
+  const editorAreaRef = useCallback(
+    (element: HTMLDivElement | null) => {
+      editorArea.current = element;
+      setArea(element);
+    },
+    [editorArea],
+  );
+
+  // Closing the panel lets go of the thread in focus and of an unsent new thread.
+  useEffect(() => {
+    if (panelOpen) return;
+    setActiveThreadId(null);
+    setDraftAnchor(null);
+  }, [panelOpen]);
 
   const focusThread = useCallback(
     (threadId: string) => {
@@ -36,7 +52,7 @@ export function useDocumentComments(
     },
     [openPanel],
   );
-  useCommentHighlights(editorArea, threads.data ?? [], activeThreadId, focusThread);
+  useCommentHighlights(area, threads.data ?? [], activeThreadId, focusThread);
 
   const startThread = useCallback(
     (anchor: CommentAnchor) => {
@@ -59,13 +75,12 @@ export function useDocumentComments(
   const showInDocument = useCallback(
     (thread: CommentThread): boolean => {
       setActiveThreadId(thread.id);
-      const root = editorArea.current;
-      const range = root ? locateAnchor(root, thread.anchor) : null;
-      if (!root || !range) return false;
+      const range = area ? locateAnchor(area, thread.anchor) : null;
+      if (!area || !range) return false;
       const target =
         range.startContainer instanceof Element ? range.startContainer : range.startContainer.parentElement;
       target?.scrollIntoView({ block: 'center' });
-      const editable = root.querySelector<HTMLElement>('[contenteditable="true"]');
+      const editable = area.querySelector<HTMLElement>('[contenteditable="true"]');
       if (editable) {
         editable.focus({ preventScroll: true });
         const caret = range.cloneRange();
@@ -75,9 +90,19 @@ export function useDocumentComments(
       }
       return true;
     },
-    [editorArea],
+    [area],
   );
 
   const openCount = threads.data?.filter((thread) => thread.status === 'open').length;
-  return { threads, openCount, activeThreadId, draftAnchor, startThread, finishDraft, showInDocument };
+  return {
+    editorAreaRef,
+    editorArea: area,
+    threads,
+    openCount,
+    activeThreadId,
+    draftAnchor,
+    startThread,
+    finishDraft,
+    showInDocument,
+  };
 }

@@ -1,10 +1,10 @@
-import { type RefObject, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { CommentAnchor } from '../api/types';
 import { anchorOfSelection } from '../comments/anchor-dom';
 
 interface Props {
   /** The element around the editor; the button is placed inside it, under the selection. */
-  root: RefObject<HTMLElement | null>;
+  root: HTMLElement | null;
   onComment: (anchor: CommentAnchor) => void;
 }
 
@@ -22,7 +22,7 @@ export function CommentSelectionButton({ root, onComment }: Props) {
   const [hint, setHint] = useState('');
 
   useEffect(() => {
-    const element = root.current;
+    const element = root;
     if (!element) return;
     const follow = () => {
       const selection = window.getSelection();

@@ -55,10 +55,11 @@ export function CommentsPanel({
   const [said, setSaid] = useState('');
   const writable = canWrite(viewer);
 
-  // Focus goes to the heading when the panel opens, unless a new comment's box takes it.
-  const openedForDraft = useRef(draftAnchor !== null);
+  // Focus goes to the heading when the panel opens, unless a new comment's box or the thread the
+  // person came for takes it (their effects run first, as children).
+  const openedFor = useRef(draftAnchor !== null || activeThreadId !== null);
   useEffect(() => {
-    if (!openedForDraft.current) heading.current?.focus();
+    if (!openedFor.current) heading.current?.focus();
   }, []);
 
   // The thread the person came for is listed whatever the filter.

@@ -128,7 +128,7 @@ export function DocumentPage() {
               You can read this document; your role ({role.toLowerCase()}) does not allow editing.
             </p>
           )}
-          <div ref={editorArea} className="editor-area">
+          <div ref={comments.editorAreaRef} className="editor-area">
             <ErrorBoundary fallback={(error) => <p role="alert">The editor could not be shown: {error.message}</p>}>
               <Suspense fallback={<p className="loading">Loading the editor…</p>}>
                 {me.data ? (
@@ -146,7 +146,7 @@ export function DocumentPage() {
                 )}
               </Suspense>
             </ErrorBoundary>
-            {mayComment && <CommentSelectionButton root={editorArea} onComment={comments.startThread} />}
+            {mayComment && <CommentSelectionButton root={comments.editorArea} onComment={comments.startThread} />}
           </div>
         </main>
       </div>
