@@ -473,11 +473,26 @@ async function waitUntilReady(part, timeoutMs) {
   }
 }
 
+/** How a person signs in to the web app with this identity provider (ARCHITECTURE 5.17). */
+function webSignInLines(url, auth) {
+  if (auth.provider === 'dev') return [`  Sign in   open ${url}/ and sign in with any e-mail address (dev sign-in)`];
+  if (auth.provider === 'oidc') {
+    return [
+      `  Sign in   open ${url}/: it sends you to ${auth.issuer} to sign in`,
+      `            (its client ${auth.clientId ?? '(AUTH_CLIENT_ID unset: the web app cannot sign in)'} must be public,`,
+      `            allow the redirect ${url}/auth/callback and the post-logout redirect ${url}/)`,
+    ];
+  }
+  return [`  Sign in   the web app signs in with AUTH_PROVIDER=dev or oidc, not ${auth.provider}`];
+}
+
 function printBanner(config, auth, parts) {
   const url = `http://localhost:${config.gatewayPort}`;
   const lines = [
     '',
     `Wiki platform is up: ${parts.map((p) => `${p.name} :${p.port}`).join(', ')}`,
+    `  Web app   ${url}/`,
+    ...webSignInLines(url, auth),
     `  Gateway   ${url}/api/v1`,
     `  API docs  ${url}/docs-ui`,
   ];

@@ -4,6 +4,7 @@ import { BrowserRouter, Route, Routes } from 'react-router';
 import { ApiError } from './api/client';
 import { AuthProvider } from './auth/AuthContext';
 import { RequireSignIn } from './auth/RequireSignIn';
+import { PreferredTheme } from './components/PreferredTheme';
 import { WorkspaceLayout } from './components/WorkspaceLayout';
 import { AuthCallbackPage } from './pages/AuthCallbackPage';
 import { DocumentPage } from './pages/DocumentPage';
@@ -15,6 +16,7 @@ import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
 import { WorkspacePage } from './pages/WorkspacePage';
 import { WorkspaceSettingsPage } from './pages/WorkspaceSettingsPage';
+import { cssVariablesResolver, theme } from './theme';
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -29,10 +31,11 @@ const queryClient = new QueryClient({
 /** The routes of ARCHITECTURE 5.17. */
 export function App() {
   return (
-    <MantineProvider defaultColorScheme="auto">
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto">
       <QueryClientProvider client={queryClient}>
         <BrowserRouter>
           <AuthProvider>
+            <PreferredTheme />
             <Routes>
               <Route path="/sign-in" element={<SignInPage />} />
               <Route path="/auth/callback" element={<AuthCallbackPage />} />

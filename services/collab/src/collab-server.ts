@@ -20,6 +20,7 @@ import {
   withSeededIds,
 } from './domain/blocks.js';
 import { RecentEditors } from './domain/editors.js';
+import { decodeRoomCopy, encodeRoomCopy, isPrints } from './domain/room-copy.js';
 import { ReplicaKind, type ReplicaMessage, type Replication } from './replication.js';
 
 /**
@@ -108,12 +109,7 @@ export function shownUserOf(request: IncomingMessage, documentName: string): Sho
 /** The prints of a Saved message from another replica; undefined when they are not prints. */
 function printsOf(payload: Uint8Array): BlockPrint[] | undefined {
   const value: unknown = JSON.parse(Buffer.from(payload).toString('utf8'));
-  const isPrint = (p: unknown) =>
-    typeof p === 'object' &&
-    p !== null &&
-    typeof (p as BlockPrint).hash === 'string' &&
-    ((p as BlockPrint).id === undefined || typeof (p as BlockPrint).id === 'string');
-  return Array.isArray(value) && value.every(isPrint) ? (value as BlockPrint[]) : undefined;
+  return isPrints(value) ? value : undefined;
 }
 
 function hashOf(state: Uint8Array): string {
@@ -151,7 +147,7 @@ export class CollabServer {
   constructor(
     private readonly api: DocumentsApi,
     private readonly log: Logger,
-    options: { debounceMs: number; maxDebounceMs: number },
+    private readonly options: { debounceMs: number; maxDebounceMs: number; peerWaitMs: number },
     /** Connections per user across replicas (refusing at the limit); none: unbounded (tests of other things). */
     private readonly slots?: ConnectionSlots,
   ) {
@@ -256,17 +252,23 @@ export class CollabServer {
 
   private async load(documentId: string, document: Document): Promise<void> {
     const stored = await this.api.loadState(documentId);
-    let revision = stored.contentRevision;
     if (stored.state) {
       Y.applyUpdate(document, stored.state);
-    } else {
-      // Never saved, or a REST/MCP write came after the last save: start from the content.
-      const { content, contentRevision } = await this.api.loadContent(documentId);
-      revision = contentRevision;
-      Y.applyUpdate(document, Y.encodeStateAsUpdate(await docFromContent(documentId, revision, content)));
+      const blocks = await blocksOf(document);
+      this.rooms.set(documentId, this.newRoom(stored.contentRevision, document, blocks));
+      return;
     }
-    const blocks = await blocksOf(document);
-    this.rooms.set(documentId, {
+    // The state was never stored, or a write came after the last store: a replica that holds the
+    // room open may have taken that write in without storing it yet. Its copy, not a build of our
+    // own, which would hold different items and so give the room twice once the replicas sync.
+    if (await this.loadFromPeer(documentId, document)) return;
+    const { content, contentRevision } = await this.api.loadContent(documentId);
+    Y.applyUpdate(document, Y.encodeStateAsUpdate(await docFromContent(documentId, contentRevision, content)));
+    this.rooms.set(documentId, this.newRoom(contentRevision, document, await blocksOf(document)));
+  }
+
+  private newRoom(revision: number, document: Y.Doc, blocks: Block[]): Room {
+    return {
       revision,
       savedHash: hashOf(Y.encodeStateAsUpdate(document)),
       lastJson: JSON.stringify(blocks),
@@ -275,7 +277,41 @@ export class CollabServer {
       lastPlainText: plainTextOf(blocks),
       editors: new RecentEditors(),
       refreshing: Promise.resolve(),
+    };
+  }
+
+  /** Takes the room over from a replica holding it open, if one answers (COLLAB_PEER_WAIT_MS). */
+  private async loadFromPeer(documentId: string, document: Document): Promise<boolean> {
+    const answer = await this.replication?.copyFromPeers(documentId, this.options.peerWaitMs);
+    const copy = answer && decodeRoomCopy(answer.payload);
+    if (!answer || !copy) return false;
+    Y.applyUpdate(document, copy.state);
+    const { base, lastJson, savedHash, sawContent } = copy.view;
+    this.rooms.set(documentId, {
+      revision: answer.revision,
+      // The holder's: a room that holds no more than what was stored is not stored again.
+      savedHash,
+      lastJson,
+      base,
+      sawContent,
+      lastPlainText: plainTextOf(parseBlocks(lastJson)),
+      editors: new RecentEditors(),
+      refreshing: Promise.resolve(),
     });
+    return true;
+  }
+
+  /** The room as a replica about to open it takes it over (ReplicaKind.Copy); none unless open here. */
+  copyOf(documentId: string): { revision: number; payload: Uint8Array } | undefined {
+    const document = this.hocuspocus.documents.get(documentId);
+    const room = this.rooms.get(documentId);
+    if (!document || !room) return undefined;
+    const { base, lastJson, savedHash, sawContent } = room;
+    const payload = encodeRoomCopy({
+      view: { base, lastJson, savedHash, sawContent },
+      state: Y.encodeStateAsUpdate(document),
+    });
+    return { revision: room.revision, payload };
   }
 
   private joinReplicas(documentId: string, document: Document): void {

@@ -25,8 +25,11 @@ export const collabService = defineService({
   consumers: [
     async ({ app, bus, config }) => {
       const server = app.collabServer;
-      const replication = new Replication(bus.nc, config.eventsPrefix, (id, message) =>
-        server.fromReplica(id, message),
+      const replication = new Replication(
+        bus.nc,
+        config.eventsPrefix,
+        (id, message) => server.fromReplica(id, message),
+        (id) => server.copyOf(id),
       );
       server.replication = replication;
       return { stop: async () => replication.close() };

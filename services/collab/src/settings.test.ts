@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_COLLAB_SETTINGS, loadCollabSettings } from './settings.js';
 
 describe('collaboration settings', () => {
-  it('default to a 2 s debounce (10 s at most), 50 connections a user at 50 messages/s, burst 500', () => {
+  it('default to a 2 s debounce (10 s at most), 50 connections a user at 50 messages/s, burst 500, 250 ms for a peer', () => {
     expect(loadCollabSettings({})).toEqual(DEFAULT_COLLAB_SETTINGS);
     expect(DEFAULT_COLLAB_SETTINGS).toEqual({
       debounceMs: 2000,
@@ -11,6 +11,7 @@ describe('collaboration settings', () => {
       connectionsPerUser: 50,
       updatesPerSecond: 50,
       updatesBurst: 500,
+      peerWaitMs: 250,
     });
   });
 
@@ -22,8 +23,16 @@ describe('collaboration settings', () => {
         COLLAB_CONNECTIONS_PER_USER: '4',
         COLLAB_UPDATES_PER_SECOND: '5',
         COLLAB_UPDATES_BURST: '6',
+        COLLAB_PEER_WAIT_MS: '0',
       }),
-    ).toEqual({ debounceMs: 50, maxDebounceMs: 500, connectionsPerUser: 4, updatesPerSecond: 5, updatesBurst: 6 });
+    ).toEqual({
+      debounceMs: 50,
+      maxDebounceMs: 500,
+      connectionsPerUser: 4,
+      updatesPerSecond: 5,
+      updatesBurst: 6,
+      peerWaitMs: 0,
+    });
   });
 
   it.each([
@@ -32,6 +41,7 @@ describe('collaboration settings', () => {
     ['COLLAB_CONNECTIONS_PER_USER', '0'],
     ['COLLAB_UPDATES_PER_SECOND', '0'],
     ['COLLAB_UPDATES_BURST', 'many'],
+    ['COLLAB_PEER_WAIT_MS', '5001'],
   ])('names the variable of a bad value: %s=%s', (name, value) => {
     expect(() => loadCollabSettings({ [name]: value })).toThrow(ConfigError);
     expect(() => loadCollabSettings({ [name]: value })).toThrow(name);

@@ -15,6 +15,12 @@ export interface CollabSettings {
   updatesPerSecond: number;
   /** Messages one WebSocket may send at once (COLLAB_UPDATES_BURST, default 500). */
   updatesBurst: number;
+  /**
+   * How long a replica about to build a room from content waits for a copy from a replica holding
+   * it open (COLLAB_PEER_WAIT_MS, default 250; 0 does not ask). When no replica holds the room,
+   * NATS says so at once and nobody waits.
+   */
+  peerWaitMs: number;
 }
 
 export const DEFAULT_COLLAB_SETTINGS: CollabSettings = {
@@ -23,6 +29,7 @@ export const DEFAULT_COLLAB_SETTINGS: CollabSettings = {
   connectionsPerUser: 50,
   updatesPerSecond: 50,
   updatesBurst: 500,
+  peerWaitMs: 250,
 };
 
 /** A bad value names its variable (ConfigError). */
@@ -34,6 +41,7 @@ export function loadCollabSettings(env: Env): CollabSettings {
     COLLAB_CONNECTIONS_PER_USER: wholeNumber(d.connectionsPerUser, { min: 1, max: 100_000 }),
     COLLAB_UPDATES_PER_SECOND: wholeNumber(d.updatesPerSecond, { min: 1, max: 1_000_000 }),
     COLLAB_UPDATES_BURST: wholeNumber(d.updatesBurst, { min: 1, max: 1_000_000 }),
+    COLLAB_PEER_WAIT_MS: wholeNumber(d.peerWaitMs, { min: 0, max: 5_000 }),
   });
   return {
     debounceMs: read.COLLAB_DEBOUNCE_MS,
@@ -41,5 +49,6 @@ export function loadCollabSettings(env: Env): CollabSettings {
     connectionsPerUser: read.COLLAB_CONNECTIONS_PER_USER,
     updatesPerSecond: read.COLLAB_UPDATES_PER_SECOND,
     updatesBurst: read.COLLAB_UPDATES_BURST,
+    peerWaitMs: read.COLLAB_PEER_WAIT_MS,
   };
 }

@@ -210,31 +210,90 @@ describe('collaboration replicas and restarts', () => {
     expect(stored.status).toBe(200);
   });
 
-  // Pins a known limit (docs/DECISIONS.md, "Block diff and block-level merge"): should this start
-  // failing, the limit is gone and the entry there goes with it.
-  it('known limit: a replica that opens a room from content newer than its peer’s unsaved room shows the document twice', async () => {
+  /** How often `text` occurs in `within`. */
+  const timesIn = (within: string, text: string) => within.split(text).length - 1;
+  /** Top-level nodes of the room's fragment: one blockGroup unless the document was doubled. */
+  const topLevel = (e: CollabEditor) => e.doc.getXmlFragment('document-store').length;
+
+  it('a replica that opens a room its peer holds unsaved takes the peer’s copy: what was typed there survives, once, at both', async () => {
     const slow = await startCollab(storingAfterAMinute(t.config));
     await slow.app.listen({ port: 0, host: '127.0.0.1' });
     replicas.push(slow);
     const aUrl = `ws://127.0.0.1:${(slow.app.server.address() as AddressInfo).port}/collab`;
     const b = await startReplica();
     const [alpha, xray] = [paragraphWithId(randomUUID(), 'alpha'), paragraphWithId(randomUUID(), 'xray')];
-    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Twice', content: [alpha] });
+    const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Once', content: [alpha] });
     const onA = await open(aUrl, doc.id, owner);
-    // A takes the write into its room block by block; it stores a minute later.
+    // A takes the write into its room block by block and what its editor types; it stores a minute later.
     const put = await t.request('PUT', `/api/v1/documents/${doc.id}`, {
       token: owner.token,
       body: { content: [alpha, xray] },
     });
     expect(put.status).toBe(200);
     await eventually(() => expect(onA.text()).toBe('alpha\nxray'));
+    typeParagraph(onA.doc, 'typed on A');
+    await eventually(() => expect(slow.server.rooms.get(doc.id)?.lastEditorId).toBe(owner.id));
 
-    // The stored state is stale, so B builds its room from the content, with items of its own;
-    // the replicas' sync then hands each room the other's copy.
+    // The stored state is stale: B takes A's room rather than building one from the content.
     const onB = await open(b.url, doc.id, editor);
+    expect(onB.text()).toBe('alpha\nxray\ntyped on A');
+    expect(topLevel(onB)).toBe(1);
+    expect(b.replica.server.rooms.get(doc.id)?.revision).toBe(slow.server.rooms.get(doc.id)?.revision);
+    typeParagraph(onB.doc, 'typed on B');
+    typeParagraph(onA.doc, 'more on A');
     await eventually(() => {
-      expect(onB.text()).toBe('alpha\nxray\nalpha\nxray');
-      expect(onA.text()).toBe(onB.text());
+      expect(onA.text().split('\n').sort()).toEqual(['alpha', 'more on A', 'typed on A', 'typed on B', 'xray']);
+      expect(onB.text()).toBe(onA.text());
     });
+    expect([topLevel(onA), topLevel(onB)]).toEqual([1, 1]);
+
+    // B stores what its editor typed (with A's text, which its room holds); A stores on its stop.
+    onB.destroy();
+    onA.destroy();
+    await slow.stop();
+    replicas.splice(replicas.indexOf(slow), 1);
+    await eventually(async () => {
+      const content = (await restDocument(t, owner.token, doc.id)).content;
+      for (const text of ['alpha', 'xray', 'typed on A', 'typed on B', 'more on A']) {
+        expect(timesIn(content, text)).toBe(1);
+      }
+    });
+    await b.replica.stop();
+    replicas.splice(replicas.indexOf(b.replica), 1);
+  });
+
+  it('two replicas that build a room from the same content at once make the same items: it is there once', async () => {
+    // Neither asks the other (COLLAB_PEER_WAIT_MS=0), as when both open the room before either holds it.
+    const notAsking = { ...t.config, env: { ...t.config.env, COLLAB_PEER_WAIT_MS: '0' } };
+    const [a, b] = [await startCollab(notAsking), await startCollab(notAsking)];
+    replicas.push(a, b);
+    const [aUrl, bUrl] = await Promise.all(
+      [a, b].map(async (replica) => {
+        await replica.app.listen({ port: 0, host: '127.0.0.1' });
+        return `ws://127.0.0.1:${(replica.app.server.address() as AddressInfo).port}/collab`;
+      }),
+    );
+    const doc = await createDocument(t, owner, {
+      workspaceId: ws,
+      title: 'Together',
+      content: [paragraph('first'), paragraph('second')],
+    });
+    const [onA, onB] = await Promise.all([open(aUrl, doc.id, owner), open(bUrl, doc.id, editor)]);
+    expect([onA.text(), onB.text()]).toEqual(['first\nsecond', 'first\nsecond']);
+    typeParagraph(onA.doc, 'typed on A');
+    typeParagraph(onB.doc, 'typed on B');
+    await eventually(() => {
+      expect(onA.text().split('\n').sort()).toEqual(['first', 'second', 'typed on A', 'typed on B']);
+      expect(onB.text()).toBe(onA.text());
+    });
+    expect([topLevel(onA), topLevel(onB)]).toEqual([1, 1]);
+    await eventually(async () => {
+      const content = (await restDocument(t, owner.token, doc.id)).content;
+      for (const text of ['first', 'second', 'typed on A', 'typed on B']) expect(timesIn(content, text)).toBe(1);
+    });
+    for (const replica of [a, b]) {
+      await replica.stop();
+      replicas.splice(replicas.indexOf(replica), 1);
+    }
   });
 });

@@ -46,4 +46,38 @@ describe('replication over NATS core subjects', () => {
     a.close();
     b.close();
   });
+
+  it('answers a replica about to open a room with a copy from one holding it, chunked; nobody holds it: none', async () => {
+    const big = randomBytes(nc.info!.max_payload + 4_321);
+    const holding = new Map<string, { revision: number; payload: Uint8Array }>([
+      ['doc-1', { revision: 7, payload: big }],
+    ]);
+    const holder = new Replication(
+      nc,
+      prefix,
+      () => undefined,
+      (doc) => holding.get(doc),
+    );
+    const asker = new Replication(nc, prefix, () => undefined);
+    holder.join('doc-1');
+    holder.join('doc-2'); // joined, but it has no copy to give (e.g. the room is closing)
+    await nc.flush();
+
+    const copy = await asker.copyFromPeers('doc-1', 10_000);
+    expect(copy?.kind).toBe(ReplicaKind.Copy);
+    expect(copy?.revision).toBe(7);
+    expect(Buffer.from(copy!.payload).equals(big)).toBe(true);
+    // No replica holds doc-3: NATS says so at once, long before the wait (beyond the test's timeout) ends.
+    expect(await asker.copyFromPeers('doc-3', 120_000)).toBeUndefined();
+    // A holder without a copy does not answer: the asker stops waiting.
+    expect(await asker.copyFromPeers('doc-2', 100)).toBeUndefined();
+    // 0 does not ask at all.
+    expect(await asker.copyFromPeers('doc-1', 0)).toBeUndefined();
+
+    holder.leave('doc-1');
+    await nc.flush();
+    expect(await asker.copyFromPeers('doc-1', 120_000)).toBeUndefined();
+    holder.close();
+    asker.close();
+  });
 });

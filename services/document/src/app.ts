@@ -10,6 +10,7 @@ import { rememberedWorkspaceOf } from './db/workspace-of.js';
 import { rememberedLists } from './queries/list-answers.js';
 import { rememberedTrees } from './queries/tree-answers.js';
 import { sharedVersionReads } from './queries/version-reads.js';
+import { registerArchivedRoutes } from './routes/archived-documents.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
@@ -77,6 +78,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   contexts.set(app, ctx);
 
   registerDocumentRoutes(app, ctx);
+  registerArchivedRoutes(app, ctx);
   registerRevisionRoutes(app, ctx);
   registerPublicRoutes(app, ctx);
   await registerCollabRoutes(app, ctx);

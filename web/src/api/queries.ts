@@ -4,9 +4,12 @@
 import { infiniteQueryOptions } from '@tanstack/react-query';
 import type { ApiClient } from './client';
 import type {
+  ArchivedDocument,
   CommentThread,
   DocumentBreadcrumb,
+  DocumentListItem,
   DocumentPermission,
+  DocumentTreeNode,
   MemberMatch,
   Page,
   PublicDocument,
@@ -14,12 +17,20 @@ import type {
   Revision,
   RevisionDiff,
   RevisionSummary,
+  SearchResult,
   User,
   WikiDocument,
+  Workspace,
 } from './types';
 
 export const userKeys = {
   me: ['users', 'me'] as const,
+};
+
+export const workspaceKeys = {
+  all: ['workspaces'] as const,
+  list: ['workspaces', 'list'] as const,
+  detail: (id: string) => ['workspaces', 'detail', id] as const,
 };
 
 export const documentKeys = {
@@ -28,6 +39,16 @@ export const documentKeys = {
   detail: (id: string) => ['documents', 'detail', id] as const,
   permission: (id: string) => ['documents', 'permission', id] as const,
   ancestors: (id: string) => ['documents', 'ancestors', id] as const,
+  /** The sidebar's lists: the root documents (parentId null) or a document's children. */
+  list: (workspaceId: string, parentId: string | null) =>
+    ['documents', 'list', workspaceId, parentId ?? 'root'] as const,
+  archived: (workspaceId: string) => ['documents', 'archived', workspaceId] as const,
+  tree: (workspaceId: string) => ['documents', 'tree', workspaceId] as const,
+};
+
+export const searchKeys = {
+  all: ['search'] as const,
+  results: (workspaceId: string, query: string) => ['search', workspaceId, query] as const,
 };
 
 /** A document's history (ARCHITECTURE 5.16): every key starts with `all(documentId)`. */
@@ -62,9 +83,27 @@ export const meQuery = (api: ApiClient) => ({
   staleTime: 5 * 60_000,
 });
 
+export const workspacesQuery = (api: ApiClient) => ({
+  queryKey: workspaceKeys.list,
+  queryFn: () => api.get<Workspace[]>('/workspaces'),
+});
+
+export const workspaceQuery = (api: ApiClient, id: string) => ({
+  queryKey: workspaceKeys.detail(id),
+  queryFn: () => api.get<Workspace>(`/workspaces/${id}`),
+});
+
 export const documentQuery = (api: ApiClient, id: string) => ({
   queryKey: documentKeys.detail(id),
   queryFn: () => api.get<WikiDocument>(`/documents/${id}`),
+});
+
+/** Results as the person types: an answer stays good briefly, a newer keystroke cancels the older. */
+export const searchQuery = (api: ApiClient, workspaceId: string, query: string) => ({
+  queryKey: searchKeys.results(workspaceId, query),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    api.get<SearchResult[]>('/documents/search', { query: { workspaceId, query, limit: 10 }, signal }),
+  staleTime: 5_000,
 });
 
 export const permissionQuery = (api: ApiClient, id: string) => ({
@@ -75,6 +114,28 @@ export const permissionQuery = (api: ApiClient, id: string) => ({
 export const ancestorsQuery = (api: ApiClient, id: string) => ({
   queryKey: documentKeys.ancestors(id),
   queryFn: () => api.get<DocumentBreadcrumb[]>(`/documents/${id}/ancestors`),
+});
+
+/** The root documents of a workspace, or the visible children of `parentId`, in sibling order. */
+export const documentListQuery = (api: ApiClient, workspaceId: string, parentId: string | null) => ({
+  queryKey: documentKeys.list(workspaceId, parentId),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    parentId === null
+      ? api.get<DocumentListItem[]>('/documents', { query: { workspaceId }, signal })
+      : api.get<DocumentListItem[]>(`/documents/${parentId}/children`, { signal }),
+});
+
+export const archivedDocumentsQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: documentKeys.archived(workspaceId),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    api.get<ArchivedDocument[]>('/documents/archived', { query: { workspaceId }, signal }),
+});
+
+/** The whole visible tree in one answer (the "Move to…" picker). */
+export const documentTreeQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: documentKeys.tree(workspaceId),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    api.get<DocumentTreeNode[]>('/documents/tree', { query: { workspaceId }, signal }),
 });
 
 export const publicDocumentQuery = (api: ApiClient, id: string) => ({

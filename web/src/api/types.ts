@@ -45,9 +45,33 @@ export interface DocumentListItem {
   title: string;
   parentId: string | null;
   workspaceId: string;
-  icon: string;
+  icon: string | null;
   hasChildren: boolean;
   childCount: number;
+  updatedAt: string;
+}
+
+/** A node of `GET /documents/tree`: the whole visible tree of a workspace, nested. */
+export interface DocumentTreeNode {
+  id: string;
+  title: string;
+  parentId: string | null;
+  workspaceId: string;
+  icon: string | null;
+  updatedAt: string;
+  children: DocumentTreeNode[];
+}
+
+/** An entry of `GET /documents/archived`: a document archived itself, with what went with it. */
+export interface ArchivedDocument {
+  id: string;
+  title: string;
+  parentId: string | null;
+  workspaceId: string;
+  icon: string | null;
+  /** How many documents below it were archived with it (restoring brings them back too). */
+  descendantCount: number;
+  /** When it was archived. */
   updatedAt: string;
 }
 

@@ -21,6 +21,9 @@ function sessionFor(config: AuthConfig): Session {
   throw new Error(`Signing in with "${config.provider}" in the browser is not supported; use an OIDC provider.`);
 }
 
+/** Set once a refused token has sent the person to sign in again (the page is leaving). */
+let reauthenticating = false;
+
 function currentPath(): string {
   return `${window.location.pathname}${window.location.search}${window.location.hash}`;
 }
@@ -49,8 +52,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     const api = new ApiClient({
       accessToken: () => session.accessToken(),
       onUnauthorized: () => {
-        // The token was refused (expired, revoked): sign in again and come back here.
-        void session.signOut().finally(() => session.signIn(currentPath()));
+        // The token was refused (expired, revoked): sign in again and come back here, once
+        // however many requests were refused together.
+        if (reauthenticating) return;
+        reauthenticating = true;
+        void session.signInAgain(currentPath());
       },
     });
     return { config, session, api, signedIn };

@@ -26,6 +26,13 @@ export class DevSession implements Session {
   readonly provider = 'dev' as const;
   private readonly listeners = new Set<() => void>();
 
+  constructor() {
+    // Signing in or out in another tab shows here too.
+    window.addEventListener('storage', (event) => {
+      if (event.key === STORAGE_KEY || event.key === null) this.emit();
+    });
+  }
+
   async accessToken(): Promise<string | null> {
     return readStored()?.accessToken ?? null;
   }
@@ -48,13 +55,18 @@ export class DevSession implements Session {
     this.emit();
   }
 
-  async completeSignIn(): Promise<string> {
+  async completeSignIn(): Promise<string | null> {
     return '/';
+  }
+
+  async signInAgain(returnTo: string): Promise<void> {
+    localStorage.removeItem(STORAGE_KEY);
+    await this.signIn(returnTo);
   }
 
   async signOut(): Promise<void> {
     localStorage.removeItem(STORAGE_KEY);
-    this.emit();
+    window.location.assign('/sign-in?signedOut=1');
   }
 
   onChange(listener: () => void): () => void {

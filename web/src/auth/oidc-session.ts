@@ -4,12 +4,19 @@ import { type Session, safeReturnTo } from './session';
 
 /**
  * AUTH_PROVIDER=oidc: Authorization Code + PKCE as the public client AUTH_CLIENT_ID against the
- * issuer's discovery document, redirect and silent renewal on /auth/callback (ARCHITECTURE 5.17).
- * The user (tokens) stays in sessionStorage: it ends with the tab, and a reload keeps it.
+ * issuer's discovery document, redirect on /auth/callback (ARCHITECTURE 5.17). Silent renewal
+ * before the token expires: with the refresh token when the provider gave one, else in a hidden
+ * frame on /auth/callback. The user (tokens) stays in sessionStorage: it ends with the tab, and a
+ * reload keeps it.
  */
 export class OidcSession implements Session {
   readonly provider = 'oidc' as const;
   private readonly manager: UserManager;
+  /**
+   * Set while the page is on its way to the provider (signing out or in again): removing the user
+   * then is not news to act on, or the app would start a sign-in racing the redirect.
+   */
+  private leaving = false;
 
   constructor(config: AuthConfig) {
     if (!config.issuer || !config.clientId) {
@@ -39,29 +46,48 @@ export class OidcSession implements Session {
     await this.manager.signinRedirect({ state: { returnTo: safeReturnTo(returnTo) } });
   }
 
-  async completeSignIn(): Promise<string> {
-    // One callback page for both the redirect and the silent renewal's iframe.
+  async completeSignIn(): Promise<string | null> {
+    // One callback page for the redirect and for the silent renewal's frame (which gets no user).
     const user = await this.manager.signinCallback();
-    const state = user?.state as { returnTo?: string } | undefined;
+    if (!user) return null;
+    const state = user.state as { returnTo?: string } | undefined;
     return safeReturnTo(state?.returnTo);
   }
 
-  async signOut(): Promise<void> {
+  async signInAgain(returnTo: string): Promise<void> {
+    // The provider's session usually still stands, so the person comes straight back.
+    this.leaving = true;
     await this.manager.removeUser();
+    await this.signIn(returnTo);
+  }
+
+  async signOut(): Promise<void> {
+    this.leaving = true;
     // The provider's end-session endpoint when it has one; otherwise signing out here is enough.
     const metadata = await this.manager.metadataService.getMetadata().catch(() => null);
-    if (metadata?.end_session_endpoint) await this.manager.signoutRedirect();
+    if (metadata?.end_session_endpoint) {
+      // signoutRedirect reads the id token (its hint) before removing the user.
+      await this.manager.signoutRedirect();
+      return;
+    }
+    await this.manager.removeUser();
+    window.location.assign('/');
   }
 
   onChange(listener: () => void): () => void {
     const events = this.manager.events;
-    events.addUserLoaded(listener);
-    events.addUserUnloaded(listener);
-    events.addSilentRenewError(listener);
+    const changed = () => {
+      if (!this.leaving) listener();
+    };
+    events.addUserLoaded(changed);
+    events.addUserUnloaded(changed);
+    events.addSilentRenewError(changed);
+    events.addAccessTokenExpired(changed);
     return () => {
-      events.removeUserLoaded(listener);
-      events.removeUserUnloaded(listener);
-      events.removeSilentRenewError(listener);
+      events.removeUserLoaded(changed);
+      events.removeUserUnloaded(changed);
+      events.removeSilentRenewError(changed);
+      events.removeAccessTokenExpired(changed);
     };
   }
 }

@@ -7,8 +7,17 @@ export interface Session {
   accessToken(): Promise<string | null>;
   /** Sends the person to sign in; they come back to `returnTo` afterwards. */
   signIn(returnTo: string): Promise<void>;
-  /** Finishes a redirect sign-in on /auth/callback and says where to go next. */
-  completeSignIn(): Promise<string>;
+  /**
+   * Finishes a sign-in on /auth/callback and says where to go next, or null when this page is a
+   * silent renewal's hidden frame (nothing to show there).
+   */
+  completeSignIn(): Promise<string | null>;
+  /**
+   * The API refused the token (expired, revoked): forget it here without ending the identity
+   * provider's session, and sign in again, coming back to `returnTo`.
+   */
+  signInAgain(returnTo: string): Promise<void>;
+  /** Ends the session here and, where the provider has one, at the provider too. */
   signOut(): Promise<void>;
   /** Calls back whenever the token changes (renewed, signed out); returns the unsubscribe. */
   onChange(listener: () => void): () => void;

@@ -1,4 +1,5 @@
 import { Outlet, useParams } from 'react-router';
+import { useRememberLocation } from '../hooks/useRememberLocation';
 import { DocumentTree } from './DocumentTree';
 import { SearchBox } from './SearchBox';
 import { UserMenu } from './UserMenu';
@@ -6,7 +7,8 @@ import { WorkspaceSwitcher } from './WorkspaceSwitcher';
 
 /** The frame of every signed-in workspace page: header, the "Documents" sidebar, the page. */
 export function WorkspaceLayout() {
-  const { workspaceId } = useParams();
+  const { workspaceId, documentId } = useParams();
+  useRememberLocation(workspaceId, documentId);
   if (!workspaceId) return null;
   return (
     <div className="app-frame">

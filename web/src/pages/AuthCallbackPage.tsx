@@ -15,7 +15,10 @@ export function AuthCallbackPage() {
     done.current = true;
     session
       .completeSignIn()
-      .then((returnTo) => navigate(returnTo, { replace: true }))
+      .then((returnTo) => {
+        // A silent renewal's hidden frame has handed its answer to the app: nothing to show.
+        if (returnTo !== null) navigate(returnTo, { replace: true });
+      })
       .catch((failure: Error) => setError(failure.message));
   }, [session, navigate]);
 

@@ -38,11 +38,20 @@ export function SignInPage() {
   return (
     <main className="centered-page">
       <h1>Sign in to the wiki</h1>
-      <p>Development sign-in: any e-mail address signs you in as that person.</p>
+      {params.has('signedOut') && <p role="status">You have signed out.</p>}
+      <p>Development sign-in: any e-mail address signs you in as that person (the first time makes the account).</p>
       <form onSubmit={submit} className="stack-form">
         <label>
           Email
-          <input type="email" required autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            required
+            autoComplete="email"
+            // biome-ignore lint/a11y/noAutofocus: the form is the whole page; typing starts here
+            autoFocus
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </label>
         <label>
           Name

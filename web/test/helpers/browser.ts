@@ -15,6 +15,8 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--disable-quic',
   '--disable-extensions',
+  // Tests reach only loopback addresses: no host name resolves, so nothing a page loads can leave the machine.
+  '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1',
 ];
 
 /** Debian's Chromium (as the export service uses), one browser per test file. */
@@ -52,6 +54,8 @@ export interface AxeViolation {
   impact: string | null;
   help: string;
   nodes: string[];
+  /** axe's account of what is wrong at each node, in the order of `nodes`. */
+  summaries: string[];
 }
 
 /**
@@ -59,11 +63,27 @@ export interface AxeViolation {
  * none). axe runs through DevTools evaluation, which the app's CSP does not restrict.
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  // Colours are judged once transitions (a dialog fading in) have ended; endless ones (spinners) never do.
+  await page.waitForFunction(
+    "document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)",
+    { timeout: 5_000 },
+  );
   await page.evaluate(axeSource);
   const violations = (await page.evaluate(
     "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
-  )) as { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+  )) as {
+    id: string;
+    impact: string | null;
+    help: string;
+    nodes: { target: string[]; failureSummary?: string }[];
+  }[];
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(' ')),
+      summaries: v.nodes.map((n) => n.failureSummary ?? ''),
+    }));
 }
