@@ -176,7 +176,7 @@ describe('comments: threads on selected text, replies with mentions, resolve, fi
     // The list and the box are accessible as they are, open.
     expect(await seriousAxeViolations(pageB)).toEqual([]);
     await pageB.keyboard.press('Enter');
-    expect(await has(pageB, '[role="listbox"]')).toBe(false);
+    expect(await has(pageB, '.mention-list')).toBe(false);
     await pageB.keyboard.type('please check.');
     expect(await js(pageB, 'document.activeElement?.value')).toBe('@Ada Owner please check.');
     await pageB.keyboard.down('Control');
