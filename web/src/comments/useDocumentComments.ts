@@ -9,6 +9,7 @@ import { useCommentHighlights } from './useCommentHighlights';
 /** How often the threads are read again: often while the panel is open, now and then for the marks. */
 const OPEN_REFRESH_MS = 10_000;
 const CLOSED_REFRESH_MS = 60_000;
+const NO_THREADS: CommentThread[] = [];
 
 /**
  * The comment side of the document page: its threads (read again on focus and on an interval),
@@ -23,6 +24,7 @@ export function useDocumentComments(
   const api = useApi();
   const threads = useQuery({
     ...threadsQuery(api, documentId),
+    enabled: Boolean(documentId),
     refetchInterval: panelOpen ? OPEN_REFRESH_MS : CLOSED_REFRESH_MS,
     refetchOnWindowFocus: 'always',
   });
@@ -52,7 +54,7 @@ export function useDocumentComments(
     },
     [openPanel],
   );
-  useCommentHighlights(area, threads.data ?? [], activeThreadId, focusThread);
+  useCommentHighlights(area, threads.data ?? NO_THREADS, activeThreadId, focusThread);
 
   const startThread = useCallback(
     (anchor: CommentAnchor) => {
