@@ -5,11 +5,13 @@ import { infiniteQueryOptions } from '@tanstack/react-query';
 import type { ApiClient } from './client';
 import type {
   ArchivedDocument,
+  CommentThread,
   DocumentBreadcrumb,
   DocumentListItem,
   DocumentPermission,
   DocumentTreeNode,
   McpKey,
+  MemberMatch,
   Page,
   PublicDocument,
   PublicDocumentListItem,
@@ -58,6 +60,20 @@ export const revisionKeys = {
   list: (documentId: string) => ['revisions', documentId, 'list'] as const,
   detail: (documentId: string, revisionId: string) => ['revisions', documentId, 'detail', revisionId] as const,
   diff: (documentId: string, revisionId: string) => ['revisions', documentId, 'diff', revisionId, 'current'] as const,
+};
+
+/** A document's comment threads (all of them: the panel filters, the editor highlights the open ones). */
+export const commentKeys = {
+  all: ['comments'] as const,
+  threads: (documentId: string) => ['comments', 'threads', documentId] as const,
+};
+
+/** A workspace's people: members, (ADMIN+) pending invitations, and look-ups for mentions by what was typed after `@`. */
+export const memberKeys = {
+  all: (workspaceId: string) => ['members', workspaceId] as const,
+  list: (workspaceId: string) => ['members', workspaceId, 'list'] as const,
+  invitations: (workspaceId: string) => ['members', workspaceId, 'invitations'] as const,
+  search: (workspaceId: string, q: string) => ['members', workspaceId, 'search', q] as const,
 };
 
 export const publicKeys = {
@@ -173,13 +189,6 @@ export const revisionDiffQuery = (api: ApiClient, documentId: string, revisionId
   staleTime: 0,
 });
 
-/** A workspace's people: members and (ADMIN+) pending invitations. */
-export const memberKeys = {
-  all: (workspaceId: string) => ['members', workspaceId] as const,
-  list: (workspaceId: string) => ['members', workspaceId, 'list'] as const,
-  invitations: (workspaceId: string) => ['members', workspaceId, 'invitations'] as const,
-};
-
 export const invitationKeys = {
   /** The public preview of an invitation, by its token. */
   info: (token: string) => ['invitations', 'info', token] as const,
@@ -207,4 +216,16 @@ export const invitationInfoQuery = (api: ApiClient, token: string) => ({
 export const mcpKeysQuery = (api: ApiClient) => ({
   queryKey: mcpKeyKeys.list,
   queryFn: () => api.get<McpKey[]>('/users/me/mcp-keys'),
+});
+
+export const threadsQuery = (api: ApiClient, documentId: string) => ({
+  queryKey: commentKeys.threads(documentId),
+  queryFn: () => api.get<CommentThread[]>(`/comments/documents/${documentId}/threads`, { query: { status: 'all' } }),
+});
+
+/** Members matching `q`; the same few letters typed again within a minute are not asked again. */
+export const memberSearchQuery = (api: ApiClient, workspaceId: string, q: string) => ({
+  queryKey: memberKeys.search(workspaceId, q),
+  queryFn: () => api.get<MemberMatch[]>(`/workspaces/${workspaceId}/members/search`, { query: { q } }),
+  staleTime: 60_000,
 });
