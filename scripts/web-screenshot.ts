@@ -120,10 +120,16 @@ try {
     await signInPage(benPage, stack, ben.email, ben.name);
     await benPage.goto(docUrl);
     await benPage.waitForSelector('::-p-text(Keeping it alive)', { timeout: 15_000 });
-    await benPage.click('[aria-label="Document content"]');
-    await benPage.keyboard.down('Control');
+    // Once the room is joined (the text is then the shared one), a new paragraph after the last.
+    await benPage.waitForFunction(
+      `document.querySelector('[aria-label="Document content"]')?.getAttribute('contenteditable') === 'true' &&
+       document.querySelector('.connection-status')?.getAttribute('data-state') === 'connected'`,
+    );
+    const paragraphs = await benPage.$$('[aria-label="Document content"] [data-content-type="paragraph"]');
+    const box = await paragraphs[paragraphs.length - 1]?.boundingBox();
+    if (!box) throw new Error('the last paragraph is not on the page');
+    await benPage.mouse.click(box.x + box.width - 2, box.y + box.height - 4);
     await benPage.keyboard.press('End');
-    await benPage.keyboard.up('Control');
     await benPage.keyboard.press('Enter');
     await benPage.keyboard.type('Ben: I am adding the on-call rota here today.');
     await page.waitForSelector('::-p-text(adding the on-call rota)', { timeout: 15_000 });
@@ -152,7 +158,7 @@ try {
     const reader = await browser.createBrowserContext();
     const publicPage = await reader.newPage();
     await publicPage.goto(`${stack.gatewayUrl}/p/${welcome.id}`);
-    await publicPage.waitForSelector('::-p-text(Keeping it alive)', { timeout: 15_000 });
+    await publicPage.waitForSelector('::-p-aria([name="Keeping it alive"][role="heading"])', { timeout: 15_000 });
     await shoot(publicPage, 'published');
     await reader.close();
   } finally {
