@@ -5,10 +5,12 @@ import { infiniteQueryOptions } from '@tanstack/react-query';
 import type { ApiClient } from './client';
 import type {
   ArchivedDocument,
+  CommentThread,
   DocumentBreadcrumb,
   DocumentListItem,
   DocumentPermission,
   DocumentTreeNode,
+  MemberMatch,
   Page,
   PublicDocument,
   PublicDocumentListItem,
@@ -55,6 +57,17 @@ export const revisionKeys = {
   list: (documentId: string) => ['revisions', documentId, 'list'] as const,
   detail: (documentId: string, revisionId: string) => ['revisions', documentId, 'detail', revisionId] as const,
   diff: (documentId: string, revisionId: string) => ['revisions', documentId, 'diff', revisionId, 'current'] as const,
+};
+
+/** A document's comment threads (all of them: the panel filters, the editor highlights the open ones). */
+export const commentKeys = {
+  all: ['comments'] as const,
+  threads: (documentId: string) => ['comments', 'threads', documentId] as const,
+};
+
+/** Member look-ups for mentions, by workspace and what was typed after `@`. */
+export const memberKeys = {
+  search: (workspaceId: string, q: string) => ['members', workspaceId, 'search', q] as const,
 };
 
 export const publicKeys = {
@@ -168,4 +181,16 @@ export const revisionDiffQuery = (api: ApiClient, documentId: string, revisionId
   queryFn: () =>
     api.get<RevisionDiff>(`/documents/${documentId}/revisions/${revisionId}/diff`, { query: { against: 'current' } }),
   staleTime: 0,
+});
+
+export const threadsQuery = (api: ApiClient, documentId: string) => ({
+  queryKey: commentKeys.threads(documentId),
+  queryFn: () => api.get<CommentThread[]>(`/comments/documents/${documentId}/threads`, { query: { status: 'all' } }),
+});
+
+/** Members matching `q`; the same few letters typed again within a minute are not asked again. */
+export const memberSearchQuery = (api: ApiClient, workspaceId: string, q: string) => ({
+  queryKey: memberKeys.search(workspaceId, q),
+  queryFn: () => api.get<MemberMatch[]>(`/workspaces/${workspaceId}/members/search`, { query: { q } }),
+  staleTime: 60_000,
 });

@@ -209,3 +209,50 @@ export interface RevisionDiff {
 
 /** GET /documents/{id}/export?format=… */
 export type ExportFormat = 'pdf' | 'docx' | 'markdown';
+
+/** Where a comment thread is attached: a block and a character range of its text (spec 4.6). */
+export interface CommentAnchor {
+  blockId: string;
+  startOffset: number;
+  endOffset: number;
+  selectedText: string;
+}
+
+/** One comment; `content` may hold mentions written `@[Name](userId)` (ARCHITECTURE 5.6). */
+export interface Comment {
+  id: string;
+  threadId: string;
+  userId: string;
+  userName: string;
+  userAvatar: string | null;
+  content: string;
+  isEdited: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type ThreadStatus = 'open' | 'resolved';
+
+/** GET /comments/documents/{id}/threads: a thread with its comments, oldest first. */
+export interface CommentThread {
+  id: string;
+  documentId: string;
+  workspaceId: string;
+  anchor: CommentAnchor;
+  status: ThreadStatus;
+  resolvedAt: string | null;
+  resolvedBy: UserRef | null;
+  createdBy: UserRef;
+  comments: Comment[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** GET /workspaces/{id}/members/search?q=: at most 20 members whose name or e-mail holds q. */
+export interface MemberMatch {
+  userId: string;
+  name: string;
+  email: string;
+  avatar: string | null;
+  role: WorkspaceRole;
+}

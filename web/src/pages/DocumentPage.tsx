@@ -4,8 +4,12 @@ import { useParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { ancestorsQuery, documentQuery, meQuery, permissionQuery } from '../api/queries';
 import { useApi, useAuth } from '../auth/AuthContext';
+import { useDocumentComments } from '../comments/useDocumentComments';
 import { ArchivedBanner } from '../components/ArchivedBanner';
 import { Breadcrumbs } from '../components/Breadcrumbs';
+import { CommentSelectionButton } from '../components/CommentSelectionButton';
+import { CommentsButton } from '../components/CommentsButton';
+import { CommentsPanel } from '../components/CommentsPanel';
 import { DocumentCover } from '../components/DocumentCover';
 import { DocumentIconPicker } from '../components/DocumentIconPicker';
 import { ErrorBoundary } from '../components/ErrorBoundary';
@@ -20,6 +24,7 @@ const CollaborativeEditor = lazy(() => import('../editor/CollaborativeEditor'));
 
 const EDITOR_ROLES = new Set(['OWNER', 'ADMIN', 'EDITOR']);
 const ADMIN_ROLES = new Set(['OWNER', 'ADMIN']);
+const COMMENTER_ROLES = new Set(['OWNER', 'ADMIN', 'EDITOR', 'COMMENTER']);
 
 const isMissing = (error: unknown) => error instanceof ApiError && (error.status === 404 || error.status === 403);
 
@@ -34,15 +39,26 @@ export function DocumentPage() {
   const ancestors = useQuery({ ...ancestorsQuery(api, id), enabled: Boolean(id) });
   const me = useQuery(meQuery(api));
   const [sharing, setSharing] = useState(false);
-  const [historyOpen, setHistoryOpen] = useState(false);
+  // One side panel at a time: History or Comments.
+  const [panel, setPanel] = useState<'history' | 'comments' | null>(null);
+  const historyOpen = panel === 'history';
+  const commentsOpen = panel === 'comments';
   const historyButton = useRef<HTMLButtonElement>(null);
+  const commentsButton = useRef<HTMLButtonElement>(null);
   const historyPanelId = useId();
+  const commentsPanelId = useId();
   const editorArea = useRef<HTMLDivElement>(null);
+  const openComments = useCallback(() => setPanel('comments'), []);
+  const comments = useDocumentComments(id, editorArea, commentsOpen, openComments);
 
   const token = useCallback(async () => (await session.accessToken()) ?? '', [session]);
   const closeHistory = useCallback(() => {
-    setHistoryOpen(false);
+    setPanel(null);
     historyButton.current?.focus();
+  }, []);
+  const closeComments = useCallback(() => {
+    setPanel(null);
+    commentsButton.current?.focus();
   }, []);
   const focusEditor = useCallback(() => {
     editorArea.current?.querySelector<HTMLElement>('[contenteditable]')?.focus();
@@ -67,6 +83,8 @@ export function DocumentPage() {
   const doc = document.data;
   const { canEdit, role } = permission.data;
   const isEditorRole = EDITOR_ROLES.has(role);
+  const viewer = { userId: me.data?.id ?? '', role };
+  const mayComment = COMMENTER_ROLES.has(role) && !doc.isArchived;
 
   return (
     <div className="document-frame">
@@ -81,10 +99,17 @@ export function DocumentPage() {
                 type="button"
                 aria-expanded={historyOpen}
                 aria-controls={historyOpen ? historyPanelId : undefined}
-                onClick={() => (historyOpen ? closeHistory() : setHistoryOpen(true))}
+                onClick={() => (historyOpen ? closeHistory() : setPanel('history'))}
               >
                 History
               </button>
+              <CommentsButton
+                ref={commentsButton}
+                expanded={commentsOpen}
+                panelId={commentsPanelId}
+                openCount={comments.openCount ?? doc.openCommentCount}
+                onClick={() => (commentsOpen ? closeComments() : openComments())}
+              />
               <button type="button" className="share-button" onClick={() => setSharing(true)}>
                 Share
               </button>
@@ -103,7 +128,7 @@ export function DocumentPage() {
               You can read this document; your role ({role.toLowerCase()}) does not allow editing.
             </p>
           )}
-          <div ref={editorArea} className="editor-area">
+          <div ref={comments.editorAreaRef} className="editor-area">
             <ErrorBoundary fallback={(error) => <p role="alert">The editor could not be shown: {error.message}</p>}>
               <Suspense fallback={<p className="loading">Loading the editor…</p>}>
                 {me.data ? (
@@ -121,6 +146,7 @@ export function DocumentPage() {
                 )}
               </Suspense>
             </ErrorBoundary>
+            {mayComment && <CommentSelectionButton root={comments.editorArea} onComment={comments.startThread} />}
           </div>
         </main>
       </div>
@@ -134,6 +160,21 @@ export function DocumentPage() {
           archived={doc.isArchived}
           canDelete={ADMIN_ROLES.has(role)}
           onClose={closeHistory}
+        />
+      )}
+      {commentsOpen && me.data && (
+        <CommentsPanel
+          key={doc.id}
+          id={commentsPanelId}
+          documentId={doc.id}
+          workspaceId={doc.workspaceId}
+          viewer={viewer}
+          threads={comments.threads}
+          draftAnchor={mayComment ? comments.draftAnchor : null}
+          onDraftDone={comments.finishDraft}
+          activeThreadId={comments.activeThreadId}
+          onShowInDocument={comments.showInDocument}
+          onClose={closeComments}
         />
       )}
     </div>
