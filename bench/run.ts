@@ -5,7 +5,7 @@
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--lag-rate=25] [--lag-duration=20]
-//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp,history]
+//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp,history,web]
 //                    [--export-requests=30] [--export-seconds=15] [--export-clients=8]
 //                    [--streams=1000] [--mention-rate=20] [--mention-duration=20]
 //
@@ -57,6 +57,7 @@ import { fillSearchIndex, measureLag } from './lib/search.js';
 import { COMMON_WORD, RARE_WORD } from './lib/search-corpus.js';
 import { type SearchBenchReport, writeSearchReport } from './lib/search-report.js';
 import { createRoots, creationBody, seedDocuments, spreadCreations } from './lib/seed.js';
+import { benchWeb, writeWebReport } from './lib/web.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
@@ -88,7 +89,7 @@ const settings = {
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
   only: String(
     args.only ??
-      'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp,history',
+      'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp,history,web',
   ),
   /** History rows: rounds of title edits with history on, on for every change, and off. */
   historyRounds: num('history-rounds', 2),
@@ -149,6 +150,18 @@ if (settings.only === 'orphan-sweep') {
   );
   log('orphan sweep: done');
   process.exit(0);
+}
+// `--only=web` (also part of a full run, first): the web app's budget, with the platform in this
+// process and Chromium (--web-cold-runs=10 --web-keystrokes=100); needs web/dist (built here).
+if (wanted.has('web')) {
+  log('building the web app (npm run build -w web)');
+  const webBuild = spawnSync('npm', ['run', 'build', '-w', 'web'], { cwd: root, stdio: 'inherit' });
+  if (webBuild.status !== 0) throw new Error('the web build failed');
+  const report = await benchWeb({ coldRuns: num('web-cold-runs', 10), keystrokes: num('web-keystrokes', 100), log });
+  const stamp = report.date.replace(/[:.]/g, '-');
+  writeWebReport(report, join(root, `bench/results/${stamp}-web.json`), join(root, 'docs/PERFORMANCE.md'));
+  for (const t of report.targets) log(`web: ${t.target}: ${t.measured} (${t.met ? 'met' : 'NOT met'})`);
+  if (settings.only === 'web') process.exit(0);
 }
 log('building gateway and services (tsc -b)');
 const build = spawnSync(

@@ -54,13 +54,25 @@ describe('pages of the app', () => {
       '/settings',
       '/sign-in',
       '/auth/callback?code=abc&state=xyz',
-      '/some/page/the/app/knows',
     ]) {
       const res = await get(oidc, url);
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.headers['cache-control']).toBe('no-cache');
       expect(res.body).toBe(build.indexHtml);
+    }
+  });
+
+  it('answers other paths with the app’s page and a 404 to a browser, and the JSON 404 to anything else', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    for (const url of ['/some/page/the/app/knows', '/internal/users/1']) {
+      const page = await get(oidc, url, html);
+      expect(page.statusCode, url).toBe(404);
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.body).toBe(build.indexHtml);
+      const program = await get(oidc, url);
+      expect(program.statusCode, url).toBe(404);
+      expect(program.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
     }
   });
 

@@ -60,6 +60,8 @@ export async function launchPlatform(
     AUTH_ISSUER: jwks.issuer,
     AUTH_JWKS_URL: jwks.jwksUrl,
     AUTH_AUDIENCE: jwks.audience,
+    // The web app signs in as this client (GET /auth/config names it); the stand-in issuer's audience.
+    AUTH_CLIENT_ID: jwks.audience,
     INTERNAL_API_KEY: config.internalApiKey,
     INTERNAL_TOKEN_SECRET: config.internalTokenSecret,
     RATE_LIMIT_ENABLED: 'false',

@@ -3,6 +3,7 @@ import type { Config } from '@wiki/config';
 import { cleanupConfig, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
+import { launchBrowser, seedOidcSession } from '../../web/test/helpers/browser.js';
 import { type Launch, launchPlatform } from './launch.js';
 
 /**
@@ -178,6 +179,47 @@ describe('npm start', () => {
       body: JSON.stringify({ email: 'ada@example.com' }),
     });
     expect(dev.status).toBe(404);
+  });
+
+  it('lets a person write in the browser: "New document", a title and a paragraph, stored', async () => {
+    const email = 'bea@example.com';
+    const token = await jwks.mint({ sub: `idp|${email}`, email, name: 'Bea' });
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await seedOidcSession(page, { issuer: jwks.issuer, clientId: jwks.audience, token, email, name: 'Bea' });
+      await page.goto(`${gateway}/`);
+      await page.locator('::-p-aria([name="New document"][role="button"])').click();
+      await page.waitForFunction(`/\\/d\\/[0-9a-f-]{36}$/.test(location.pathname)`);
+      const documentId = page.url().split('/d/')[1];
+
+      await page.locator('::-p-aria([name="Title"][role="textbox"])').click();
+      await page.keyboard.type('Written in a browser');
+      // Enter leaves the title for the text, once the live connection lets it be edited.
+      await page.waitForFunction(
+        `document.querySelector('[aria-label="Document content"]')?.getAttribute('contenteditable') === 'true' &&
+         document.querySelector('.connection-status')?.getAttribute('data-state') === 'connected'`,
+      );
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('A paragraph typed against npm start.');
+
+      const auth = { authorization: `Bearer ${token}` };
+      await expect
+        .poll(
+          async () => {
+            const res = await fetch(`${gateway}/api/v1/documents/${documentId}`, { headers: auth });
+            const { data } = (await res.json()) as { data: { title: string; content: unknown } };
+            return {
+              title: data.title,
+              text: JSON.stringify(data.content).includes('A paragraph typed against npm start.'),
+            };
+          },
+          { timeout: 10_000, interval: 200 },
+        )
+        .toEqual({ title: 'Written in a browser', text: true });
+    } finally {
+      await browser.close();
+    }
   });
 
   it('stops every process on SIGINT', async () => {

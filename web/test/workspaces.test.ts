@@ -195,3 +195,36 @@ it('shows who is signed in on /settings and applies the theme chosen there, also
   await page.waitForFunction(`location.pathname.startsWith('/w/')`);
   await page.close();
 });
+
+it('writes dates in the language and region chosen on /settings, on the settings page and the workspace page', async () => {
+  const flo = await stack.signIn('flo@example.com', 'Flo Example');
+  const workspace = await api(flo, 'POST', '/workspaces', { name: 'Dates' });
+  await api(flo, 'POST', '/documents', { workspaceId: workspace.id, title: 'Dated' });
+  const page = await openAs(flo, '/settings');
+  await page.waitForSelector('::-p-aria([name="Settings"][role="heading"])');
+  const example = `document.querySelector('[data-testid="locale-example"]')?.textContent ?? ''`;
+  // English (the stored default) writes the month's name: "Mar 14, 2026".
+  await page.waitForFunction(`/Mar 14, 2026/.test(${example})`);
+
+  await tabTo(page, 'Language and region');
+  expect((await focused(page)).tag).toBe('select');
+  await page.select('select', 'de');
+  await preferencesWhen(flo, (p) => p.locale === 'de');
+  await page.waitForFunction(`/14\\.03\\.2026/.test(${example})`);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+
+  // The workspace page's "Updated" dates follow the preference, also after a reload.
+  await page.goto(`${stack.gatewayUrl}/w/${workspace.id}`);
+  await page.waitForSelector('::-p-aria([name="Dated"][role="link"])');
+  await page.waitForFunction(
+    `[...document.querySelectorAll('.document-meta')].some((e) => /Updated \\d{2}\\.\\d{2}\\.\\d{4}/.test(e.textContent))`,
+  );
+
+  await page.goto(`${stack.gatewayUrl}/settings`);
+  await page.locator('::-p-aria([name="Language and region"][role="combobox"])').wait();
+  expect(await page.evaluate(`document.querySelector('select').value`)).toBe('de');
+  await page.select('select', 'ja');
+  await preferencesWhen(flo, (p) => p.locale === 'ja');
+  await page.waitForFunction(`/2026\\/03\\/14/.test(${example})`);
+  await page.close();
+});

@@ -26,8 +26,8 @@ export interface WebAppParts {
 /**
  * Serves the browser app (ARCHITECTURE 5.17) from WEB_DIR, beside the API: `/assets/**` cached
  * for good (hashed names), other files of the build for an hour, and `index.html` (no-cache, with
- * the CSP) for every page of the app and any other path that is neither the gateway's
- * (paths.ts) nor a file, so that the app's router finds the page. `/p/<id>` gets the published
+ * the CSP) for every page of the app (200) and, asked for HTML, any other path that is neither the
+ * gateway's (paths.ts) nor a file (404, the app shows its not-found page). `/p/<id>` gets the published
  * document's title and description in its head, for link previews. Without a build, pages answer
  * a 503 that says how to build it; the API is not concerned.
  */
@@ -87,18 +87,28 @@ export async function registerWebApp(app: FastifyInstance, parts: WebAppParts): 
     const fallback = async (request: FastifyRequest, reply: FastifyReply) => {
       const segments = segmentsOf(pathOf(request.url));
       if (isGatewayPath(segments)) return reply.callNotFound();
+      let status = 200;
       if (!isAppRoute(segments)) {
         const file = await fileAt(webDir, segments);
         if (file !== undefined && file !== 'index.html') return sendFile(reply, file, policyFor);
         if (file === undefined && looksLikeFile(segments)) return reply.callNotFound();
+        // A path that is no page of the app: a browser gets the app's not-found page (404), a
+        // program the JSON 404 it always got (so /internal/**, /metrics never answer 200 here).
+        if (!acceptsHtml(request)) return reply.callNotFound();
+        status = 404;
       }
       const page = await pages.current();
       if (!page) return sendNotBuilt(reply, policyFor);
-      return sendPage(request, reply, page, page.html, 200);
+      return sendPage(request, reply, page, page.html, status);
     };
     scope.get('/', { schema: { hide: true } }, fallback);
     scope.get('/*', { schema: { hide: true } }, fallback);
   });
+}
+
+/** Whether the caller asks for a page (a browser's navigation), not JSON or anything at all. */
+function acceptsHtml(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').toLowerCase().includes('text/html');
 }
 
 /** The relative path of a regular file of the build at these segments, else undefined. */

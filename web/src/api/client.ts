@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    /** The domain reason of a refusal (e.g. INVITATION_EXPIRED for a 410), when the API names one. */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -52,17 +54,19 @@ export function errorFromBody(status: number, statusText: string, text: string):
   let code = `HTTP_${status}`;
   let message = statusText || 'The request failed';
   let details: unknown;
+  let reason: string | undefined;
   try {
     const body = JSON.parse(text);
     if (body?.error) {
       code = body.error.code ?? code;
       message = body.error.message ?? message;
       details = body.error.details;
+      reason = body.error.reason;
     }
   } catch {
     // Not the JSON envelope (a proxy's page): keep the status line.
   }
-  return new ApiError(status, code, message, details);
+  return new ApiError(status, code, message, details, reason);
 }
 
 async function errorFrom(response: Response): Promise<ApiError> {

@@ -6,10 +6,13 @@ import type { ApiClient } from './client';
 import type {
   ArchivedDocument,
   Attachment,
+  CommentThread,
   DocumentBreadcrumb,
   DocumentListItem,
   DocumentPermission,
   DocumentTreeNode,
+  McpKey,
+  MemberMatch,
   Page,
   PublicDocument,
   PublicDocumentListItem,
@@ -20,6 +23,8 @@ import type {
   User,
   WikiDocument,
   Workspace,
+  WorkspaceInvitation,
+  WorkspaceMember,
 } from './types';
 
 export const userKeys = {
@@ -61,6 +66,20 @@ export const revisionKeys = {
 /** A document's attachments (the Attachments panel; uploads from the editor invalidate it). */
 export const attachmentKeys = {
   list: (documentId: string) => ['attachments', documentId] as const,
+};
+
+/** A document's comment threads (all of them: the panel filters, the editor highlights the open ones). */
+export const commentKeys = {
+  all: ['comments'] as const,
+  threads: (documentId: string) => ['comments', 'threads', documentId] as const,
+};
+
+/** A workspace's people: members, (ADMIN+) pending invitations, and look-ups for mentions by what was typed after `@`. */
+export const memberKeys = {
+  all: (workspaceId: string) => ['members', workspaceId] as const,
+  list: (workspaceId: string) => ['members', workspaceId, 'list'] as const,
+  invitations: (workspaceId: string) => ['members', workspaceId, 'invitations'] as const,
+  search: (workspaceId: string, q: string) => ['members', workspaceId, 'search', q] as const,
 };
 
 export const publicKeys = {
@@ -180,4 +199,45 @@ export const attachmentsQuery = (api: ApiClient, documentId: string) => ({
   queryKey: attachmentKeys.list(documentId),
   queryFn: ({ signal }: { signal: AbortSignal }) =>
     api.get<Attachment[]>(`/attachments/document/${documentId}`, { signal }),
+});
+
+export const invitationKeys = {
+  /** The public preview of an invitation, by its token. */
+  info: (token: string) => ['invitations', 'info', token] as const,
+};
+
+export const mcpKeyKeys = {
+  list: ['users', 'me', 'mcp-keys'] as const,
+};
+
+export const membersQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: memberKeys.list(workspaceId),
+  queryFn: () => api.get<WorkspaceMember[]>(`/workspaces/${workspaceId}/members`),
+});
+
+export const invitationsQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: memberKeys.invitations(workspaceId),
+  queryFn: () => api.get<WorkspaceInvitation[]>(`/workspaces/${workspaceId}/invitations`),
+});
+
+export const invitationInfoQuery = (api: ApiClient, token: string) => ({
+  queryKey: invitationKeys.info(token),
+  queryFn: () => api.get<WorkspaceInvitation>(`/invitations/${encodeURIComponent(token)}/info`, { anonymous: true }),
+});
+
+export const mcpKeysQuery = (api: ApiClient) => ({
+  queryKey: mcpKeyKeys.list,
+  queryFn: () => api.get<McpKey[]>('/users/me/mcp-keys'),
+});
+
+export const threadsQuery = (api: ApiClient, documentId: string) => ({
+  queryKey: commentKeys.threads(documentId),
+  queryFn: () => api.get<CommentThread[]>(`/comments/documents/${documentId}/threads`, { query: { status: 'all' } }),
+});
+
+/** Members matching `q`; the same few letters typed again within a minute are not asked again. */
+export const memberSearchQuery = (api: ApiClient, workspaceId: string, q: string) => ({
+  queryKey: memberKeys.search(workspaceId, q),
+  queryFn: () => api.get<MemberMatch[]>(`/workspaces/${workspaceId}/members/search`, { query: { q } }),
+  staleTime: 60_000,
 });

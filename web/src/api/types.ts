@@ -210,6 +210,114 @@ export interface RevisionDiff {
 /** GET /documents/{id}/export?format=… */
 export type ExportFormat = 'pdf' | 'docx' | 'markdown';
 
+/** Who invited someone, as member and invitation answers name them (null for a workspace's creator). */
+export interface PersonRef {
+  id: string;
+  name: string;
+  avatar: string | null;
+}
+
+/** GET /workspaces/{id}/members. */
+export interface WorkspaceMember {
+  /** The membership's id: what PUT .../members/{memberId}/role and DELETE take. */
+  id: string;
+  userId: string;
+  userName: string;
+  userEmail: string;
+  userAvatar: string | null;
+  role: WorkspaceRole;
+  status: string;
+  invitedBy: PersonRef | null;
+  invitedAt: string | null;
+  acceptedAt: string | null;
+  createdAt: string;
+}
+
+/** POST .../members/invite and POST .../invitations/{id}/resend. */
+export interface InvitationResult {
+  invitationId: string;
+  email: string;
+  role: WorkspaceRole;
+  expiresAt: string;
+  /** `<INVITE_URL>/invite/<token>`, the address the e-mail carries. */
+  inviteLink: string;
+}
+
+/** GET /workspaces/{id}/invitations (pending ones) and the public GET /invitations/{token}/info. */
+export interface WorkspaceInvitation {
+  id: string;
+  email: string;
+  role: WorkspaceRole;
+  status: 'PENDING' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED' | 'EXPIRED';
+  message: string | null;
+  token: string;
+  invitedBy: PersonRef | null;
+  invitedAt: string;
+  expiresAt: string;
+  workspace: { id: string; name: string; icon: string | null };
+}
+
+/** GET /users/me/mcp-keys: never the key itself, only its first characters. */
+export interface McpKey {
+  id: string;
+  name: string;
+  prefix: string;
+  lastUsedAt: string | null;
+  createdAt: string;
+}
+
+/** POST /users/me/mcp-keys: the one answer that carries the key (ARCHITECTURE 5.3). */
+export interface CreatedMcpKey extends Omit<McpKey, 'lastUsedAt'> {
+  key: string;
+}
+
+/** Where a comment thread is attached: a block and a character range of its text (spec 4.6). */
+export interface CommentAnchor {
+  blockId: string;
+  startOffset: number;
+  endOffset: number;
+  selectedText: string;
+}
+
+/** One comment; `content` may hold mentions written `@[Name](userId)` (ARCHITECTURE 5.6). */
+export interface Comment {
+  id: string;
+  threadId: string;
+  userId: string;
+  userName: string;
+  userAvatar: string | null;
+  content: string;
+  isEdited: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type ThreadStatus = 'open' | 'resolved';
+
+/** GET /comments/documents/{id}/threads: a thread with its comments, oldest first. */
+export interface CommentThread {
+  id: string;
+  documentId: string;
+  workspaceId: string;
+  anchor: CommentAnchor;
+  status: ThreadStatus;
+  resolvedAt: string | null;
+  resolvedBy: UserRef | null;
+  createdBy: UserRef;
+  comments: Comment[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** GET /workspaces/{id}/members/search?q=: at most 20 members whose name or e-mail holds q. */
+export interface MemberMatch {
+  userId: string;
+  name: string;
+  email: string;
+  avatar: string | null;
+  role: WorkspaceRole;
+}
+
 /** AttachmentResponse: `url` is the file's stable address (`/api/v1/attachments/file?url=<key>`). */
 export interface Attachment {
   id: string;

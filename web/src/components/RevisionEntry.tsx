@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import type { RevisionSummary } from '../api/types';
 import { formatWhen, nameOf, otherContributors, SOURCE_LABELS } from '../history/labels';
+import { usePreferredLocale } from '../locale/usePreferredLocale';
 import { RevisionPreview } from './RevisionPreview';
 
 interface Props {
@@ -27,6 +28,7 @@ export function RevisionEntry({
   onDelete,
 }: Props) {
   const previewId = useId();
+  const locale = usePreferredLocale();
   const others = otherContributors(revision);
   return (
     <li className="revision-entry" data-selected={selected || undefined}>
@@ -38,7 +40,7 @@ export function RevisionEntry({
         onClick={onToggle}
       >
         {revision.name && <strong className="revision-name">{revision.name}</strong>}
-        <time dateTime={revision.createdAt}>{formatWhen(revision.createdAt)}</time>
+        <time dateTime={revision.createdAt}>{formatWhen(revision.createdAt, locale)}</time>
       </button>
       <p className="revision-meta">
         <span className="revision-source">{SOURCE_LABELS[revision.source] ?? revision.source}</span> by{' '}

@@ -4,6 +4,7 @@ import { documentKeys, revisionKeys, revisionsQuery } from '../api/queries';
 import type { RevisionSummary, WikiDocument } from '../api/types';
 import { useApi } from '../auth/AuthContext';
 import { formatWhen } from '../history/labels';
+import { usePreferredLocale } from '../locale/usePreferredLocale';
 import { ConfirmDialog } from './ConfirmDialog';
 import { RevisionEntry } from './RevisionEntry';
 
@@ -28,6 +29,7 @@ export function RevisionList({ documentId, canRestore, canDelete, onEntryRemoved
   const [selected, setSelected] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
+  const locale = usePreferredLocale();
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState('');
 
@@ -55,11 +57,11 @@ export function RevisionList({ documentId, canRestore, canDelete, onEntryRemoved
         const restored = await api.post<WikiDocument>(`${base}/restore`);
         // The editor follows through the collab server; the title and the rest come from here.
         queryClient.setQueryData(documentKeys.detail(documentId), restored);
-        setDone(`The version of ${formatWhen(revision.createdAt)} is restored; everyone editing sees it now.`);
+        setDone(`The version of ${formatWhen(revision.createdAt, locale)} is restored; everyone editing sees it now.`);
       } else {
         await api.delete(base);
         if (selected === revision.id) setSelected(null);
-        setDone(`The version of ${formatWhen(revision.createdAt)} is deleted.`);
+        setDone(`The version of ${formatWhen(revision.createdAt, locale)} is deleted.`);
         onEntryRemoved();
       }
       setPending(null);
@@ -73,7 +75,7 @@ export function RevisionList({ documentId, canRestore, canDelete, onEntryRemoved
   };
 
   const newestId = list.data?.pages[0]?.content[0]?.id;
-  const pendingWhen = pending ? formatWhen(pending.revision.createdAt) : '';
+  const pendingWhen = pending ? formatWhen(pending.revision.createdAt, locale) : '';
 
   return (
     <div className="revision-list-area">

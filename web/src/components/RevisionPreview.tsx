@@ -6,6 +6,7 @@ import type { RevisionSummary } from '../api/types';
 import { useApi } from '../auth/AuthContext';
 import { type CompareRow, compareRows, plainRows } from '../history/compare';
 import { formatWhen } from '../history/labels';
+import { usePreferredLocale } from '../locale/usePreferredLocale';
 
 interface Props {
   /** The element id the entry's toggle controls. */
@@ -22,6 +23,7 @@ export function RevisionPreview({ id, revision }: Props) {
   const api = useApi();
   const { documentId } = revision;
   const [showChanges, setShowChanges] = useState(true);
+  const locale = usePreferredLocale();
   const state = useQuery(revisionQuery(api, documentId, revision.id));
   const diff = useQuery(revisionDiffQuery(api, documentId, revision.id));
   // The added blocks' text is read from the document as it is now.
@@ -33,7 +35,7 @@ export function RevisionPreview({ id, revision }: Props) {
     return compareRows(blocks, parseBlocks(current.data.content), diff.data.blocks);
   }, [state.data, diff.data, current.data, showChanges]);
 
-  const when = formatWhen(revision.createdAt);
+  const when = formatWhen(revision.createdAt, locale);
   const failure = state.error ?? diff.error ?? current.error;
   const changed = diff.data?.blocks.length ?? 0;
 

@@ -1,7 +1,7 @@
 import { Menu, Modal, UnstyledButton } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { workspaceQuery, workspacesQuery } from '../api/queries';
 import { useApi } from '../auth/AuthContext';
 import { NewWorkspaceForm } from './NewWorkspaceForm';
@@ -18,6 +18,8 @@ export function WorkspaceSwitcher({ workspaceId }: { workspaceId: string }) {
   const [creating, setCreating] = useState(false);
   const labelId = useId();
   const open = (workspaces.data ?? []).filter((workspace) => !workspace.isArchived);
+  // Archived workspaces are closed; their settings page is where an admin opens them again.
+  const archived = (workspaces.data ?? []).filter((workspace) => workspace.isArchived);
 
   return (
     <>
@@ -52,7 +54,21 @@ export function WorkspaceSwitcher({ workspaceId }: { workspaceId: string }) {
               </Menu.Item>
             ))}
           </div>
+          {archived.length > 0 && (
+            // biome-ignore lint/a11y/useSemanticElements: a fieldset is a form's group, not a menu's
+            <div role="group" aria-labelledby={`${labelId}-archived`}>
+              <Menu.Label id={`${labelId}-archived`}>Archived workspaces</Menu.Label>
+              {archived.map((workspace) => (
+                <Menu.Item key={workspace.id} component={Link} to={`/w/${workspace.id}/settings`}>
+                  {workspace.name}
+                </Menu.Item>
+              ))}
+            </div>
+          )}
           <Menu.Divider />
+          <Menu.Item component={Link} to={`/w/${workspaceId}/settings`} leftSection={<span aria-hidden="true">⚙</span>}>
+            Workspace settings
+          </Menu.Item>
           <Menu.Item onClick={() => setCreating(true)} leftSection={<span aria-hidden="true">+</span>}>
             New workspace
           </Menu.Item>

@@ -1,4 +1,5 @@
 import type { EditSource, RevisionSummary, UserRef } from '../api/types';
+import { formatDateTime } from '../locale/dates';
 
 /** How each source of a change is told in the history (ARCHITECTURE 5.16's EDIT_SOURCES). */
 export const SOURCE_LABELS: Record<EditSource, string> = {
@@ -9,12 +10,9 @@ export const SOURCE_LABELS: Record<EditSource, string> = {
   IMPORT: 'Imported',
 };
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-/** A revision's time the way the reader's locale writes it. */
-export function formatWhen(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : dateFormat.format(date);
+/** A revision's time the way the reader's preferred locale (or else the browser's) writes it. */
+export function formatWhen(iso: string, locale?: string): string {
+  return formatDateTime(iso, locale);
 }
 
 /** A user's name, or what to call someone whose account is gone. */

@@ -4,9 +4,13 @@ import { useParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { ancestorsQuery, documentQuery, meQuery, permissionQuery } from '../api/queries';
 import { useApi, useAuth } from '../auth/AuthContext';
+import { useDocumentComments } from '../comments/useDocumentComments';
 import { ArchivedBanner } from '../components/ArchivedBanner';
 import { AttachmentsPanel } from '../components/AttachmentsPanel';
 import { Breadcrumbs } from '../components/Breadcrumbs';
+import { CommentSelectionButton } from '../components/CommentSelectionButton';
+import { CommentsButton } from '../components/CommentsButton';
+import { CommentsPanel } from '../components/CommentsPanel';
 import { DocumentCover } from '../components/DocumentCover';
 import { DocumentIconPicker } from '../components/DocumentIconPicker';
 import { ErrorBoundary } from '../components/ErrorBoundary';
@@ -21,6 +25,7 @@ const CollaborativeEditor = lazy(() => import('../editor/CollaborativeEditor'));
 
 const EDITOR_ROLES = new Set(['OWNER', 'ADMIN', 'EDITOR']);
 const ADMIN_ROLES = new Set(['OWNER', 'ADMIN']);
+const COMMENTER_ROLES = new Set(['OWNER', 'ADMIN', 'EDITOR', 'COMMENTER']);
 
 const isMissing = (error: unknown) => error instanceof ApiError && (error.status === 404 || error.status === 403);
 
@@ -35,21 +40,32 @@ export function DocumentPage() {
   const ancestors = useQuery({ ...ancestorsQuery(api, id), enabled: Boolean(id) });
   const me = useQuery(meQuery(api));
   const [sharing, setSharing] = useState(false);
-  const [historyOpen, setHistoryOpen] = useState(false);
-  const historyButton = useRef<HTMLButtonElement>(null);
-  const historyPanelId = useId();
-  const editorArea = useRef<HTMLDivElement>(null);
-  const [attachmentsOpen, setAttachmentsOpen] = useState(false);
+  // One side panel at a time: History, Comments or Attachments.
+  const [panel, setPanel] = useState<'history' | 'comments' | 'attachments' | null>(null);
+  const attachmentsOpen = panel === 'attachments';
   const attachmentsButton = useRef<HTMLButtonElement>(null);
   const attachmentsPanelId = useId();
+  const historyOpen = panel === 'history';
+  const commentsOpen = panel === 'comments';
+  const historyButton = useRef<HTMLButtonElement>(null);
+  const commentsButton = useRef<HTMLButtonElement>(null);
+  const historyPanelId = useId();
+  const commentsPanelId = useId();
+  const editorArea = useRef<HTMLDivElement>(null);
+  const openComments = useCallback(() => setPanel('comments'), []);
+  const comments = useDocumentComments(id, editorArea, commentsOpen, openComments);
 
   const token = useCallback(async () => (await session.accessToken()) ?? '', [session]);
   const closeHistory = useCallback(() => {
-    setHistoryOpen(false);
+    setPanel(null);
     historyButton.current?.focus();
   }, []);
+  const closeComments = useCallback(() => {
+    setPanel(null);
+    commentsButton.current?.focus();
+  }, []);
   const closeAttachments = useCallback(() => {
-    setAttachmentsOpen(false);
+    setPanel(null);
     attachmentsButton.current?.focus();
   }, []);
   const focusEditor = useCallback(() => {
@@ -75,6 +91,8 @@ export function DocumentPage() {
   const doc = document.data;
   const { canEdit, role } = permission.data;
   const isEditorRole = EDITOR_ROLES.has(role);
+  const viewer = { userId: me.data?.id ?? '', role };
+  const mayComment = COMMENTER_ROLES.has(role) && !doc.isArchived;
 
   return (
     <div className="document-frame">
@@ -89,16 +107,23 @@ export function DocumentPage() {
                 type="button"
                 aria-expanded={historyOpen}
                 aria-controls={historyOpen ? historyPanelId : undefined}
-                onClick={() => (historyOpen ? closeHistory() : setHistoryOpen(true))}
+                onClick={() => (historyOpen ? closeHistory() : setPanel('history'))}
               >
                 History
               </button>
+              <CommentsButton
+                ref={commentsButton}
+                expanded={commentsOpen}
+                panelId={commentsPanelId}
+                openCount={comments.openCount ?? doc.openCommentCount}
+                onClick={() => (commentsOpen ? closeComments() : openComments())}
+              />
               <button
                 ref={attachmentsButton}
                 type="button"
                 aria-expanded={attachmentsOpen}
                 aria-controls={attachmentsOpen ? attachmentsPanelId : undefined}
-                onClick={() => (attachmentsOpen ? closeAttachments() : setAttachmentsOpen(true))}
+                onClick={() => (attachmentsOpen ? closeAttachments() : setPanel('attachments'))}
               >
                 Attachments
               </button>
@@ -120,7 +145,7 @@ export function DocumentPage() {
               You can read this document; your role ({role.toLowerCase()}) does not allow editing.
             </p>
           )}
-          <div ref={editorArea} className="editor-area">
+          <div ref={comments.editorAreaRef} className="editor-area">
             <ErrorBoundary fallback={(error) => <p role="alert">The editor could not be shown: {error.message}</p>}>
               <Suspense fallback={<p className="loading">Loading the editor…</p>}>
                 {me.data ? (
@@ -139,6 +164,7 @@ export function DocumentPage() {
                 )}
               </Suspense>
             </ErrorBoundary>
+            {mayComment && <CommentSelectionButton root={comments.editorArea} onComment={comments.startThread} />}
           </div>
         </main>
       </div>
@@ -161,6 +187,21 @@ export function DocumentPage() {
           documentId={doc.id}
           canDelete={isEditorRole && !doc.isArchived}
           onClose={closeAttachments}
+        />
+      )}
+      {commentsOpen && me.data && (
+        <CommentsPanel
+          key={doc.id}
+          id={commentsPanelId}
+          documentId={doc.id}
+          workspaceId={doc.workspaceId}
+          viewer={viewer}
+          threads={comments.threads}
+          draftAnchor={mayComment ? comments.draftAnchor : null}
+          onDraftDone={comments.finishDraft}
+          activeThreadId={comments.activeThreadId}
+          onShowInDocument={comments.showInDocument}
+          onClose={closeComments}
         />
       )}
     </div>

@@ -1,10 +1,13 @@
-import { Radio, Stack, useMantineColorScheme } from '@mantine/core';
+import { NativeSelect, Radio, Stack, useMantineColorScheme } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { meQuery, userKeys } from '../api/queries';
 import type { Preferences, User } from '../api/types';
 import { useApi } from '../auth/AuthContext';
+import { ConnectAssistant } from '../components/mcp/ConnectAssistant';
+import { McpKeysSection } from '../components/mcp/McpKeysSection';
 import { colorSchemeOf } from '../components/PreferredTheme';
+import { formatDateTime, LOCALES } from '../locale/dates';
 
 type Theme = NonNullable<Preferences['theme']>;
 const THEMES: { value: Theme; label: string }[] = [
@@ -13,7 +16,10 @@ const THEMES: { value: Theme; label: string }[] = [
   { value: 'system', label: 'Same as the device' },
 ];
 
-/** `/settings`: who is signed in, and the theme (preference `theme`). Issue 28 adds the rest. */
+/** A fixed moment the locale setting shows written out, so a change is seen at once. */
+const EXAMPLE_DATE = '2026-03-14T15:09:00Z';
+
+/** `/settings`: who is signed in, the theme (`theme`), the locale (`locale`), MCP keys and how to connect an assistant. */
 export function SettingsPage() {
   const api = useApi();
   const queryClient = useQueryClient();
@@ -27,6 +33,11 @@ export function SettingsPage() {
     // The page shows what is stored: a refused change goes back to it.
     onError: () => setColorScheme(colorSchemeOf(me.data?.preference.theme)),
   });
+  const saveLocale = useMutation({
+    mutationFn: (locale: string) => api.put<User>('/users/me/preferences', { locale }),
+    onSuccess: (user) => queryClient.setQueryData(userKeys.me, user),
+  });
+  const locale = saveLocale.isPending ? saveLocale.variables : me.data?.preference.locale;
 
   return (
     <div className="settings-frame">
@@ -64,6 +75,22 @@ export function SettingsPage() {
               </Radio.Group>
               {saveTheme.error && <p role="alert">{saveTheme.error.message}</p>}
             </section>
+            <section aria-labelledby="settings-locale">
+              <h2 id="settings-locale">Language and region</h2>
+              <NativeSelect
+                label="Language and region"
+                description="How dates and numbers are written in the app."
+                data={LOCALES}
+                value={LOCALES.some((l) => l.value === locale) ? locale : 'en'}
+                onChange={(event) => saveLocale.mutate(event.currentTarget.value)}
+              />
+              <p className="hint">
+                For example: <span data-testid="locale-example">{formatDateTime(EXAMPLE_DATE, locale)}</span>
+              </p>
+              {saveLocale.error && <p role="alert">{saveLocale.error.message}</p>}
+            </section>
+            <McpKeysSection />
+            <ConnectAssistant />
           </>
         )}
       </main>

@@ -4,14 +4,15 @@ import { ApiError } from '../api/client';
 import { documentListQuery, workspaceQuery } from '../api/queries';
 import { useApi } from '../auth/AuthContext';
 import { EmptyWorkspace } from '../components/EmptyWorkspace';
+import { formatDateTime } from '../locale/dates';
+import { usePreferredLocale } from '../locale/usePreferredLocale';
 import { NotFoundPage } from './NotFoundPage';
-
-const updatedFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** `/w/<workspaceId>`: the workspace's name and description and its top-level documents, newest first. */
 export function WorkspacePage() {
   const { workspaceId = '' } = useParams();
   const api = useApi();
+  const locale = usePreferredLocale();
   const workspace = useQuery(workspaceQuery(api, workspaceId));
   const documents = useQuery(documentListQuery(api, workspaceId, null));
 
@@ -48,7 +49,7 @@ export function WorkspacePage() {
                   {doc.title || 'Untitled'}
                 </Link>
                 <span className="document-meta">
-                  Updated {updatedFormat.format(new Date(doc.updatedAt))}
+                  Updated {formatDateTime(doc.updatedAt, locale)}
                   {doc.childCount > 0 && ` · ${doc.childCount} ${doc.childCount === 1 ? 'subpage' : 'subpages'}`}
                 </span>
               </li>

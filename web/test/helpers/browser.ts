@@ -35,9 +35,25 @@ export function launchBrowser(): Promise<Browser> {
  */
 export async function signInPage(page: Page, stack: Stack, email: string, name?: string): Promise<void> {
   const token = await stack.tokenFor(email, name);
-  const key = `oidc.user:${stack.jwks.issuer}:${WEB_CLIENT_ID}`;
+  await seedOidcSession(page, { issuer: stack.jwks.issuer, clientId: WEB_CLIENT_ID, token, email, name });
+}
+
+export interface OidcSession {
+  /** The issuer and client id the gateway's GET /auth/config names (oidc-client-ts keys its entry by them). */
+  issuer: string;
+  clientId: string;
+  /** An access token the gateway accepts for `email`. */
+  token: string;
+  email: string;
+  name?: string;
+}
+
+/** The sessionStorage entry of a signed-in oidc-client-ts user, written before the app's first script. */
+export async function seedOidcSession(page: Page, session: OidcSession): Promise<void> {
+  const { email, name } = session;
+  const key = `oidc.user:${session.issuer}:${session.clientId}`;
   const user = JSON.stringify({
-    access_token: token,
+    access_token: session.token,
     token_type: 'Bearer',
     scope: 'openid profile email',
     profile: { sub: `idp|${email}`, email, name: name ?? email.split('@')[0] },
