@@ -151,7 +151,7 @@ describe('files: uploads into the editor, the Attachments panel, images on the p
     await sendFile('drop', 'dropped.png', 'image/png', await pngBase64(24, 12));
     const status = await page
       .locator('.upload-status [role="status"] .upload-progress')
-      .map((element) => element.textContent ?? '')
+      .map((element) => (element as unknown as { textContent: string | null }).textContent ?? '')
       .wait();
     expect(status).toMatch(/^Uploading “dropped\.png”: \d+%$/);
     await eventually(() => expect(held).not.toBeNull());
@@ -172,7 +172,7 @@ describe('files: uploads into the editor, the Attachments panel, images on the p
     await sendFile('paste', 'huge.bin', 'application/octet-stream', Buffer.alloc(MAX_BYTES * 2, 7).toString('base64'));
     const tooLarge = await page
       .locator('.upload-status [role="alert"]')
-      .map((element) => element.textContent ?? '')
+      .map((element) => (element as unknown as { textContent: string | null }).textContent ?? '')
       .wait();
     expect(tooLarge).toContain('“huge.bin” is too large to upload');
     await page.locator('::-p-aria([name="Dismiss"][role="button"])').click();
@@ -191,7 +191,7 @@ describe('files: uploads into the editor, the Attachments panel, images on the p
     await sendFile('paste', 'tool.exe', 'application/octet-stream', Buffer.from('MZ').toString('base64'));
     const refused = await page
       .locator('.upload-status [role="alert"]')
-      .map((element) => element.textContent ?? '')
+      .map((element) => (element as unknown as { textContent: string | null }).textContent ?? '')
       .wait();
     expect(refused).toContain('“tool.exe” is a type of file this wiki does not accept');
     expect((await attachments()).map((a) => a.fileName)).not.toContain('huge.bin');
