@@ -1,6 +1,7 @@
 // The one way the app talks to the API: JSON in and out, the bearer token of the current session,
 // the success envelope unwrapped and the error envelope (ARCHITECTURE 5.1) turned into ApiError.
 
+import { readEventStream, type StreamOptions } from './event-stream';
 import { sendForm, type UploadOptions } from './send-form';
 
 export class ApiError extends Error {
@@ -120,6 +121,20 @@ export class ApiClient {
     if (answer.status >= 200 && answer.status < 300) return (JSON.parse(answer.text) as { data: T }).data;
     if (answer.status === 401) this.tokens.onUnauthorized();
     throw errorFromBody(answer.status, answer.statusText, answer.text);
+  }
+
+  /**
+   * One Server-Sent Events connection with the session's token (see event-stream.ts); a 401
+   * ends the session as any refused request does.
+   */
+  async stream(path: string, options: Omit<StreamOptions, 'token'>): Promise<void> {
+    const token = await this.tokens.accessToken();
+    try {
+      await readEventStream(`${API_BASE}${path}`, { ...options, token });
+    } catch (error) {
+      if ((error as { status?: number }).status === 401) this.tokens.onUnauthorized();
+      throw error;
+    }
   }
 
   get<T>(path: string, options?: RequestOptions): Promise<T> {

@@ -4,6 +4,7 @@
 import { infiniteQueryOptions } from '@tanstack/react-query';
 import type { ApiClient } from './client';
 import type {
+  AppNotification,
   ArchivedDocument,
   Attachment,
   CommentThread,
@@ -13,6 +14,7 @@ import type {
   DocumentTreeNode,
   McpKey,
   MemberMatch,
+  NotificationType,
   Page,
   PublicDocument,
   PublicDocumentListItem,
@@ -241,3 +243,32 @@ export const memberSearchQuery = (api: ApiClient, workspaceId: string, q: string
   queryFn: () => api.get<MemberMatch[]>(`/workspaces/${workspaceId}/members/search`, { query: { q } }),
   staleTime: 60_000,
 });
+
+/** The signed-in person's notifications: the unread count and the lists (all, or of one type). */
+export const notificationKeys = {
+  all: ['notifications'] as const,
+  count: ['notifications', 'count'] as const,
+  lists: ['notifications', 'list'] as const,
+  list: (type: NotificationType | null) => ['notifications', 'list', type ?? 'all'] as const,
+};
+
+export const unreadCountQuery = (api: ApiClient) => ({
+  queryKey: notificationKeys.count,
+  queryFn: () => api.get<{ unreadCount: number }>('/notifications/count'),
+});
+
+export const NOTIFICATIONS_PAGE_SIZE = 20;
+
+/** Newest first, a page at a time ("Load more"); one type's through GET /notifications/type/{type}. */
+export const notificationsQuery = (api: ApiClient, type: NotificationType | null) =>
+  infiniteQueryOptions({
+    queryKey: notificationKeys.list(type),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<AppNotification>>(type ? `/notifications/type/${type}` : '/notifications', {
+        query: { page: pageParam, size: NOTIFICATIONS_PAGE_SIZE },
+        signal,
+      }),
+    initialPageParam: 0,
+    getNextPageParam: (last: Page<AppNotification>) =>
+      last.number + 1 < last.totalPages ? last.number + 1 : undefined,
+  });

@@ -330,3 +330,32 @@ export interface Attachment {
   height: number | null;
   createdAt: string;
 }
+
+/** Spec 4.9 / ARCHITECTURE 5.6: what a person is told about. */
+export type NotificationType =
+  | 'COMMENT_MENTION'
+  | 'COMMENT_REPLY'
+  | 'THREAD_RESOLVED'
+  | 'WORKSPACE_INVITATION'
+  | 'INVITATION_ACCEPTED'
+  | 'MEMBER_ROLE_CHANGED'
+  | 'MEMBER_REMOVED';
+
+/** NotificationResponse: GET /notifications and the stream's `notification` event. */
+export interface AppNotification {
+  id: string;
+  type: NotificationType;
+  status: 'UNREAD' | 'READ' | 'ACTIONED' | 'DISMISSED';
+  title: string;
+  message: string;
+  /** An invitation that can still be accepted or declined. */
+  actionable: boolean;
+  actor: PersonRef | null;
+  workspace: { id: string; name: string } | null;
+  document: { id: string; title: string } | null;
+  references: { invitationId: string | null; commentThreadId: string | null };
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  readAt: string | null;
+  expiresAt: string | null;
+}

@@ -1,6 +1,7 @@
 import { Outlet, useParams } from 'react-router';
 import { useRememberLocation } from '../hooks/useRememberLocation';
 import { DocumentTree } from './DocumentTree';
+import { NotificationsButton } from './NotificationsButton';
 import { SearchBox } from './SearchBox';
 import { UserMenu } from './UserMenu';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher';
@@ -15,6 +16,7 @@ export function WorkspaceLayout() {
       <header className="app-header">
         <WorkspaceSwitcher workspaceId={workspaceId} />
         <SearchBox workspaceId={workspaceId} />
+        <NotificationsButton />
         <UserMenu />
       </header>
       <nav aria-label="Documents" className="app-sidebar">
