@@ -55,11 +55,21 @@ export function InvitationActions({ notification, invitationId }: Props) {
   if (!notification.actionable) return null;
   return (
     <div className="invitation-actions">
-      <button type="button" disabled={busy} onClick={() => void answer('accept')}>
-        Accept<span className="visually-hidden"> the invitation to {workspaceName}</span>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() => void answer('accept')}
+        aria-label={`Accept the invitation to ${workspaceName}`}
+      >
+        Accept
       </button>
-      <button type="button" disabled={busy} onClick={() => void answer('decline')}>
-        Decline<span className="visually-hidden"> the invitation to {workspaceName}</span>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() => void answer('decline')}
+        aria-label={`Decline the invitation to ${workspaceName}`}
+      >
+        Decline
       </button>
       {error && <p role="alert">{error}</p>}
     </div>

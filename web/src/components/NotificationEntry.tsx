@@ -25,6 +25,8 @@ export function NotificationEntry({ notification: n, onLeave }: Props) {
   const [busy, setBusy] = useState(false);
   const href = notificationHref(n);
   const unread = n.status === 'UNREAD';
+  // Tells the buttons of one entry from the same buttons of the next (titles repeat: "You were mentioned").
+  const subject = n.document ? `${n.title} in “${n.document.title}”` : n.title;
 
   const markRead = async () => {
     const read = await api.post<AppNotification>(`/notifications/${n.id}/read`);
@@ -82,15 +84,20 @@ export function NotificationEntry({ notification: n, onLeave }: Props) {
       )}
       <div className="notification-actions">
         {unread && !href && (
-          <button type="button" disabled={busy} onClick={() => void act(markRead)}>
-            Mark as read<span className="visually-hidden">: {n.title}</span>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void act(markRead)}
+            aria-label={`Mark as read: ${subject}`}
+          >
+            Mark as read
           </button>
         )}
-        <button type="button" disabled={busy} onClick={() => void drop('dismiss')}>
-          Dismiss<span className="visually-hidden">: {n.title}</span>
+        <button type="button" disabled={busy} onClick={() => void drop('dismiss')} aria-label={`Dismiss: ${subject}`}>
+          Dismiss
         </button>
-        <button type="button" disabled={busy} onClick={() => void drop('delete')}>
-          Delete<span className="visually-hidden">: {n.title}</span>
+        <button type="button" disabled={busy} onClick={() => void drop('delete')} aria-label={`Delete: ${subject}`}>
+          Delete
         </button>
       </div>
       {error && <p role="alert">{error}</p>}
