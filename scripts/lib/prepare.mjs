@@ -76,7 +76,6 @@ export async function build(projects = []) {
 }
 
 const webRoot = join(repoRoot, 'web');
-const viteBin = join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
 
 /** The newest modification time of a file under `path` (node_modules and dist left out). */
 function newestMtime(path) {
@@ -103,11 +102,10 @@ export function webBuildReason() {
 export async function buildWeb() {
   const reason = webBuildReason();
   if (!reason) return;
-  note(`> vite build web   (${reason})`);
-  const checked = await run(process.execPath, [tscBin, '-p', join(webRoot, 'tsconfig.json')]);
-  if (checked !== 0) throw new Error(`tsc -p web failed with exit code ${checked}`);
-  const code = await run(process.execPath, [viteBin, 'build', '--logLevel', 'warn'], { cwd: webRoot });
-  if (code !== 0) throw new Error(`vite build failed with exit code ${code}`);
+  note(`> npm run build -w web   (${reason})`);
+  // Through npm: web/ has its own Vite (vitest keeps another at the root), found on its .bin path.
+  const code = await run(npmCommand, ['run', 'build', '-w', 'web']);
+  if (code !== 0) throw new Error(`the web app's build (tsc + vite) failed with exit code ${code}`);
 }
 
 /** The folders under libs/ that are TypeScript projects. */

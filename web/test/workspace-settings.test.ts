@@ -296,9 +296,15 @@ it('is reached from the workspace menu', async () => {
   await tabTo(page, 'Workspace: Menu space');
   await page.keyboard.press('Enter');
   await page.waitForSelector(aria('Workspace settings', 'menuitem'));
+  // Mantine moves the focus into the menu after its opening frame: wait for each move to land.
   for (let i = 0; i < 10 && (await focused(page)).name !== 'Workspace settings'; i++) {
+    await page.evaluate('window.focusedBefore = document.activeElement');
     await page.keyboard.press('ArrowDown');
+    await page
+      .waitForFunction('document.activeElement !== window.focusedBefore', { timeout: 2_000 })
+      .catch(() => undefined);
   }
+  expect((await focused(page)).name).toBe('Workspace settings');
   await page.keyboard.press('Enter');
   await waitForPath(page, settingsOf(ws.id));
   await page.waitForSelector(aria('Workspace settings', 'heading'));

@@ -17,9 +17,10 @@ export function InvitationAnswer({ invitation }: { invitation: WorkspaceInvitati
 
   const accept = useMutation({
     mutationFn: () => api.post<WorkspaceMember>(`${path}/accept`),
-    onSuccess: async () => {
+    onSuccess: () => {
       queryClient.removeQueries({ queryKey: invitationKeys.info(invitation.token) });
-      await queryClient.invalidateQueries({ queryKey: workspaceKeys.all });
+      // Into the workspace at once; its list (now with this one) is read again on the way.
+      void queryClient.invalidateQueries({ queryKey: workspaceKeys.all });
       navigate(`/w/${invitation.workspace.id}`);
     },
   });
