@@ -96,7 +96,9 @@ describe('notifications: the bell, the panel and the live stream', () => {
       .locator(bell(before + 1))
       .setTimeout(5_000)
       .wait();
-    expect(await page.$eval('.notifications-badge', (e) => e.textContent)).toBe(String(before + 1));
+    expect(
+      await page.$eval('.notifications-badge', (e) => (e as unknown as { textContent: string | null }).textContent),
+    ).toBe(String(before + 1));
 
     await tabTo(page, `Notifications, ${before + 1} unread`);
     await page.keyboard.press('Enter');
