@@ -121,6 +121,8 @@ describe('notifications: the bell, the panel and the live stream', () => {
       `location.pathname === ${JSON.stringify(`/w/${workspaceId}/d/${documentId}`)} && location.hash === "#thread-${threadId}"`,
     );
     await page.locator(bell(before)).setTimeout(5_000).wait();
+    // The document opens with its Comments panel at that thread.
+    await page.locator('::-p-aria([name="Comments"][role="complementary"])').setTimeout(5_000).wait();
   });
 
   it('"Mark all as read" clears the count; the type filter shows one kind', async () => {

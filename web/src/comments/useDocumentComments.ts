@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { type RefObject, useCallback, useEffect, useState } from 'react';
+import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
+import { useLocation } from 'react-router';
 import { threadsQuery } from '../api/queries';
 import type { CommentAnchor, CommentThread } from '../api/types';
 import { useApi } from '../auth/AuthContext';
@@ -10,6 +11,7 @@ import { useCommentHighlights } from './useCommentHighlights';
 const OPEN_REFRESH_MS = 10_000;
 const CLOSED_REFRESH_MS = 60_000;
 const NO_THREADS: CommentThread[] = [];
+const THREAD_LINK = /^#thread-([0-9a-f-]{36})$/i;
 
 /**
  * The comment side of the document page: its threads (read again on focus and on an interval),
@@ -55,6 +57,17 @@ export function useDocumentComments(
     [openPanel],
   );
   useCommentHighlights(area, threads.data ?? NO_THREADS, activeThreadId, focusThread);
+
+  // A link to a thread (`#thread-<id>`, as notifications of mentions and replies open) opens it once.
+  const { hash } = useLocation();
+  const openedFromLink = useRef<string | null>(null);
+  useEffect(() => {
+    const linked = THREAD_LINK.exec(hash)?.[1]?.toLowerCase();
+    if (!linked || openedFromLink.current === linked) return;
+    if (!threads.data?.some((thread) => thread.id === linked)) return;
+    openedFromLink.current = linked;
+    focusThread(linked);
+  }, [hash, threads.data, focusThread]);
 
   const startThread = useCallback(
     (anchor: CommentAnchor) => {
