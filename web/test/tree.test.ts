@@ -1,4 +1,4 @@
-import { createWorkspace, type SignedInUser, type Stack } from '@wiki/testing';
+import { addMember, createWorkspace, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
 import type { Browser, ElementHandle, Page } from 'puppeteer-core';
 import { launchBrowser, seriousAxeViolations, signInPage } from './helpers/browser.js';
 import { startWebPlatform } from './helpers/platform.js';
@@ -429,6 +429,35 @@ describe('the document tree', () => {
     expect((await api('GET', `/documents/${tree.id}`)).status).toBe(404);
     expect((await api('GET', `/documents/${branch.id}`)).status).toBe(404);
     await page.locator('::-p-text(No documents yet)').wait();
+  });
+
+  it('lets a viewer browse and open documents but offers no way to change the tree', async () => {
+    const ws = await newWorkspace();
+    const parent = await createDoc(ws, 'Read me');
+    await createDoc(ws, 'Inside', parent.id);
+    const viewer = await signInNew(stack, 'Vic Viewer');
+    await addMember(stack, ws, owner, viewer, 'VIEWER');
+    const theirs = await browser.newPage();
+    try {
+      await signInPage(theirs, stack, viewer.email, viewer.name);
+      await theirs.goto(`${stack.gatewayUrl}/w/${ws}`);
+      const newDocument = theirs.locator('::-p-aria([name="New document"][role="button"])');
+      await theirs.waitForSelector('::-p-text(does not allow changing them)');
+      expect(await newDocument.map((b) => (b as unknown as { disabled: boolean }).disabled).wait()).toBe(true);
+      const item = await theirs.locator('::-p-aria([name="Read me"][role="treeitem"])').waitHandle();
+      expect(await theirs.$('[role="treeitem"] .tree-actions')).toBeNull();
+      // Opening and expanding stay theirs; F2 (rename) does nothing.
+      await item.focus();
+      await theirs.keyboard.press('F2');
+      expect(await theirs.$('[role="treeitem"] input')).toBeNull();
+      await theirs.keyboard.press('ArrowRight');
+      await theirs.locator('::-p-aria([name="Inside"][role="treeitem"])').wait();
+      await theirs.keyboard.press('Enter');
+      await theirs.waitForFunction(`location.pathname === ${JSON.stringify(`/w/${ws}/d/${parent.id}`)}`);
+      expect(await seriousAxeViolations(theirs)).toEqual([]);
+    } finally {
+      await theirs.close();
+    }
   });
 
   it('expands a document of 1,000 children with only the rows in view in the page', async () => {

@@ -1,10 +1,12 @@
 import { Button } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { defaultRangeExtractor, type Range, useVirtualizer } from '@tanstack/react-virtual';
-import { lazy, Suspense, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useMatch, useNavigate } from 'react-router';
 import { ancestorsQuery } from '../../api/queries';
 import { useApi } from '../../auth/AuthContext';
+import { ROLE_LEVEL } from '../../members/rules';
+import { useWorkspaceRole } from '../../members/useWorkspaceRole';
 import { ArchivedDocuments } from './ArchivedDocuments';
 import type { TreeCommands, TreeDialogKind } from './commands';
 import { type DropZone, moveAmongSiblings, moveForDrop, REFUSED } from './moves';
@@ -52,6 +54,11 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
   const [dialog, setDialog] = useState<{ kind: TreeDialogKind; row: TreeRow } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
+  // Readers (VIEWER, COMMENTER) browse the tree; changing it is for EDITOR and up. Until the role
+  // is known the controls are offered (the API still has the last word).
+  const role = useWorkspaceRole(workspaceId);
+  const readOnlyHintId = useId();
+  const canChange = role === undefined || ROLE_LEVEL[role] >= ROLE_LEVEL.EDITOR;
   const pendingFocus = useRef<FocusRequest | null>(null);
 
   const indexById = useMemo(() => new Map(rows.map((row, i) => [row.item.id, i])), [rows]);
@@ -159,7 +166,9 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
     },
     toggle: (row) => setExpanded(row.item.id, !row.expanded),
     focused: (row) => setFocusedId(row.item.id),
-    pointerDown: (event, row) => onPointerDown(event, row),
+    pointerDown: (event, row) => {
+      if (canChange) onPointerDown(event, row);
+    },
     wasDropped: () => wasDropped(),
     newChild: (row) => void create(row.item.id),
     startRename: (row) => setRenamingId(row.item.id),
@@ -195,9 +204,12 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
     focusRow: (index) => requestFocus(rows[index].item.id),
     setExpanded,
     open: commands.open,
-    rename: commands.startRename,
+    rename: (row) => {
+      if (canChange) commands.startRename(row);
+    },
     // After this key event is done: a menu opened inside it closes again straight away.
     openMenu: (row) => {
+      if (!canChange) return;
       const button = scrollRef.current?.querySelector<HTMLButtonElement>(
         `[data-tree-id="${row.item.id}"] .tree-actions`,
       );
@@ -231,9 +243,20 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
 
   return (
     <div className="document-tree">
-      <Button variant="light" fullWidth onClick={() => void create(null)}>
+      <Button
+        variant="light"
+        fullWidth
+        disabled={!canChange}
+        aria-describedby={canChange ? undefined : readOnlyHintId}
+        onClick={() => void create(null)}
+      >
         New document
       </Button>
+      {!canChange && role && (
+        <p id={readOnlyHintId} className="tree-hint">
+          You can read these documents; your role ({role.toLowerCase()}) does not allow changing them.
+        </p>
+      )}
       {message && (
         <div role="alert" className="tree-alert">
           <span>{message}</span>
@@ -302,6 +325,7 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
                   drop={drag?.over?.id === id ? drag.over.zone : null}
                   refused={drag?.over?.id === id && drag.refused}
                   commands={commands}
+                  canChange={canChange}
                 />
               );
             })}

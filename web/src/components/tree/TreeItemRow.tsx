@@ -20,11 +20,13 @@ export interface TreeItemRowProps {
   drop: DropZone | null;
   refused: boolean;
   commands: TreeCommands;
+  /** Whether the person may change the tree (EDITOR and up): readers get no actions menu. */
+  canChange: boolean;
 }
 
 /** One `treeitem`, named by the document's title, with its place in the tree for assistive technology. */
 export const TreeItemRow = memo(function TreeItemRow(props: TreeItemRowProps) {
-  const { row, start, tabbable, current, renaming, dragging, drop, refused, commands } = props;
+  const { row, start, tabbable, current, renaming, dragging, drop, refused, commands, canChange } = props;
   const title = displayTitle(row.item);
   const classes = ['tree-row'];
   if (current) classes.push('is-current');
@@ -79,7 +81,7 @@ export const TreeItemRow = memo(function TreeItemRow(props: TreeItemRowProps) {
           Loading…
         </span>
       )}
-      <DocumentActionsMenu row={row} tabbable={tabbable} commands={commands} />
+      {canChange && <DocumentActionsMenu row={row} tabbable={tabbable} commands={commands} />}
     </div>
   );
 });
