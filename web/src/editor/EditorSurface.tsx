@@ -2,9 +2,11 @@ import { withCollaboration } from '@blocknote/core/yjs';
 import { BlockNoteView } from '@blocknote/mantine';
 import { useCreateBlockNote } from '@blocknote/react';
 import { useComputedColorScheme } from '@mantine/core';
+import { useRef } from 'react';
 import { type CollabRoom, FRAGMENT } from './collab-room';
 import { renderCursor } from './cursor';
 import { colorFor } from './person-color';
+import { useTextboxAria } from './useTextboxAria';
 
 interface Props {
   room: CollabRoom;
@@ -42,5 +44,11 @@ export function EditorSurface({ room, editable, user, files }: Props) {
     }),
     [room, user.id, user.name],
   );
-  return <BlockNoteView editor={editor} editable={editable} theme={scheme} className="document-editor" />;
+  const container = useRef<HTMLDivElement>(null);
+  useTextboxAria(container);
+  return (
+    <div ref={container} className="editor-surface">
+      <BlockNoteView editor={editor} editable={editable} theme={scheme} className="document-editor" />
+    </div>
+  );
 }
