@@ -53,7 +53,7 @@ export function AttachmentsPanel({ id, documentId, canDelete, onClose }: Props) 
     <aside
       id={id}
       aria-label="Attachments"
-      className="attachments-panel"
+      className="side-panel attachments-panel"
       onKeyDown={(event) => {
         if (event.key !== 'Escape' || event.defaultPrevented) return;
         event.stopPropagation();

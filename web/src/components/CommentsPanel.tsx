@@ -91,7 +91,7 @@ export function CommentsPanel({
     <aside
       id={id}
       aria-label="Comments"
-      className="comments-panel"
+      className="side-panel comments-panel"
       onKeyDown={(event) => {
         if (event.key !== 'Escape' || event.defaultPrevented) return;
         event.stopPropagation();

@@ -33,7 +33,7 @@ export function HistoryPanel({ id, documentId, canName, canRestore, archived, ca
     <aside
       id={id}
       aria-label="History"
-      className="history-panel"
+      className="side-panel history-panel"
       onKeyDown={(event) => {
         if (event.key !== 'Escape' || event.defaultPrevented) return;
         event.stopPropagation();
