@@ -39,7 +39,10 @@ export async function benchWeb(options: {
     `web: ${Math.round(bundle.initialGzipBytes / 1024)} KiB gzipped before the editor, editor ${Math.round(bundle.editorGzipBytes / 1024)} KiB`,
   );
 
-  const stack = await startWebPlatform(['workspace', 'document', 'collab', 'comment'], { LOG_LEVEL: 'warn' });
+  // Every service the document page calls (the bell asks the notification service), so no request fails.
+  const stack = await startWebPlatform(['workspace', 'document', 'collab', 'comment', 'notification', 'attachment'], {
+    LOG_LEVEL: 'warn',
+  });
   const browser = await launchBrowser();
   try {
     const owner = await stack.signIn('web-bench-a@example.com', 'Bench A');
