@@ -119,7 +119,9 @@ it('declines and goes home; the invitation is closed afterwards', async () => {
   const invite = await invitation(person.email, 'VIEWER');
   const page = await open(`/invite/${invite.token}`, person);
 
+  const declined = page.waitForResponse((response) => response.url().endsWith(`/invitations/${invite.token}/decline`));
   await page.locator(aria('Decline', 'button')).click();
+  expect((await declined).status()).toBe(204);
   await page.waitForFunction(`!location.pathname.startsWith('/invite/')`);
   expect(await api(invite.admin, 'GET', `/workspaces/${invite.workspaceId}/invitations`)).toEqual([]);
   const info = await stack.request('GET', `/api/v1/invitations/${invite.token}/info`);

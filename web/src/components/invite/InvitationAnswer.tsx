@@ -39,11 +39,6 @@ export function InvitationAnswer({ invitation }: { invitation: WorkspaceInvitati
 
   return (
     <div className="stack-form">
-      {me.data && (
-        <p className="hint">
-          You are signed in as {me.data.name ? `${me.data.name} (${me.data.email})` : me.data.email}.
-        </p>
-      )}
       <div className="form-actions">
         <button type="button" className="primary-button" disabled={busy} onClick={() => accept.mutate()}>
           Accept
@@ -52,6 +47,12 @@ export function InvitationAnswer({ invitation }: { invitation: WorkspaceInvitati
           Decline
         </button>
       </div>
+      {/* Below the buttons: it arrives after them and must not move them under a pointer. */}
+      {me.data && (
+        <p className="hint">
+          You are signed in as {me.data.name ? `${me.data.name} (${me.data.email})` : me.data.email}.
+        </p>
+      )}
       {error && <p role="alert">{error.message}</p>}
       {wrongPerson && (
         <div className="form-actions">
