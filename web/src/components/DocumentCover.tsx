@@ -1,8 +1,8 @@
-import { type FormEvent, useState } from 'react';
+import type { FormEvent } from 'react';
 import type { WikiDocument } from '../api/types';
-import { useSaveDocumentField } from '../api/useSaveDocumentField';
 import { CoverImage } from './CoverImage';
 import { TogglePanel } from './TogglePanel';
+import { useFieldPanel } from './useFieldPanel';
 
 /** An address the page may show: https anywhere (the app's CSP), or a path on this server. */
 export function isShowableImageUrl(value: string): boolean {
@@ -16,30 +16,13 @@ export function isShowableImageUrl(value: string): boolean {
 
 /** The cover image, and for editors a panel to set its address or remove it. */
 export function DocumentCover({ document, canEdit }: { document: WikiDocument; canEdit: boolean }) {
-  const saveField = useSaveDocumentField();
-  const [opened, setOpened] = useState(false);
-  const [value, setValue] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { opened, open, value, setValue, error, setError, busy, save } = useFieldPanel(
+    document,
+    'coverImageUrl',
+    'cover',
+  );
   const cover = document.coverImageUrl;
 
-  const open = (next: boolean) => {
-    setValue(cover ?? '');
-    setError(null);
-    setOpened(next);
-  };
-  const save = async (next: string | null) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await saveField(document, 'coverImageUrl', next);
-      setOpened(false);
-    } catch (failure) {
-      setError(`The cover could not be saved: ${(failure as Error).message}`);
-    } finally {
-      setBusy(false);
-    }
-  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const url = value.trim();

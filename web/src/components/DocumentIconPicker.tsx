@@ -1,18 +1,14 @@
-import { type FormEvent, useState } from 'react';
+import type { FormEvent } from 'react';
 import type { WikiDocument } from '../api/types';
-import { useSaveDocumentField } from '../api/useSaveDocumentField';
 import { TogglePanel } from './TogglePanel';
+import { useFieldPanel } from './useFieldPanel';
 
 const SUGGESTIONS = ['📄', '📘', '📝', '📌', '💡', '✅', '🚀', '🧭', '📊', '🛠️', '🎯', '🗂️'];
 const ICON_MAX = 50;
 
 /** The document's icon, and for editors a panel to set it (any emoji or short text) or remove it. */
 export function DocumentIconPicker({ document, canEdit }: { document: WikiDocument; canEdit: boolean }) {
-  const saveField = useSaveDocumentField();
-  const [opened, setOpened] = useState(false);
-  const [value, setValue] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { opened, open, value, setValue, error, busy, save } = useFieldPanel(document, 'icon', 'icon');
   const icon = document.icon || '';
 
   if (!canEdit) {
@@ -23,23 +19,6 @@ export function DocumentIconPicker({ document, canEdit }: { document: WikiDocume
     ) : null;
   }
 
-  const open = (next: boolean) => {
-    setValue(icon);
-    setError(null);
-    setOpened(next);
-  };
-  const save = async (next: string | null) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await saveField(document, 'icon', next);
-      setOpened(false);
-    } catch (failure) {
-      setError(`The icon could not be saved: ${(failure as Error).message}`);
-    } finally {
-      setBusy(false);
-    }
-  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void save(value.trim() || null);
