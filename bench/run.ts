@@ -23,7 +23,7 @@
 // `--only=orphan-sweep` sweeps stores of 10,000 and 100,000 attachment objects (local and S3) and records memory.
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 // `--only=history` runs the document history rows (title edits with history on and off, at 10 and 50 connections,
-// --history-rounds=2; a page of 1,000 revisions, a 2,000-block diff, restores); the document service restarts per mode.
+// --history-rounds=3; a page of 1,000 revisions, a 2,000-block diff, restores); the document service restarts per mode.
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
@@ -92,7 +92,7 @@ const settings = {
       'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp,history,web',
   ),
   /** History rows: rounds of title edits with history on, on for every change, and off. */
-  historyRounds: num('history-rounds', 2),
+  historyRounds: num('history-rounds', 3),
   /** Connection counts of the endpoint rows. */
   endpointConnections: String(args['endpoint-connections'] ?? '10,50'),
   /** Only these endpoint rows, by short name (bench/lib/endpoints.ts ENDPOINT_KEYS), e.g. roots,children. */
