@@ -1,4 +1,4 @@
-import { runServiceMain } from '@wiki/service';
-import { attachmentService } from './service.js';
+import { runMain } from '@wiki/http';
+import { part } from './part.js';
 
-await runServiceMain(attachmentService);
+await runMain(part);

@@ -1,4 +1,4 @@
-import { runServiceMain } from '@wiki/service';
-import { collabService } from './service.js';
+import { runMain } from '@wiki/http';
+import { part } from './part.js';
 
-await runServiceMain(collabService);
+await runMain(part);

@@ -1,4 +1,4 @@
-import { runServiceMain } from '@wiki/service';
-import { notificationService } from './service.js';
+import { runMain } from '@wiki/http';
+import { part } from './part.js';
 
-await runServiceMain(notificationService);
+await runMain(part);
