@@ -170,8 +170,8 @@ try {
 }
 if (!stopping) {
   started = true;
-  printBanner(config, auth, parts);
   note(describeProcesses());
+  printBanner(config, auth, parts);
   process.send?.({ type: 'up', parts: parts.map((p) => ({ name: p.name, kind: p.kind, port: p.port })) });
 }
 
