@@ -1,4 +1,4 @@
-import { runMain } from '@wiki/http';
-import { part } from './part.js';
+import { runServiceMain } from '@wiki/service';
+import { notificationService } from './service.js';
 
-await runMain(part);
+await runServiceMain(notificationService);

@@ -1,4 +1,4 @@
-import { runMain } from '@wiki/http';
-import { part } from './part.js';
+import { runServiceMain } from '@wiki/service';
+import { workspaceService } from './service.js';
 
-await runMain(part);
+await runServiceMain(workspaceService);
