@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import puppeteer from 'puppeteer-core';
-import { chromiumLaunch, explainLaunchFailure } from './chromium-launch.js';
+import { chromiumLaunch, explainLaunchFailure, loadPuppeteer } from './chromium-launch.js';
 
 /** A render that overran its time: its page was thrown away. */
 export class RenderTimeoutError extends Error {
@@ -50,6 +49,7 @@ export class PdfRenderer {
         user: this.options.user ?? { uid: 65534, gid: 65534 },
         workDir: this.userDataDir,
       });
+      const puppeteer = await loadPuppeteer();
       const browser = await puppeteer.launch(plan.options).catch((error) => {
         throw explainLaunchFailure(error);
       });
