@@ -206,9 +206,9 @@ function parseArgs(args) {
   return result;
 }
 
-/** `one` (the default) or `separate`. */
+/** `one` or `separate`; undefined when not asked for (one process, unless there are replicas). */
 function processesOf(raw, source) {
-  if (raw === undefined || raw === '') return 'one';
+  if (raw === undefined || raw === '') return undefined;
   if (raw !== 'one' && raw !== 'separate') fail(`npm start: ${source} must be one or separate, got "${raw}"`, 2);
   return raw;
 }

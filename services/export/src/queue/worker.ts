@@ -89,6 +89,7 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
     maxIdlePages: settings.concurrency,
     sandbox: settings.chromiumSandbox,
     user: settings.chromiumUser,
+    env: config.env,
     logger,
   });
   const storage = options.storage ?? (await createStorage(config));

@@ -25,6 +25,8 @@ export interface ChromiumLaunchSettings {
   user: { uid: number; gid: number };
   /** A folder of the renderer's own: the profile goes inside, and it is HOME when the user changes. */
   workDir: string;
+  /** The export part's environment, handed to the browser (default: the process's). */
+  env?: Record<string, string | undefined>;
 }
 
 export interface ChromiumLaunch {
@@ -73,7 +75,8 @@ async function setprivPath(): Promise<string> {
 export async function chromiumLaunch(settings: ChromiumLaunchSettings): Promise<ChromiumLaunch> {
   const profile = join(settings.workDir, 'profile');
   await mkdir(profile, { recursive: true });
-  const common = { headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false } as const;
+  const env = settings.env ?? process.env;
+  const common = { headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false, env } as const;
   const uid = process.getuid?.() ?? -1;
   if (!settings.sandbox) {
     return {
@@ -114,7 +117,7 @@ export async function chromiumLaunch(settings: ChromiumLaunchSettings): Promise<
         settings.executablePath,
         ...chromeArgs,
       ],
-      env: { ...process.env, HOME: settings.workDir },
+      env: { ...env, HOME: settings.workDir },
     },
     mode: 'sandboxed as another user',
     uid: runAs,

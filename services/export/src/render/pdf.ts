@@ -23,6 +23,8 @@ export interface PdfRendererOptions {
   sandbox?: boolean;
   /** Who runs the browser when this process is root (EXPORT_CHROMIUM_USER, default nobody). */
   user?: { uid: number; gid: number };
+  /** The export part's environment, handed to the browser (default: the process's). */
+  env?: Record<string, string | undefined>;
   logger?: { info?(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
 }
 
@@ -48,6 +50,7 @@ export class PdfRenderer {
         sandbox: this.options.sandbox ?? true,
         user: this.options.user ?? { uid: 65534, gid: 65534 },
         workDir: this.userDataDir,
+        env: this.options.env,
       });
       const puppeteer = await loadPuppeteer();
       const browser = await puppeteer.launch(plan.options).catch((error) => {
