@@ -23,10 +23,20 @@ export interface FootprintRow {
   loadAverageAtStart: number;
   /** RSS of the launcher and every process under it, summed, in MiB. */
   totalMiB: { idleAfterStart: number; justAfterLoad: number; idleAfterLoad: number };
+  /**
+   * V8 heap (total reserved and used) of the parts' processes, from their /metrics (in the one
+   * process every part tells the same figures, so one is read), summed, in MiB.
+   */
+  heapMiB: { idleAfterStart: HeapFigures; idleAfterLoad: HeapFigures };
   /** The same per process (named by the part it runs, `launcher`, or `one process`). */
   byProcessMiB: { idleAfterStart: Record<string, number>; idleAfterLoad: Record<string, number> };
   load: Array<Pick<LoadResult, 'scenario' | 'connections' | 'durationS' | 'requestsPerSec' | 'latencyP99Ms'>>;
   documents: number;
+}
+
+export interface HeapFigures {
+  total: number;
+  used: number;
 }
 
 export interface FootprintReport {
@@ -90,6 +100,23 @@ function treeRss(launcher: number): { total: number; byProcess: Record<string, n
     byProcess[name] = round((byProcess[name] ?? 0) * 1024 + kb);
   }
   return { total: round(total), byProcess };
+}
+
+/** One figure of a Prometheus text (the first series of `name`), or 0. */
+function metric(text: string, name: string): number {
+  return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+}
+
+/** The V8 heap of the processes whose metrics listeners are `urls`, summed. */
+async function heapOf(urls: readonly string[]): Promise<HeapFigures> {
+  let total = 0;
+  let used = 0;
+  for (const url of urls) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    total += metric(text, 'nodejs_heap_size_total_bytes');
+    used += metric(text, 'nodejs_heap_size_used_bytes');
+  }
+  return { total: round(total / 1024), used: round(used / 1024) };
 }
 
 /** Runs `node scripts/start.mjs --no-build --json ...args` and resolves once it says it is up. */
@@ -173,8 +200,14 @@ async function measureMode(
   const child = await startPlatform(root, env, mode.args);
   try {
     const launcher = child.pid!;
+    // Each part's /metrics: the gateway's on METRICS_PORT, a service's on its port + 1000.
+    const metricsUrls = [env.METRICS_PORT, ...Object.values(ports).map((port) => String(Number(port) + 1000))].map(
+      (port) => `http://127.0.0.1:${port}`,
+    );
+    const heapUrls = mode.args.length === 0 ? metricsUrls.slice(0, 1) : metricsUrls;
     await sleep(3000);
     const afterStart = treeRss(launcher);
+    const heapAfterStart = await heapOf(heapUrls);
     log(`footprint (${mode.mode}): idle after start ${afterStart.total} MiB ${JSON.stringify(afterStart.byProcess)}`);
 
     const gateway = `http://127.0.0.1:${gatewayPort}`;
@@ -203,6 +236,7 @@ async function measureMode(
     const justAfterLoad = treeRss(launcher);
     await sleep((idleAfterLoadS - 3) * 1000);
     const afterLoad = treeRss(launcher);
+    const heapAfterLoad = await heapOf(heapUrls);
     log(`footprint (${mode.mode}): idle ${idleAfterLoadS} s after the load ${afterLoad.total} MiB`);
     return {
       mode: mode.mode,
@@ -214,6 +248,7 @@ async function measureMode(
         idleAfterLoad: afterLoad.total,
       },
       byProcessMiB: { idleAfterStart: afterStart.byProcess, idleAfterLoad: afterLoad.byProcess },
+      heapMiB: { idleAfterStart: heapAfterStart, idleAfterLoad: heapAfterLoad },
       load: loads.map(({ scenario, connections, durationS, requestsPerSec, latencyP99Ms }) => ({
         scenario,
         connections,
@@ -244,10 +279,16 @@ export async function benchFootprint(
     idleAfterLoadS,
     rows,
     targets: [
+      // As issue 29 measured it (1,152 MiB as eleven processes): idle after start.
       {
-        target: 'stack RSS idle ≤ 400 MiB with `npm start` (one process, launcher included)',
-        measured: `${one.totalMiB.idleAfterStart} MiB after start, ${one.totalMiB.idleAfterLoad} MiB ${idleAfterLoadS} s after the load`,
-        met: Math.max(one.totalMiB.idleAfterStart, one.totalMiB.idleAfterLoad) <= 400,
+        target: 'stack RSS idle after start ≤ 400 MiB with `npm start` (one process, launcher included)',
+        measured: `${one.totalMiB.idleAfterStart} MiB`,
+        met: one.totalMiB.idleAfterStart <= 400,
+      },
+      {
+        target: 'the same, idle after the short load',
+        measured: `${one.totalMiB.idleAfterLoad} MiB ${idleAfterLoadS} s after it`,
+        met: one.totalMiB.idleAfterLoad <= 400,
       },
     ],
   };
@@ -272,11 +313,11 @@ export function writeFootprintReport(report: FootprintReport, resultsFile: strin
     `ready, then after a short load through the gateway (200 documents created, 10 s of reads of one document and 5 s of`,
     `searches at 10 connections): 3 s and ${report.idleAfterLoadS} s after it.`,
     '',
-    '| mode | processes under the launcher | load average at start | RSS idle after start (MiB) | RSS 3 s after the load | RSS idle after the load |',
-    '|---|---|---|---|---|---|',
+    '| mode | processes under the launcher | load average at start | RSS idle after start (MiB) | RSS 3 s after the load | RSS idle after the load | V8 heap total / used after start | after the load | reads / searches per s |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...report.rows.map(
       (r) =>
-        `| ${r.mode} | ${r.processes} | ${r.loadAverageAtStart} | ${r.totalMiB.idleAfterStart} | ${r.totalMiB.justAfterLoad} | ${r.totalMiB.idleAfterLoad} |`,
+        `| ${r.mode} | ${r.processes} | ${r.loadAverageAtStart} | ${r.totalMiB.idleAfterStart} | ${r.totalMiB.justAfterLoad} | ${r.totalMiB.idleAfterLoad} | ${r.heapMiB.idleAfterStart.total} / ${r.heapMiB.idleAfterStart.used} | ${r.heapMiB.idleAfterLoad.total} / ${r.heapMiB.idleAfterLoad.used} | ${r.load.map((l) => l.requestsPerSec).join(' / ')} |`,
     ),
     '',
     ...report.rows.flatMap((r) => [
