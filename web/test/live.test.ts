@@ -1,4 +1,4 @@
-import { createDocument, eventually, paragraph } from '@wiki/testing';
+import { createDocument, eventually, paragraph, paragraphWithId } from '@wiki/testing';
 import type { Page } from 'puppeteer-core';
 import { seriousAxeViolations } from './helpers/browser.js';
 import { useTeamFixture } from './helpers/team.js';
@@ -51,5 +51,38 @@ describe('live updates: others’ renames, new and moved documents reach the tit
     // The row under its new parent (collapsed): gone from the top level.
     await eventually(async () => expect(await treeNames(pageB)).not.toContain('Budget'));
     expect(await seriousAxeViolations(pageB)).toEqual([]);
+  });
+
+  it('each tree row shows its open threads, counted live as others start and resolve them', async () => {
+    const [ada, ben] = team.people;
+    const { workspaceId } = team;
+    const doc = await createDocument(team.stack, ada, {
+      workspaceId,
+      title: 'Discussed',
+      content: [paragraphWithId('p1', 'Hello there')],
+    });
+    const page = await team.open(`/w/${workspaceId}`, ben);
+    page.setDefaultTimeout(15_000);
+    await page.waitForSelector(treeItem('Discussed'));
+    const startThread = async (text: string) => {
+      const res = await team.api('POST', `/comments/documents/${doc.id}/threads`, ada, {
+        anchor: { blockId: 'p1', startOffset: 0, endOffset: 5, selectedText: 'Hello' },
+        comment: { content: text },
+      });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const first = await startThread('One');
+    await page.waitForSelector(`${treeItem('Discussed')} [role="img"][aria-label="1 open comment"]`);
+    await startThread('Two');
+    await page.waitForSelector(`${treeItem('Discussed')} [role="img"][aria-label="2 open comments"]`);
+    // The row's description is the count; its name stays the title.
+    const description = await page.evaluate(
+      `document.getElementById(document.querySelector(${JSON.stringify(treeItem('Discussed'))}).getAttribute('aria-describedby'))?.getAttribute('aria-label')`,
+    );
+    expect(description).toBe('2 open comments');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    expect((await team.api('PUT', `/comments/threads/${first}/resolve`, ada)).status).toBe(200);
+    await page.waitForSelector(`${treeItem('Discussed')} [role="img"][aria-label="1 open comment"]`);
   });
 });
