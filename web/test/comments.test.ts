@@ -1,15 +1,7 @@
-import {
-  createDocument,
-  eventually,
-  paragraphWithId,
-  type SignedInUser,
-  type Stack,
-  signInNew,
-  workspaceWith,
-} from '@wiki/testing';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, seriousAxeViolations, signInPage } from './helpers/browser.js';
-import { startWebPlatform } from './helpers/platform.js';
+import { createDocument, eventually, paragraphWithId, type SignedInUser, type Stack } from '@wiki/testing';
+import type { Page } from 'puppeteer-core';
+import { seriousAxeViolations } from './helpers/browser.js';
+import { useTeamFixture } from './helpers/team.js';
 
 const TITLE = '::-p-aria([name="Title"][role="textbox"])';
 const EDITOR = '::-p-aria([name="Document content"][role="textbox"])';
@@ -25,39 +17,22 @@ const SECOND = 'Pack my box with five dozen liquor jugs.';
 // Comments and mentions in the browser (issue 28, points 1 and 2; ARCHITECTURE 5.6 and 5.17)
 // against the real gateway, workspace, document, collab and comment services.
 describe('comments: threads on selected text, replies with mentions, resolve, filter, roles', () => {
+  const team = useTeamFixture({
+    services: ['workspace', 'document', 'collab', 'comment'],
+    people: ['Ada Owner', ['Ben Editor', 'EDITOR'], ['Cam Commenter', 'COMMENTER'], ['Vic Viewer', 'VIEWER']],
+  });
   let stack: Stack;
-  let browser: Browser;
   let ada: SignedInUser;
   let ben: SignedInUser;
   let cam: SignedInUser;
   let vic: SignedInUser;
   let workspaceId: string;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    stack = await startWebPlatform(['workspace', 'document', 'collab', 'comment']);
-    browser = await launchBrowser();
-    [ada, ben, cam, vic] = await Promise.all(
-      ['Ada Owner', 'Ben Editor', 'Cam Commenter', 'Vic Viewer'].map((name) => signInNew(stack, name)),
-    );
-    workspaceId = (
-      await workspaceWith(stack, ada, [
-        [ben, 'EDITOR'],
-        [cam, 'COMMENTER'],
-        [vic, 'VIEWER'],
-      ])
-    ).id;
-  });
-  afterEach(async () => {
-    await Promise.all(pages.splice(0).map((page) => page.browserContext().close()));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+  beforeAll(() => {
+    ({ stack, workspaceId } = team);
+    [ada, ben, cam, vic] = team.people;
   });
 
-  const api = (method: string, path: string, as: SignedInUser, body?: unknown) =>
-    stack.request(method, `/api/v1${path}`, { token: as.token, body });
+  const api = (method: string, path: string, as: SignedInUser, body?: unknown) => team.api(method, path, as, body);
   const threadsOf = async (documentId: string) =>
     (await api('GET', `/comments/documents/${documentId}/threads`, ada)).body.data;
   const newDocument = (title: string) =>
@@ -77,11 +52,7 @@ describe('comments: threads on selected text, replies with mentions, resolve, fi
   };
 
   async function openAs(user: SignedInUser, documentId: string): Promise<Page> {
-    const context = await browser.createBrowserContext();
-    const page = await context.newPage();
-    pages.push(page);
-    await signInPage(page, stack, user.email, user.name);
-    await page.goto(`${stack.gatewayUrl}/w/${workspaceId}/d/${documentId}`);
+    const page = await team.open(`/w/${workspaceId}/d/${documentId}`, user);
     await page.locator(TITLE).wait();
     await eventually(async () => expect(await textOf(page, EDITOR)).toContain(SECOND), { timeoutMs: 20_000 });
     return page;
