@@ -29,7 +29,10 @@ describe('announcements to open rooms: comments and the document’s shown field
   const editors: CollabEditor[] = [];
 
   beforeAll(async () => {
-    t = await startPlatform(['workspace', 'document', 'comment', 'collab']);
+    // Rooms store soon after a change (as in helpers.ts), so none is left to store while the stack stops.
+    t = await startPlatform(['workspace', 'document', 'comment', 'collab'], {
+      env: { COLLAB_DEBOUNCE_MS: '50', COLLAB_MAX_DEBOUNCE_MS: '300' },
+    });
     [owner, editor] = await Promise.all(['Ann Owner', 'Eli Editor'].map((name) => signInNew(t, name)));
     workspaceId = (await workspaceWith(t, owner, [[editor, 'EDITOR']])).id;
   });
