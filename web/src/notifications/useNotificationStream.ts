@@ -32,7 +32,6 @@ export function useNotificationStream(workspaceId: string | null): void {
   const queryClient = useQueryClient();
   const live = useRef<LiveNotifications | null>(null);
   const watched = useRef(workspaceId);
-  watched.current = workspaceId;
   useEffect(() => {
     if (!signedIn) return;
     let opened = 0;
@@ -63,6 +62,7 @@ export function useNotificationStream(workspaceId: string | null): void {
     };
   }, [api, signedIn, queryClient]);
   useEffect(() => {
+    watched.current = workspaceId;
     live.current?.watchTree(workspaceId);
   }, [workspaceId]);
 }
