@@ -167,7 +167,22 @@ describe('the document page: title, live editor, presence, roles, offline', () =
   it('reloads the title and says so when someone else renamed the document meanwhile', async () => {
     const doc = await newDocument('Contested', 'Text.');
     const page = await openAs(editor, doc.id);
-    expect((await api('PUT', `/documents/${doc.id}`, owner, { title: 'Their title' })).status).toBe(200);
+    // The owner's rename lands between the typing and its save: the page's save waits for it. (Renamed
+    // earlier, the page would hear of it at once and the typing would build on their title.)
+    let renamed = false;
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      if (request.isInterceptResolutionHandled()) return;
+      if (!renamed && request.method() === 'PUT' && request.url().endsWith(`/api/v1/documents/${doc.id}`)) {
+        renamed = true;
+        void api('PUT', `/documents/${doc.id}`, owner, { title: 'Their title' }).then((res) => {
+          expect(res.status).toBe(200);
+          return request.continue();
+        });
+        return;
+      }
+      void request.continue();
+    });
 
     await page.locator(TITLE).click();
     await page.keyboard.type(' and mine');
