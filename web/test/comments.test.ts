@@ -256,7 +256,10 @@ describe('comments: threads on selected text, replies with mentions, resolve, fi
     await page.locator(button('Delete')).click();
     await eventually(async () => expect(await page.$$(`${THREAD} .comment-entry`)).toHaveLength(1));
     expect((await threadsOf(doc.id))[0].comments).toHaveLength(1);
-    expect(await textOf(page, '.comments-panel > [role="status"]')).toBe('The comment is deleted.');
+    // Said once the page's own re-read is done, which may end after the one the announcement started.
+    await eventually(async () =>
+      expect(await textOf(page, '.comments-panel > [role="status"]')).toBe('The comment is deleted.'),
+    );
   });
 
   it('a COMMENTER comments on text of the read-only editor with Ctrl+Alt+M; a VIEWER only reads', async () => {
