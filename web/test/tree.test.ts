@@ -1,5 +1,5 @@
 import { addMember, createWorkspace, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
-import type { Browser, ElementHandle, Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { launchBrowser, seriousAxeViolations, signInPage } from './helpers/browser.js';
 import { startWebPlatform } from './helpers/platform.js';
 
@@ -67,8 +67,11 @@ async function openWorkspace(workspaceId: string, documentId?: string): Promise<
   await page.locator('::-p-aria([name="New document"][role="button"])').wait();
 }
 
-function treeItem(name: string): Promise<ElementHandle<Element>> {
-  return page.locator(`::-p-aria([name="${name}"][role="treeitem"])`).waitHandle();
+/** An element's handle, named without the DOM's types (the tests type-check without them). */
+type ItemHandle = NonNullable<Awaited<ReturnType<Page['$']>>>;
+
+function treeItem(name: string): Promise<ItemHandle> {
+  return page.locator(`::-p-aria([name="${name}"][role="treeitem"])`).waitHandle() as Promise<ItemHandle>;
 }
 
 async function waitForNoTreeItem(name: string): Promise<void> {
@@ -171,7 +174,9 @@ describe('the document tree', () => {
     await waitForFocus('Document actions');
 
     await chooseAction('Untitled', 'Rename');
-    const field = await page.locator('::-p-aria([name="Rename document"][role="textbox"])').waitHandle();
+    const field = (await page
+      .locator('::-p-aria([name="Rename document"][role="textbox"])')
+      .waitHandle()) as ItemHandle;
     await waitForFocus('Rename document');
     await field.type('Projects');
     await page.keyboard.press('Enter');
@@ -298,7 +303,7 @@ describe('the document tree', () => {
 
     // "Move to…": a named dialog listing the places (never the document itself), keyboard-operable.
     await chooseAction('Three', 'Move to…');
-    const dialog = await page.locator('::-p-aria([name="Move “Three”"][role="dialog"])').waitHandle();
+    const dialog = (await page.locator('::-p-aria([name="Move “Three”"][role="dialog"])').waitHandle()) as ItemHandle;
     await waitForFocus('Find a place');
     await page.waitForFunction(`document.querySelectorAll('[role="dialog"] input[type="radio"]').length === 3`);
     const places = await page.evaluate(
@@ -400,7 +405,7 @@ describe('the document tree', () => {
     await openWorkspace(ws);
 
     await chooseAction('Lone', 'Delete');
-    let dialog = await page.locator('::-p-aria([name="Delete “Lone”?"][role="dialog"])').waitHandle();
+    let dialog = (await page.locator('::-p-aria([name="Delete “Lone”?"][role="dialog"])').waitHandle()) as ItemHandle;
     await waitForFocus('Cancel');
     await expectAxeClean();
     // Focus stays inside the dialog.
@@ -416,13 +421,13 @@ describe('the document tree', () => {
     expect((await api('GET', `/documents/${lone.id}`)).status).toBe(200);
 
     await chooseAction('Lone', 'Delete');
-    dialog = await page.locator('::-p-aria([name="Delete “Lone”?"][role="dialog"])').waitHandle();
+    dialog = (await page.locator('::-p-aria([name="Delete “Lone”?"][role="dialog"])').waitHandle()) as ItemHandle;
     await (await dialog.waitForSelector('::-p-aria([name="Delete"][role="button"])'))!.click();
     await waitForNoTreeItem('Lone');
     expect((await api('GET', `/documents/${lone.id}`)).status).toBe(404);
 
     await chooseAction('Tree', 'Delete with children');
-    dialog = await page.locator('::-p-aria([name="Delete “Tree”?"][role="dialog"])').waitHandle();
+    dialog = (await page.locator('::-p-aria([name="Delete “Tree”?"][role="dialog"])').waitHandle()) as ItemHandle;
     expect(await textOf('[role="dialog"]')).toContain('every document below it');
     await (await dialog.waitForSelector('::-p-aria([name="Delete with children"][role="button"])'))!.click();
     await waitForNoTreeItem('Tree');
@@ -444,7 +449,7 @@ describe('the document tree', () => {
       const newDocument = theirs.locator('::-p-aria([name="New document"][role="button"])');
       await theirs.waitForSelector('::-p-text(does not allow changing them)');
       expect(await newDocument.map((b) => (b as unknown as { disabled: boolean }).disabled).wait()).toBe(true);
-      const item = await theirs.locator('::-p-aria([name="Read me"][role="treeitem"])').waitHandle();
+      const item = (await theirs.locator('::-p-aria([name="Read me"][role="treeitem"])').waitHandle()) as ItemHandle;
       expect(await theirs.$('[role="treeitem"] .tree-actions')).toBeNull();
       // Opening and expanding stay theirs; F2 (rename) does nothing.
       await item.focus();

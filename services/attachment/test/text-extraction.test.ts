@@ -72,7 +72,7 @@ describe('text extracted from uploads', () => {
       md: '# Notes\n\nA *quokka* was seen.',
     };
     for (const [kind, file] of Object.entries(files)) {
-      await eventually(async () => expect((await textOf(file.id)).status).toBe(200), 15_000);
+      await eventually(async () => expect((await textOf(file.id)).status).toBe(200), { timeoutMs: 15_000 });
       const { body } = await textOf(file.id);
       expect(body.data?.text, kind).toBe(expected[kind as keyof typeof expected]);
       expect(body.data).toMatchObject({ truncated: false, fileName: file.fileName });
@@ -100,8 +100,8 @@ describe('text extracted from uploads', () => {
     });
     const image = await uploaded(stack, owner, ws.id, doc.id, { name: 'photo.png', body: noisePng(16, 16) });
     const kept = await uploaded(stack, owner, ws.id, doc.id, { name: 'kept.txt', body: Buffer.from('short words') });
-    await eventually(async () => expect(await statusOf(broken.id)).toBe('failed'), 15_000);
-    await eventually(async () => expect(await statusOf(kept.id)).toBe('text'), 15_000);
+    await eventually(async () => expect(await statusOf(broken.id)).toBe('failed'), { timeoutMs: 15_000 });
+    await eventually(async () => expect(await statusOf(kept.id)).toBe('text'), { timeoutMs: 15_000 });
     expect(await announced(broken.id)).toEqual([]);
     expect((await textOf(broken.id)).status).toBe(404);
     // The image's event came before the text file's and was handled in order: no row for it.
