@@ -41,7 +41,7 @@ describe('postgres engine: what a search costs', () => {
 
   beforeAll(async () => {
     db = await countedSearchDatabase();
-    engine = await createPostgresEngine({ pool: db.pool, tsConfig: 'simple' });
+    engine = await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' });
   });
   afterAll(() => db?.drop());
 

@@ -16,6 +16,8 @@ export interface ParsedQuery {
   terms: string[];
   /** The query as a title's exact-match key (tokens.ts titleKey). */
   key: string;
+  /** True when the tsquery excludes something (`-word`): a match of the title alone may then fail on the content. */
+  excludes: boolean;
 }
 
 interface Term {
@@ -82,11 +84,13 @@ export function parseQuery(raw: string): ParsedQuery {
   const last = positives[positives.length - 1];
   let query = '';
   let hasPositive = false;
+  let excludes = false;
   for (const term of terms) {
     const part = termQuery(term.text, term === last && !term.phrase);
     if (!part) continue;
     const operand = term.negated ? `!${part}` : part;
     if (!term.negated) hasPositive = true;
+    else excludes = true;
     query = query === '' ? operand : `${query} ${term.or ? '|' : '&'} ${operand}`;
   }
   const marks = positives.flatMap((t) => (fold(t.text).match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0));
@@ -94,5 +98,6 @@ export function parseQuery(raw: string): ParsedQuery {
     tsquery: hasPositive ? query : null,
     terms: [...new Set(marks)],
     key: titleKey(raw.replace(/"/g, ' ')),
+    excludes,
   };
 }
