@@ -11,6 +11,7 @@ import {
   snippetOf,
   windowAround,
 } from '../domain/snippet.js';
+import { quoteLexeme } from '../domain/vector.js';
 import type { SearchHit, SearchQuery } from './engine.js';
 
 /** ts_rank's weights for D, C, B, A (content suffix, content word, title suffix, title word). */
@@ -48,6 +49,29 @@ function tsqueryOf(extraLexemes: boolean): { sql: string; next: number } {
     : { sql: '$1::tsquery', next: 2 };
 }
 
+/** A prefix is turned into the exact lexemes starting with it up to this many; beyond, it stays a prefix. */
+const PREFIX_LEXEMES = 64;
+
+/**
+ * The query of the 'simple' configuration with its prefix (the last word, `'lexeme':*`, written
+ * once: $4) replaced by the lexicon's lexemes from $2 (inclusive) to $3 (exclusive), ORed, when
+ * there are 1 to PREFIX_LEXEMES of them (a short prefix of many words stays a prefix). GIN answers
+ * an OR of exact lexemes by skipping through their postings beside the other words; a prefix it
+ * first gathers whole into a bitmap, which for a common word costs more than the rest of the search.
+ * Each lexeme is quoted as domain/vector.ts quoteLexeme does (backslashes and quotes doubled).
+ */
+const EXPANDED_QUERY = `
+  expansion AS MATERIALIZED (
+    SELECT count(*) AS n,
+           string_agg('''' || replace(replace(l.lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ') AS list
+    FROM (SELECT lexeme FROM search_lexemes WHERE lexeme >= $2 AND lexeme < $3
+          ORDER BY lexeme LIMIT ${PREFIX_LEXEMES + 1}) l
+  ),
+  q AS MATERIALIZED (
+    SELECT (CASE WHEN e.n BETWEEN 1 AND ${PREFIX_LEXEMES} THEN replace($1, $4, '(' || e.list || ')') ELSE $1 END)::tsquery AS q
+    FROM expansion e
+  ),`;
+
 /**
  * One statement, prepared once per connection (a generic plan: planning it cost as much as running
  * it): the candidates found through the indexes (every exact title, the first title matches, the
@@ -57,14 +81,17 @@ function tsqueryOf(extraLexemes: boolean): { sql: string; next: number } {
  * content may hold it); without an exclusion, a title match is a match.
  */
 function searchStatement(extraLexemes: boolean) {
-  const q = tsqueryOf(extraLexemes);
+  // With a configuration, its stems may extend a prefix too: the prefix stays one.
+  const q = extraLexemes
+    ? { sql: `q AS MATERIALIZED (SELECT ${tsqueryOf(true).sql} AS q),`, next: 4 }
+    : { sql: EXPANDED_QUERY, next: 5 };
   const [key, workspace, noExclusion, limit, scan] = [0, 1, 2, 3, 4].map((i) => `$${q.next + i}`);
   const ranked = `d.id, d.title_key = ${key} AS exact, d.title_tsv @@ q.q AS in_title,
     ts_rank('${RANK_WEIGHTS}'::float4[], d.rank_tsv, q.q, 1) AS rank`;
   return {
-    name: `search_page_v1_${extraLexemes ? 'config' : 'simple'}`,
+    name: `search_page_v2_${extraLexemes ? 'config' : 'simple'}`,
     text: `
-      WITH q AS MATERIALIZED (SELECT ${q.sql} AS q),
+      WITH ${q.sql}
       candidates AS (
         SELECT ${ranked} FROM search_documents d, q
         WHERE d.workspace_id = ${workspace} AND d.title_key = ${key} AND NOT d.archived AND d.tsv @@ q.q
@@ -119,6 +146,13 @@ function fallbackStatement(extraLexemes: boolean) {
   };
 }
 
+/** The lexicon's range of a prefix ($2, $3) and the prefix as the query writes it ($4); nulls without one. */
+function prefixRange(prefix: string | null): Array<string | null> {
+  if (prefix === null) return [null, null, null];
+  // Byte order ("C"): every lexeme starting with the prefix sorts below it followed by the last code point.
+  return [prefix, `${prefix}\u{10FFFF}`, `${quoteLexeme(prefix)}:*`];
+}
+
 interface PageRow {
   id: string;
   title: string;
@@ -166,7 +200,7 @@ export function postgresSearch(reads: PreparedPool, tsConfig: string) {
     const { rows } = await reads.query<PageRow>({
       ...page,
       values: [
-        ...queryValues(parsed, query.query),
+        ...(extraLexemes ? queryValues(parsed, query.query) : [parsed.tsquery, ...prefixRange(parsed.prefix)]),
         parsed.key,
         query.workspaceId,
         !parsed.excludes,

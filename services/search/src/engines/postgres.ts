@@ -1,3 +1,4 @@
+import { LocalCache } from '@wiki/cache';
 import { type DatabasePool, type PreparedPool, sql, z } from '@wiki/db';
 import { fold } from '../domain/fold.js';
 import { withoutSelectors } from '../domain/snippet.js';
@@ -14,6 +15,12 @@ export interface PostgresEngineOptions {
   /** A text search configuration of the database (SEARCH_TS_CONFIG); 'simple' adds nothing. */
   tsConfig: string;
 }
+
+/**
+ * Lexemes this process knows to be in search_lexemes already: not sent again (a page's ~600
+ * lexemes are mostly ones the lexicon has). Only ever added to, so a lexeme known here is there.
+ */
+const KNOWN_LEXEMES = 100_000;
 
 /** Only this much of a text is given to a non-'simple' configuration (its stems and stop words). */
 const CONFIG_TEXT_CHARS = 200_000;
@@ -39,6 +46,19 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
   });
   const extraLexemes = tsConfig !== 'simple';
   const cfg = sql.fragment`${tsConfig}::regconfig`;
+  const knownLexemes = new LocalCache<true>({ maxEntries: KNOWN_LEXEMES });
+
+  /** Adds the lexemes of the rows about to be written to the lexicon, before they are (a search expands prefixes from it). */
+  async function addToLexicon(lexemes: Iterable<string>): Promise<void> {
+    const unknown = new Set<string>();
+    for (const lexeme of lexemes) if (!knownLexemes.get(lexeme)) unknown.add(lexeme);
+    if (unknown.size === 0) return;
+    // In one order for every writer: two inserting overlapping lexemes cannot wait on each other.
+    const sorted = [...unknown].sort();
+    await pool.query(sql.unsafe`
+      INSERT INTO search_lexemes (lexeme) SELECT unnest(${sql.array(sorted, 'text')}) ON CONFLICT DO NOTHING`);
+    for (const lexeme of sorted) knownLexemes.set(lexeme, true);
+  }
 
   async function upsert(documents: readonly IndexedDocument[]): Promise<void> {
     if (documents.length === 0) return;
@@ -55,6 +75,7 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       vector: string;
       titleVector: string;
       rankVector: string;
+      lexemes: string[];
     }> = [];
     for (const doc of newest.values()) {
       const text = withoutSelectors(doc.plainText);
@@ -63,6 +84,7 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       // A large text takes a while to cut into lexemes: let requests in between documents.
       if (text.length > 100_000) await new Promise((resolve) => setImmediate(resolve));
     }
+    await addToLexicon(rows.flatMap((r) => r.lexemes));
     const col = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
     const foldedTitles = extraLexemes ? col((r) => fold(r.title)) : [];
     const foldedTexts = extraLexemes ? col((r) => fold(r.text.slice(0, CONFIG_TEXT_CHARS))) : [];
