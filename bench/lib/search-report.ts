@@ -38,7 +38,7 @@ function section(report: SearchBenchReport): string {
       ? Object.entries(s.cpuMsPerRequest)
           .filter(([, ms]) => ms >= 0.05)
           .map(([part, ms]) => `${part} ${ms}`)
-          .join(', ')
+          .join(', ') || '–'
       : '–';
     return `| ${s.scenario} | ${s.connections} | ${s.requestsPerSec} | ${ratio} | ${s.latencyP50Ms} | ${s.latencyP95Ms ?? '–'} | ${s.latencyP99Ms} | ${s.errors + s.non2xx} | ${cpu} |`;
   });
@@ -66,7 +66,8 @@ function section(report: SearchBenchReport): string {
     '',
     'Indexes: generated documents (150 words, a title of 3–6 words; one in 10 holds the word `meridian`, one in',
     "5,000 `quokkaville`, one in 20 a CJK sentence) written through the Postgres engine's bulk upsert (lexemes made in",
-    'the bench process, two batches of 500 in flight):',
+    'the bench process, two batches of 500 in flight). The rows at 10 and 50 connections run while the index holds the',
+    'first workspace only (a GIN bitmap covers every workspace); the second is added for the row at 1 connection:',
     '',
     ...report.indexing.map(
       (i) =>
