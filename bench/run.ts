@@ -5,7 +5,7 @@
 //   npm run bench -- [--duration=10] [--connections=10] [--roots=100] [--per-root=99] [--seed-concurrency=32]
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--search-fresh-documents=10000] [--lag-rate=25] [--lag-duration=20]
-//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp,history,web]
+//                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp,history,web,footprint]
 //                    [--export-requests=30] [--export-seconds=15] [--export-clients=8]
 //                    [--streams=1000] [--mention-rate=20] [--mention-duration=20]
 //
@@ -22,8 +22,10 @@
 // notification-count, download).
 // `--only=orphan-sweep` sweeps stores of 10,000 and 100,000 attachment objects (local and S3) and records memory.
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
+// `--only=footprint` runs the whole platform with `npm start --no-build`, in its default mode (one process) and with
+// --processes=separate, and reads the RSS of everything under the launcher after start and after a short load.
 // `--only=history` runs the document history rows (title edits with history on and off, at 10 and 50 connections,
-// --history-rounds=2; a page of 1,000 revisions, a 2,000-block diff, restores); the document service restarts per mode.
+// --history-rounds=3; a page of 1,000 revisions, a 2,000-block diff, restores); the document service restarts per mode.
 //
 // Every part runs as its own process from its compiled dist/ (built first), on throw-away
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
@@ -46,6 +48,7 @@ import {
 import { benchCollab, type CollabBenchReport, writeCollabReport } from './lib/collab.js';
 import { endpointTable, measureEndpoints, servicesOfEndpoints } from './lib/endpoints.js';
 import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
+import { benchFootprint, writeFootprintReport } from './lib/footprint.js';
 import { benchHistory, writeHistoryReport } from './lib/history.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { benchMcp } from './lib/mcp.js';
@@ -90,10 +93,10 @@ const settings = {
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
   only: String(
     args.only ??
-      'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp,history,web',
+      'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp,history,web,footprint',
   ),
   /** History rows: rounds of title edits with history on, on for every change, and off. */
-  historyRounds: num('history-rounds', 2),
+  historyRounds: num('history-rounds', 3),
   /** Connection counts of the endpoint rows. */
   endpointConnections: String(args['endpoint-connections'] ?? '10,50'),
   /** Only these endpoint rows, by short name (bench/lib/endpoints.ts ENDPOINT_KEYS), e.g. roots,children. */
@@ -191,6 +194,20 @@ const build = spawnSync(
   { cwd: root, stdio: 'inherit' },
 );
 if (build.status !== 0) throw new Error('the build failed');
+
+// The footprint rows run `npm start` itself (both modes, one after the other) before this script
+// starts any part of its own.
+if (wanted.has('footprint')) {
+  const report = await benchFootprint(root, IDLE_AFTER_LOAD_S, log);
+  const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
+  writeFootprintReport(
+    report,
+    join(root, 'bench/results', `${stamp}-footprint.json`),
+    join(root, 'docs/PERFORMANCE.md'),
+  );
+  for (const t of report.targets) log(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${t.measured}`);
+  if (settings.only === 'footprint') process.exit(0);
+}
 
 const name = `bench_${randomBytes(4).toString('hex')}`;
 const [gatewayPort, workspacePort, documentPort, searchPort, notificationPort, helloPort, attachmentPort] =

@@ -1,27 +1,36 @@
 #!/usr/bin/env node
 // `npm start`: installs and builds when needed, starts PostgreSQL, NATS and Redis under .data/
 // when one is missing at its default address (scripts/lib/local-servers.mjs), checks that they
-// answer, then runs every built service and the gateway as child processes, prefixes their logs with
-// their names and stops them all together.
+// answer, then runs every built service and the gateway, prefixes their logs with their names and
+// stops them all together.
 //
-// A part that exits without being asked once everything was up (a crash, an OOM kill, kill -9) is
-// started again alone, after a back-off, while the others keep running; one that keeps failing
-// at once is given up on, and then everything stops (scripts/lib/crash-restarts.mjs and
-// docs/OPERATIONS.md, "Crashes"). A part that fails during start-up stops everything at once.
+// By default every part runs in ONE child process (scripts/one-process.mjs; ARCHITECTURE 1,
+// "Processes are packaging"): each keeps its own port, configuration, database pool, consumers,
+// metrics and logs, and they still talk only over HTTP and NATS. `--processes=separate` (or
+// PROCESSES=separate), or more than one replica, runs one child process per part and replica.
+//
+// A process that exits without being asked once everything was up (a crash, an OOM kill, kill -9)
+// is started again alone, after a back-off, while the others keep running (in the default mode it
+// is the one process, so everything starts again); one that keeps failing at once is given up on,
+// and then everything stops (scripts/lib/crash-restarts.mjs and docs/OPERATIONS.md, "Crashes"). A
+// process that fails during start-up stops everything at once.
 //
 //   npm start                 pretty logs on a terminal, pino JSON otherwise
 //   npm start -- --json       always the raw pino JSON lines
 //   npm start -- --timeout=120  seconds to wait for every part to be ready (default 90)
 //   npm start -- --no-build   skip the install and build steps and run what dist/ holds
+//   npm start -- --processes=separate (or PROCESSES=separate) one process per part
 //   npm start -- --replicas=2 (or REPLICAS=2) two processes of every service, the second on its
-//                             port + 100; the gateway spreads requests over them
+//                             port + 100; the gateway spreads requests over them (separate processes)
 //   npm start -- --only=workspace,document  only these services (and the gateway)
 //
 // Started by another Node process with an IPC channel (as scripts/rolling-restart.ts does), it says
 // { type: 'up' } once everything is ready, and takes { type: 'restart', part: 'document-2' }: that
 // part is stopped gracefully and started again, and { type: 'restarted', part, ready: true } (or
 // { type: 'restarted', part, error }) answers once it is ready (an error while that part is being
-// restarted after a crash). When that channel closes, everything stops, as on Ctrl-C.
+// restarted after a crash, and in the default mode, where one part cannot restart without the
+// others: a rolling restart needs separate processes). When that channel closes, everything stops,
+// as on Ctrl-C.
 //
 // Each process reads the environment itself (ARCHITECTURE 6); PORT is the gateway's only,
 // so it is removed from the services' environment, and so is METRICS_PORT: each service replica
@@ -47,6 +56,8 @@ const RESTART_STOP_GRACE_MS = 30_000;
  */
 const REPLICA_SHUTDOWN_DELAY_MS = '3000';
 const LAST_LINES = 40;
+/** The name of the one process that runs every part in the default mode. */
+const ONE_PROCESS = 'platform';
 
 const options = parseArgs(process.argv.slice(2));
 
@@ -82,6 +93,8 @@ try {
 }
 
 const { parts, notStartable } = discoverParts(config, SERVICE_NAMES, options.replicas, options.only);
+/** One process per part and replica, or every part in one (the default). */
+const separate = options.processes === 'separate' || options.replicas > 1;
 note(`Found: ${parts.map((p) => p.name).join(', ') || 'nothing to start'}`);
 if (notStartable.length) note(`Not started: ${notStartable.join('; ')}`);
 if (!parts.some((p) => p.name === 'gateway')) {
@@ -107,8 +120,21 @@ if (down.length) fail(`npm start: required infrastructure is not reachable:\n\n$
 const busy = await busyPorts(parts);
 if (busy.length) fail(`npm start: ${busy.join('; ')}. Is another npm start running?`);
 
+/**
+ * The child processes: in separate mode each part is its own (the part object is its unit); by
+ * default one, `platform`, runs them all.
+ */
+const units = separate
+  ? parts.map((part) => Object.assign(part, { parts: [part] }))
+  : [{ name: ONE_PROCESS, kind: 'platform', replica: 1, parts, main: join(repoRoot, 'scripts', 'one-process.mjs') }];
+note(
+  separate
+    ? `Mode: separate processes, one per part${options.replicas > 1 ? ' and replica (REPLICAS above 1)' : ''}.`
+    : 'Mode: one process for every part (--processes=separate runs one per part).',
+);
+
 const printer = createLogPrinter({
-  names: parts.map((p) => p.name),
+  names: [...parts.map((p) => p.name), ...(separate ? [] : [ONE_PROCESS])],
   pretty: !options.json && process.stdout.isTTY === true,
 });
 const children = new Map();
@@ -134,16 +160,17 @@ process.on('exit', () => {
 // Further replicas start once the first of each is ready: the first has then run the service's
 // migrations, which two processes must not run at the same time.
 try {
-  for (const wave of [parts.filter((p) => p.replica === 1), parts.filter((p) => p.replica > 1)]) {
+  for (const wave of [units.filter((u) => u.replica === 1), units.filter((u) => u.replica > 1)]) {
     if (stopping) break;
-    for (const part of wave) startPart(part);
-    await Promise.all(wave.map((part) => waitUntilReady(part, options.timeoutMs)));
+    for (const unit of wave) startUnit(unit);
+    await Promise.all(wave.map((unit) => waitUntilReady(unit, options.timeoutMs)));
   }
 } catch (error) {
   if (!stopping) await stopAll(1, `${error.message}; stopping everything.`);
 }
 if (!stopping) {
   started = true;
+  note(describeProcesses());
   printBanner(config, auth, parts);
   process.send?.({ type: 'up', parts: parts.map((p) => ({ name: p.name, kind: p.kind, port: p.port })) });
 }
@@ -156,22 +183,34 @@ function parseArgs(args) {
     build: true,
     timeoutMs: 90_000,
     replicas: replicasOf(process.env.REPLICAS, 'REPLICAS'),
+    processes: processesOf(process.env.PROCESSES, 'PROCESSES'),
     only: undefined,
   };
   for (const arg of args) {
     if (arg === '--json') result.json = true;
+    else if (arg.startsWith('--processes='))
+      result.processes = processesOf(arg.slice('--processes='.length), '--processes');
     else if (arg.startsWith('--replicas=')) result.replicas = replicasOf(arg.slice('--replicas='.length), '--replicas');
     else if (arg === '--no-build') result.build = false;
     else if (/^--only=[a-z,-]+$/.test(arg)) result.only = arg.slice('--only='.length).split(',').filter(Boolean);
     else if (/^--timeout=\d+$/.test(arg)) result.timeoutMs = Number(arg.split('=')[1]) * 1000;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: npm start [-- [--json] [--no-build] [--timeout=SECONDS] [--replicas=N] [--only=a,b]]\n',
+        'usage: npm start [-- [--json] [--no-build] [--timeout=SECONDS] [--processes=one|separate] [--replicas=N] [--only=a,b]]\n',
       );
       process.exit(0);
     } else fail(`npm start: unknown option ${arg} (try --help)`, 2);
   }
+  if (result.processes === 'one' && result.replicas > 1)
+    fail('npm start: several replicas run as separate processes; --processes=one cannot have REPLICAS above 1', 2);
   return result;
+}
+
+/** `one` or `separate`; undefined when not asked for (one process, unless there are replicas). */
+function processesOf(raw, source) {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw !== 'one' && raw !== 'separate') fail(`npm start: ${source} must be one or separate, got "${raw}"`, 2);
+  return raw;
 }
 
 /** How many processes of each service to run: 1 (the default) to 4. */
@@ -227,6 +266,7 @@ function discoverParts(config, serviceNames, replicas, only) {
         replica,
         kind: 'service',
         main: join(dir, 'dist', 'main.js'),
+        module: join(dir, 'dist', 'part.js'),
         port: replicaPort(port, replica),
         readyPaths: ['/health/ready'],
       });
@@ -238,6 +278,7 @@ function discoverParts(config, serviceNames, replicas, only) {
       kind: 'gateway',
       replica: 1,
       main: join(repoRoot, 'gateway', 'dist', 'main.js'),
+      module: join(repoRoot, 'gateway', 'dist', 'part.js'),
       port: config.gatewayPort,
       // /actuator/health is the public health route of the spec; used when /health/ready is absent.
       readyPaths: ['/health/ready', '/actuator/health'],
@@ -282,7 +323,8 @@ async function busyPorts(parts) {
   return results.filter(Boolean).map((part) => `port ${part.port} (${part.name}) is already in use`);
 }
 
-function startPart(part) {
+/** A part's environment, as its own process gets it in separate mode (and as its env object in the one process). */
+function partEnv(part) {
   const env = { ...serviceEnv, ...process.env };
   // Services that call the gateway (the collab server) find it where this start put it.
   if (part.kind !== 'gateway' && !env.GATEWAY_URL) env.GATEWAY_URL = config.gatewayUrl;
@@ -312,7 +354,32 @@ function startPart(part) {
   if (part.kind !== 'gateway' && !env.HOST) env.HOST = '127.0.0.1';
   // The gateway's /actuator/health reports the services it expects: the ones started here.
   if (part.kind === 'gateway' && !env.GATEWAY_SERVICES) env.GATEWAY_SERVICES = expectedByGateway().join(',');
-  const child = spawn(process.execPath, [...serviceNodeFlags, part.main], {
+  return env;
+}
+
+/**
+ * The one process's environment: this process's (with serviceEnv), and in NPM_START_PARTS each
+ * part with how its own environment differs from it (scripts/one-process.mjs builds each part's
+ * env object from that; none is written to the shared process.env).
+ */
+function oneProcessEnv(unitParts) {
+  const base = { ...serviceEnv, ...process.env };
+  const listed = unitParts.map((part) => {
+    const own = partEnv(part);
+    return {
+      name: part.name,
+      module: part.module,
+      set: Object.fromEntries(Object.entries(own).filter(([key, value]) => base[key] !== value)),
+      unset: Object.keys(base).filter((key) => !(key in own)),
+    };
+  });
+  return { ...base, NPM_START_PARTS: JSON.stringify(listed) };
+}
+
+/** Starts a unit's child process: a part of its own (separate mode) or the one process of every part. */
+function startUnit(unit) {
+  const env = unit.kind === 'platform' ? oneProcessEnv(unit.parts) : partEnv(unit);
+  const child = spawn(process.execPath, [...serviceNodeFlags, unit.main], {
     cwd: repoRoot,
     env,
     // The IPC channel is how a child notices that this script is gone: when it closes (this
@@ -323,90 +390,105 @@ function startPart(part) {
     // stops every child exactly once (a second signal would cut their graceful stop short).
     detached: true,
   });
-  part.lastLines = [];
-  part.child = child;
-  part.exited = undefined;
-  part.readyAt = undefined;
-  children.set(part.name, child);
+  unit.lastLines = [];
+  unit.child = child;
+  unit.exited = undefined;
+  unit.readyAt = undefined;
+  children.set(unit.name, child);
   const remember = (line) => {
-    part.lastLines.push(line);
-    if (part.lastLines.length > LAST_LINES) part.lastLines.shift();
+    unit.lastLines.push(line);
+    if (unit.lastLines.length > LAST_LINES) unit.lastLines.shift();
   };
-  printer.attach(part.name, child.stdout, remember);
-  printer.attach(part.name, child.stderr, remember);
+  // The one process's lines are told apart by the part that wrote them (the `service` of its pino line).
+  const route = unit.kind === 'platform' ? { nameOf: partOfLine } : {};
+  printer.attach(unit.name, child.stdout, remember, route);
+  printer.attach(unit.name, child.stderr, remember, route);
   child.on('error', (error) => {
-    note(`${part.name}: could not start: ${error.message}`);
+    note(`${unit.name}: could not start: ${error.message}`);
   });
   child.on('exit', (code, signal) => {
-    if (children.get(part.name) === child) children.delete(part.name);
-    part.exited = { code, signal };
-    if (stopping || part.restarting) return;
+    if (children.get(unit.name) === child) children.delete(unit.name);
+    unit.exited = { code, signal };
+    if (stopping || unit.restarting) return;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    if (started) return restartAfterCrash(part, child, how);
-    void stopAll(1, `${part.name} ${how} during start-up; stopping the others.${lastLinesOf(part)}`);
+    if (started) return restartAfterCrash(unit, child, how);
+    void stopAll(1, `${unit.name} ${how} during start-up; stopping the others.${lastLinesOf(unit)}`);
   });
 }
 
-function lastLinesOf(part) {
-  return part.lastLines.length ? `\nIts last log lines:\n${part.lastLines.join('\n')}\n` : '';
+/** The part a log line of the one process is from: its pino `service`, when that names a part here. */
+function partOfLine(line) {
+  const name = /^\{[^{}]*?"service":"([a-z0-9-]+)"/.exec(line)?.[1];
+  return name !== undefined && parts.some((p) => p.name === name) ? name : undefined;
+}
+
+function lastLinesOf(unit) {
+  return unit.lastLines.length ? `\nIts last log lines:\n${unit.lastLines.join('\n')}\n` : '';
 }
 
 /**
- * A part exited unasked after start-up: whatever it left in its process group (a browser it
+ * A process exited unasked after start-up: whatever it left in its process group (a browser it
  * started) is killed, and it is started again after its back-off, or given up on.
  */
-function restartAfterCrash(part, child, how) {
+function restartAfterCrash(unit, child, how) {
   killGroup(child, 'SIGKILL');
-  part.crashes ??= crashRecord();
-  // How long it served: a part slow to start on a busy machine has not run stably for that.
-  const next = part.crashes.exited(Date.now(), part.readyAt === undefined ? 0 : Date.now() - part.readyAt);
+  unit.crashes ??= crashRecord();
+  // How long it served: a process slow to start on a busy machine has not run stably for that.
+  const next = unit.crashes.exited(Date.now(), unit.readyAt === undefined ? 0 : Date.now() - unit.readyAt);
   if (next.giveUp) {
     const within = Math.round(CRASH_RESTART_POLICY.giveUpWithinMs / 60_000);
     void stopAll(
       1,
-      `npm start: GIVING UP on ${part.name}: it ${how}, ${next.failures} failures within ${within} min. ` +
-        `Stopping the others: the platform is not whole without it (docs/OPERATIONS.md, "Crashes").${lastLinesOf(part)}`,
+      `npm start: GIVING UP on ${unit.name}: it ${how}, ${next.failures} failures within ${within} min. ` +
+        `Stopping the others: the platform is not whole without it (docs/OPERATIONS.md, "Crashes").${lastLinesOf(unit)}`,
     );
     return;
   }
-  part.recovering = true;
-  note(`${part.name} ${how}; restarting in ${next.delayMs / 1000} s (attempt ${next.attempt}).`);
-  part.backOff = setTimeout(() => void recover(part, next.attempt), next.delayMs);
+  unit.recovering = true;
+  note(`${unit.name} ${how}; restarting in ${next.delayMs / 1000} s (attempt ${next.attempt}).`);
+  unit.backOff = setTimeout(() => void recover(unit, next.attempt), next.delayMs);
 }
 
 /**
- * Starts a crashed part again and says so once it is ready. One that does not get ready in time is
- * killed, which counts as its next failure; one that exits again is handled by its exit handler.
+ * Starts a crashed process again and says so once it is ready. One that does not get ready in time
+ * is killed, which counts as its next failure; one that exits again is handled by its exit handler.
  */
-async function recover(part, attempt) {
-  part.backOff = undefined;
+async function recover(unit, attempt) {
+  unit.backOff = undefined;
   if (stopping) return;
-  startPart(part);
-  const child = part.child;
-  note(`${part.name}: starting again (attempt ${attempt}, pid ${child.pid}).`);
+  startUnit(unit);
+  const child = unit.child;
+  note(`${unit.name}: starting again (attempt ${attempt}, pid ${child.pid}).`);
   try {
-    await waitUntilReady(part, options.timeoutMs);
+    await waitUntilReady(unit, options.timeoutMs);
   } catch (error) {
-    if (stopping || part.exited || part.child !== child) return;
+    if (stopping || unit.exited || unit.child !== child) return;
     note(`${error.message}; killing it.`);
     killGroup(child, 'SIGKILL');
     return;
   }
-  if (stopping || part.exited || part.child !== child) return;
-  part.recovering = false;
-  note(`${part.name}: back up and ready after attempt ${attempt}.`);
+  if (stopping || unit.exited || unit.child !== child) return;
+  unit.recovering = false;
+  note(`${unit.name}: back up and ready after attempt ${attempt}.`);
 }
 
 /**
  * Stops one part gracefully (SIGTERM: readiness off, the shutdown delay, in-flight work finished),
  * starts it again on the same port and answers the parent once it is ready. One restart at a time
- * per part; a part that does not come back stops everything, as at start-up.
+ * per part; a part that does not come back stops everything, as at start-up. Only in separate mode:
+ * in the one process a part cannot stop and start again without the others, and a rolling restart
+ * is for replicas, which always run apart (docs/DECISIONS.md, "One process by default").
  */
 async function restartOnRequest(name) {
   const part = parts.find((p) => p.name === name);
   const answer = (fields) => process.send?.({ type: 'restarted', part: name, ...fields });
   if (!started || stopping) return answer({ error: 'the platform is not up' });
   if (part?.kind !== 'service') return answer({ error: `no service part named ${name}` });
+  if (!separate) {
+    return answer({
+      error: `every part runs in one process: restarting ${name} alone needs --processes=separate (or REPLICAS above 1)`,
+    });
+  }
   if (part.restarting) return answer({ error: `${name} is already restarting` });
   // Its crash restart is under way: a second start now would race it for the port.
   if (part.recovering) return answer({ error: `${name} is being restarted after a crash` });
@@ -425,7 +507,7 @@ async function restartOnRequest(name) {
     await exited;
     clearTimeout(timer);
     if (stopping) return answer({ error: 'stopping' });
-    startPart(part);
+    startUnit(part);
     await waitUntilReady(part, options.timeoutMs);
     if (part.exited) throw new Error(`${name} exited while starting again`);
     note(`${name}: restarted and ready`);
@@ -445,20 +527,31 @@ function expectedByGateway() {
     .map((p) => p.service);
 }
 
-async function waitUntilReady(part, timeoutMs) {
+/** Which processes run which parts, with their pids (the e2e tests read this line). */
+function describeProcesses() {
+  if (!separate) {
+    return `Processes: 1 (pid ${units[0].child?.pid}: ${parts.map((p) => p.name).join(', ')})`;
+  }
+  return `Processes: ${units.length} (${units.map((u) => `${u.name} pid ${u.child?.pid}`).join(', ')})`;
+}
+
+/** Waits until every part the unit runs answers its readiness path. */
+async function waitUntilReady(unit, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
+  await Promise.all(unit.parts.map((part) => waitUntilPartReady(unit, part, deadline, timeoutMs)));
+  if (!unit.exited && !stopping) unit.readyAt = Date.now();
+}
+
+async function waitUntilPartReady(unit, part, deadline, timeoutMs) {
   let last = 'no answer yet';
   while (!stopping) {
-    if (part.exited) return; // reported by the exit handler
+    if (unit.exited) return; // reported by the exit handler
     for (const path of part.readyPaths) {
       try {
         const response = await fetch(`http://${probeHost()}:${part.port}${path}`, {
           signal: AbortSignal.timeout(2000),
         });
-        if (response.ok) {
-          part.readyAt = Date.now();
-          return;
-        }
+        if (response.ok) return;
         last = `${path} answered ${response.status} ${(await response.text()).slice(0, 300)}`;
         if (response.status !== 404) break;
       } catch (error) {
@@ -524,8 +617,8 @@ function onSignal(signal) {
 async function stopAll(exitCode, message) {
   if (stopping) return;
   stopping = true;
-  // A part waiting out its back-off stays down.
-  for (const part of parts) clearTimeout(part.backOff);
+  // A process waiting out its back-off stays down.
+  for (const unit of units) clearTimeout(unit.backOff);
   note(`\n${message}`);
   const waiting = [...children.values()].map(
     (child) =>

@@ -54,6 +54,7 @@ export async function buildApp(config: Config, deps: GatewayDeps): Promise<Fasti
   const settings = loadGatewaySettings(config.env);
   const app = await createApp({
     service: 'gateway',
+    env: config.env,
     logLevel: deps.logLevel ?? config.logLevel,
     // Proxied bodies stream through untouched: their size is the services' business.
     drainOversizedUpTo: 0,

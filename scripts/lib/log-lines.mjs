@@ -58,15 +58,19 @@ export function createLogPrinter({ names, pretty }) {
   }
 
   return {
-    /** Prints each line of `stream` with the name in front and hands the raw line to `remember`. */
-    attach(name, stream, remember) {
-      const prefix = `${paint(colors.get(name) ?? 0, name.padEnd(width))} | `;
+    /**
+     * Prints each line of `stream` with the name in front and hands the raw line to `remember`.
+     * `nameOf`, for a process that runs several parts, names the part a line is from (undefined:
+     * the process's own `name`).
+     */
+    attach(name, stream, remember, { nameOf } = {}) {
+      const prefixOf = (who) => `${paint(colors.get(who) ?? 0, who.padEnd(width))} | `;
       const lines = createInterface({ input: stream, crlfDelay: Infinity });
       pending.push(new Promise((resolvePromise) => lines.once('close', resolvePromise)));
       lines.on('line', (line) => {
         remember(line);
         const text = format(line).replace(/\n/g, `\n${' '.repeat(width)} | `);
-        process.stdout.write(`${prefix}${text}\n`);
+        process.stdout.write(`${prefixOf(nameOf?.(line) ?? name)}${text}\n`);
       });
     },
     /** Resolves when every attached stream has ended (so the last lines are printed before exit). */

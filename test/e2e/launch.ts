@@ -131,3 +131,12 @@ export function listeners(port: number): number[] {
   const out = spawnSync('ss', ['-Hltnp', `sport = :${port}`], { encoding: 'utf8' }).stdout ?? '';
   return [...new Set([...out.matchAll(/pid=(\d+)/g)].map((match) => Number(match[1])))];
 }
+
+/** The pids of the processes whose parent is `pid` (the launcher's: one, or one per part). */
+export function childrenOf(pid: number): number[] {
+  const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout ?? '';
+  return out
+    .split('\n')
+    .filter((line) => line.trim())
+    .map(Number);
+}

@@ -2,12 +2,13 @@ import { createServer, type Server } from 'node:net';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, sql } from '@wiki/db';
 import { cleanupConfig, eventually, isolatedConfig, type JwksServer, startJwks } from '@wiki/testing';
-import { answers, type Launch, launchPlatform, listeners } from './launch.js';
+import { answers, childrenOf, type Launch, launchPlatform, listeners } from './launch.js';
 
 /**
- * Issue 24, point 2: `npm start` restarts a part that exits without being asked, alone, while the
- * others keep running and the gateway answers 503 for it; one that keeps failing at once is given
- * up on; a stop during a restart leaves nothing behind.
+ * Issue 24, point 2: `npm start` restarts a process that exits without being asked, alone, while
+ * the others keep running and the gateway answers 503 for it (in separate mode, where each part is
+ * a process); one that keeps failing at once is given up on (in both modes: by default the one
+ * process of every part is what restarts); a stop during a restart leaves nothing behind.
  */
 
 /** The one process listening on `port`. */
@@ -58,7 +59,7 @@ function killLeftovers(launch: Launch | undefined): void {
   }
 }
 
-describe('npm start: the document service killed with SIGKILL under a load of writes', () => {
+describe('npm start --processes=separate: the document service killed with SIGKILL under a load of writes', () => {
   let jwks: JwksServer;
   let config: Config;
   let launch: Launch | undefined;
@@ -66,8 +67,22 @@ describe('npm start: the document service killed with SIGKILL under a load of wr
   beforeAll(async () => {
     jwks = await startJwks();
     config = isolatedConfig(jwks);
-    launch = await launchPlatform(config, jwks, {}, { args: ['--only=workspace,document'] });
+    launch = await launchPlatform(config, jwks, {}, { args: ['--only=workspace,document', '--processes=separate'] });
   }, 120_000);
+
+  it('runs one process per part, as it says', async () => {
+    const { child, ports } = launch!;
+    const [gatewayPort, workspacePort, documentPort] = ports;
+    const pids = [pidOn(workspacePort), pidOn(documentPort), pidOn(gatewayPort)];
+    expect(new Set(pids).size).toBe(3);
+    expect(childrenOf(child.pid!).sort()).toEqual([...pids].sort());
+    expect(launch!.output()).toContain('Mode: separate processes, one per part.');
+    await vi.waitFor(() =>
+      expect(launch!.output()).toContain(
+        `Processes: 3 (workspace pid ${pids[0]}, document pid ${pids[1]}, gateway pid ${pids[2]})`,
+      ),
+    );
+  });
 
   afterAll(async () => {
     killLeftovers(launch);
@@ -224,7 +239,12 @@ describe('npm start: the document service killed with SIGKILL under a load of wr
   }, 60_000);
 });
 
-describe('npm start: a part that fails at once each time it is restarted', () => {
+describe.each([
+  // By default the document service runs in the one process with the gateway: that process is what
+  // crashes, restarts and is given up on.
+  { mode: 'one process', args: [], crashed: 'platform' },
+  { mode: 'separate processes', args: ['--processes=separate'], crashed: 'document' },
+])('npm start ($mode): a process that fails at once each time it is restarted', ({ args, crashed }) => {
   let jwks: JwksServer;
   let config: Config;
   let launch: Launch | undefined;
@@ -233,7 +253,7 @@ describe('npm start: a part that fails at once each time it is restarted', () =>
   beforeAll(async () => {
     jwks = await startJwks();
     config = isolatedConfig(jwks);
-    launch = await launchPlatform(config, jwks, {}, { args: ['--only=document'] });
+    launch = await launchPlatform(config, jwks, {}, { args: ['--only=document', ...args] });
   }, 120_000);
 
   afterAll(async () => {
@@ -260,11 +280,11 @@ describe('npm start: a part that fails at once each time it is restarted', () =>
 
     expect(await exitOf(launch!)).toBe(1);
     const output = launch!.output();
-    expect(output).toMatch(/document was killed by SIGKILL; restarting in 0\.5 s \(attempt 1\)\./);
-    expect(output).toMatch(/document exited with code 1; restarting in 1 s \(attempt 2\)\./);
-    expect(output).toMatch(/document exited with code 1; restarting in 2 s \(attempt 3\)\./);
-    expect(output).toMatch(/document exited with code 1; restarting in 4 s \(attempt 4\)\./);
-    expect(output).toMatch(/GIVING UP on document: it exited with code 1, 5 failures within 2 min\./);
+    expect(output).toContain(`${crashed} was killed by SIGKILL; restarting in 0.5 s (attempt 1).`);
+    expect(output).toContain(`${crashed} exited with code 1; restarting in 1 s (attempt 2).`);
+    expect(output).toContain(`${crashed} exited with code 1; restarting in 2 s (attempt 3).`);
+    expect(output).toContain(`${crashed} exited with code 1; restarting in 4 s (attempt 4).`);
+    expect(output).toContain(`GIVING UP on ${crashed}: it exited with code 1, 5 failures within 2 min.`);
     expect(output).toMatch(/EADDRINUSE/); // its last log lines say why
     expect(output).not.toMatch(/restarting in 8 s/);
     expect(output).not.toMatch(/back up and ready/);
@@ -274,7 +294,7 @@ describe('npm start: a part that fails at once each time it is restarted', () =>
   }, 180_000);
 });
 
-describe('npm start: its IPC channel closing while a crashed part is starting again', () => {
+describe('npm start --processes=separate: its IPC channel closing while a crashed part is starting again', () => {
   let jwks: JwksServer;
   let config: Config;
   let launch: Launch | undefined;
@@ -282,7 +302,7 @@ describe('npm start: its IPC channel closing while a crashed part is starting ag
   beforeAll(async () => {
     jwks = await startJwks();
     config = isolatedConfig(jwks);
-    launch = await launchPlatform(config, jwks, {}, { args: ['--only=document'], ipc: true });
+    launch = await launchPlatform(config, jwks, {}, { args: ['--only=document', '--processes=separate'], ipc: true });
   }, 120_000);
 
   afterAll(async () => {

@@ -25,6 +25,20 @@ describe('npm start replica count', () => {
     expect(run.status).toBe(2);
     expect(run.stderr + run.stdout).toMatch(/(REPLICAS|--replicas) must be a whole number from 1 to 4/);
   });
+
+  it.each([
+    [['--processes=two'], {}, '--processes must be one or separate, got "two"'],
+    [[], { PROCESSES: 'all' }, 'PROCESSES must be one or separate, got "all"'],
+    [['--processes=one'], { REPLICAS: '2' }, 'several replicas run as separate processes'],
+  ])('refuses %j %j (the process mode) before starting anything', (args, env, message) => {
+    const run = spawnSync(process.execPath, ['scripts/start.mjs', '--no-build', ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr + run.stdout).toContain(message);
+  });
 });
 
 describe('npm start with REPLICAS=2', () => {

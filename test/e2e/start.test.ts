@@ -4,7 +4,7 @@ import { cleanupConfig, isolatedConfig, type JwksServer, startJwks } from '@wiki
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { launchBrowser, seedOidcSession } from '../../web/test/helpers/browser.js';
-import { type Launch, launchPlatform } from './launch.js';
+import { childrenOf, type Launch, launchPlatform, listeners } from './launch.js';
 
 /**
  * `npm start` as an operator runs it: real processes from the compiled dist/, configured only
@@ -16,11 +16,12 @@ describe('npm start', () => {
   let config: Config;
   let gateway: string;
   let child: Launch['child'] | undefined;
+  let launch: Launch | undefined;
 
   beforeAll(async () => {
     jwks = await startJwks();
     config = isolatedConfig(jwks);
-    const launch = await launchPlatform(config, jwks);
+    launch = await launchPlatform(config, jwks, {}, { ipc: true });
     child = launch.child;
     gateway = launch.gatewayUrl;
   }, 120_000);
@@ -31,6 +32,37 @@ describe('npm start', () => {
     }
     await jwks?.close();
     if (config) await cleanupConfig(config);
+  });
+
+  it('runs the gateway and every service in one process by default, and says so', async () => {
+    const [pid] = childrenOf(child!.pid!);
+    expect(childrenOf(child!.pid!)).toEqual([pid]);
+    // That one process listens on every part's port.
+    for (const port of launch!.ports) expect(listeners(port)).toEqual([pid]);
+    expect(launch!.output()).toContain('Mode: one process for every part (--processes=separate runs one per part).');
+    // Printed to stderr just before the banner on stdout: the two pipes may arrive in either order.
+    await vi.waitFor(() =>
+      expect(launch!.output()).toContain(
+        `Processes: 1 (pid ${pid}: workspace, document, search, comment, attachment, notification, export, mcp, collab, gateway)`,
+      ),
+    );
+    // A rolling restart of one part needs separate processes: the request is answered so, nothing restarts.
+    const answer = new Promise((resolve) => {
+      const onMessage = (message: { type?: string }) => {
+        if (message.type !== 'restarted') return; // the earlier 'up'
+        child!.off('message', onMessage);
+        resolve(message);
+      };
+      child!.on('message', onMessage);
+    });
+    child!.send({ type: 'restart', part: 'document' });
+    expect(await answer).toEqual({
+      type: 'restarted',
+      part: 'document',
+      error:
+        'every part runs in one process: restarting document alone needs --processes=separate (or REPLICAS above 1)',
+    });
+    expect(childrenOf(child!.pid!)).toEqual([pid]);
   });
 
   it('serves the API through the gateway with tokens of the configured provider', async () => {

@@ -30,9 +30,10 @@ let workspaceId: string;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  // Read by createApp as each part starts: the same variable an operator sets.
-  process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = receiver.url;
-  stack = await startPlatform(['workspace', 'document']);
+  // In each part's configuration, read by createApp as the part starts: the variable an operator sets.
+  stack = await startPlatform(['workspace', 'document'], {
+    env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url },
+  });
   alice = await signInNew(stack, 'Alice Tracer');
   workspaceId = (await workspaceWith(stack, alice)).id;
 });
@@ -40,7 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await stopTracing();
-  delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   await receiver?.close();
 });
 

@@ -276,7 +276,7 @@ describe('comments: threads on selected text, replies with mentions, resolve, fi
       expect(await textOf(page, '.comment-entry:nth-child(2) .comment-content')).toBe('Second thought, edited.'),
     );
     expect(await textOf(page, '.comment-entry:nth-child(2)')).toContain('(edited)');
-    expect(await activeText(page)).toBe('Edit');
+    await eventually(async () => expect(await activeText(page)).toBe('Edit'));
     const stored = (await threadsOf(doc.id))[0].comments[1];
     expect(stored).toMatchObject({ content: 'Second thought, edited.', isEdited: true });
 

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { runner } from 'node-pg-migrate';
 
 export interface MigrationSet {
   /** Folder of `NNNN_name.sql` files. */
@@ -18,6 +17,9 @@ export interface MigrateLogger {
  * of failing its start-up.
  */
 export async function migrate(databaseUrl: string, sets: MigrationSet[], logger?: MigrateLogger): Promise<string[]> {
+  // Loaded when a part migrates, not with libs/db: the gateway and the services without a database
+  // never hold it (docs/PERFORMANCE.md, "What each part loads at start").
+  const { runner } = await import('node-pg-migrate');
   const applied: string[] = [];
   for (const set of sets) {
     if (!existsSync(set.dir)) continue;

@@ -62,13 +62,14 @@ export interface ConsumerCounts {
 }
 
 /**
- * Per durable consumer, since the process started: plain numbers kept here (read by the metrics
- * scrape, libs/service) so that this library needs no metrics client.
+ * Per bus (one per service), per durable consumer, since the bus connected: plain numbers kept here
+ * (read by the metrics scrape, libs/service) so that this library needs no metrics client. Keyed by
+ * the bus, not the process: services sharing a process (npm start's one process) count apart.
  */
-const countsByConsumer = new Map<string, ConsumerCounts>();
+const countsByBus = new WeakMap<EventBus, Map<string, ConsumerCounts>>();
 
-export function consumerCounts(): ReadonlyMap<string, Readonly<ConsumerCounts>> {
-  return countsByConsumer;
+export function consumerCounts(bus: EventBus): ReadonlyMap<string, Readonly<ConsumerCounts>> {
+  return countsByBus.get(bus) ?? new Map();
 }
 
 export const DLQ_HEADERS = {
@@ -177,10 +178,15 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
   const batchSize = Math.max(1, opts.batchSize ?? 100);
   const prefetch = Math.max(batchSize, opts.prefetch ?? 200);
   const log = { consumer: name };
-  let counts = countsByConsumer.get(name);
+  let byName = countsByBus.get(bus);
+  if (!byName) {
+    byName = new Map();
+    countsByBus.set(bus, byName);
+  }
+  let counts = byName.get(name);
   if (!counts) {
     counts = { redeliveries: 0, deadLetters: 0 };
-    countsByConsumer.set(name, counts);
+    byName.set(name, counts);
   }
   const counted = counts;
 

@@ -194,6 +194,17 @@ export const eventContracts = {
 
   'attachment.uploaded': attachment,
   'attachment.deleted': attachment,
+  /**
+   * The text of an uploaded file is extracted and kept by the attachment service (PDF, Word, HTML,
+   * text): how many characters, never the text itself (GET /internal/attachments/{id}/text).
+   */
+  'attachment.text_extracted': z.object({
+    id,
+    documentId: id,
+    workspaceId: id,
+    characters: z.number().int().min(0),
+    truncated: z.boolean(),
+  }),
 } as const satisfies Record<string, z.ZodTypeAny>;
 
 export type EventType = keyof typeof eventContracts;

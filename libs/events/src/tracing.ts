@@ -42,7 +42,7 @@ export function tracePublish<T>(
   subjectOf: (type: string) => string,
   publish: () => Promise<T>,
 ): Promise<T> {
-  if (!tracingEnabled()) return publish();
+  if (!tracingEnabled(service)) return publish();
   const span = startSpan(service, {
     name: `publish ${row.type}`,
     kind: 'producer',
@@ -79,9 +79,9 @@ export async function traceConsume<T>(
   envelopes: readonly EventEnvelope[],
   apply: () => Promise<T>,
 ): Promise<T> {
-  if (!tracingEnabled()) return apply();
   // Consumers are named `<service>-<what>` (the kit's metrics rely on it too).
   const service = consumer.split('-', 1)[0];
+  if (!tracingEnabled(service)) return apply();
   const spans = envelopes.flatMap((envelope) => {
     const span = startSpan(service, {
       name: `process ${envelope.type}`,

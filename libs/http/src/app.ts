@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
+import type { Env } from '@wiki/config';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -36,6 +37,11 @@ export interface CreateAppOptions {
    * Default true; the gateway, which faces clients, says false.
    */
   trustTraceparent?: boolean;
+  /**
+   * The part's environment (its Config's `env`): read for its tracing settings. Several parts may
+   * share a process (npm start's one process), each with its own; default: the process's.
+   */
+  env?: Env;
   /** Extra Fastify options (tests may pass `logger: false`). */
   fastify?: Partial<FastifyServerOptions>;
 }
@@ -101,7 +107,10 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   });
 
   app.decorateRequest('userId', null);
-  await traceRequests(app, options.service, { trustTraceparent: options.trustTraceparent ?? true });
+  await traceRequests(app, options.service, {
+    trustTraceparent: options.trustTraceparent ?? true,
+    env: options.env ?? process.env,
+  });
   closeConnectionsAsTheyIdle(app);
   useRequestValidation(app);
   refuseNulInUrls(app);

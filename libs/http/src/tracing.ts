@@ -1,3 +1,4 @@
+import type { Env } from '@wiki/config';
 import { flushTracing, readTraceContext, startSpan, startTracing, type TraceSpan } from '@wiki/tracing';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
@@ -15,6 +16,8 @@ export interface TraceRequestsOptions {
    * says false and starts a trace of its own for every request.
    */
   trustTraceparent: boolean;
+  /** The part's own environment, which says whether and where it traces. */
+  env: Env;
 }
 
 /**
@@ -38,7 +41,7 @@ export async function traceRequests(
   service: string,
   options: TraceRequestsOptions,
 ): Promise<void> {
-  if (!(await startTracing(service))) return;
+  if (!(await startTracing(service, options.env))) return;
   app.decorateRequest('traceSpan', null);
   // Spans still buffered go out before the process ends (the batch would wait up to 5 s).
   app.addHook('onClose', async () => flushTracing());

@@ -150,15 +150,13 @@ export interface BytesAnswer {
   contentType: string;
 }
 
-let sharedAgent: Agent | undefined;
-
 /**
- * Keep-alive connections to every peer, reused across calls. Idle connections do not hold the
- * process open, so the agent is never closed.
+ * Keep-alive connections to every peer, reused across the calls of one client (one per service, so
+ * parts sharing a process keep their connections apart). Idle connections do not hold the process
+ * open, so the agent is never closed.
  */
-function agent(): Agent {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 30_000, connections: 64 });
-  return sharedAgent;
+function peerAgent(): Agent {
+  return new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 }
 
 /** What a call got, short of a failure. */
@@ -168,7 +166,7 @@ type Outcome<T> = { data: T | null } | { refused: Error };
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const { config, logger } = options;
   const token = serviceTokenSource(config.internalTokenSecret, options.service);
-  const dispatcher = options.dispatcher ?? agent();
+  const dispatcher = options.dispatcher ?? peerAgent();
   const defaultTimeoutMs = options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS;
   const replicas = new PeerReplicas(config);
 

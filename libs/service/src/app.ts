@@ -43,6 +43,7 @@ export async function createServiceApp(
 ): Promise<{ app: FastifyInstance; peers: ServiceClient }> {
   const app = await createApp({
     service: options.service,
+    env: config.env,
     logLevel: deps.logLevel ?? config.logLevel,
     bodyLimit: options.bodyLimit,
     openapi: options.openapi,

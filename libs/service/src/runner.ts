@@ -128,7 +128,7 @@ async function startWithDatabase(
   const app = await definition.buildApp(appKit);
   parts.serving(app);
   const logger: Logger = app.log;
-  addKitMetrics(app, definition.name, pool);
+  addKitMetrics(app, pool, () => bus);
 
   const connected = await connectBus(definition.name, config, logger, parts);
   bus = connected;
@@ -145,7 +145,7 @@ async function startWithDatabase(
 
   const kit: RuntimeKit = { ...appKit, app, bus: connected, logger };
   await startEach('consumer', definition.consumers ?? [], kit, parts);
-  addConsumerLag(app, definition.name, connected);
+  addConsumerLag(app, connected);
   await startEach('background job', definition.jobs ?? [], kit, parts);
   return app;
 }
@@ -192,7 +192,7 @@ async function connectBus(name: string, config: Config, logger: Logger, parts: G
  * What the kit owns, on the app's `/metrics`: the pool, the outbox backlog and the consumers'
  * redeliveries and dead-letters. All read on scrape; the request path pays nothing for them.
  */
-function addKitMetrics(app: FastifyInstance, service: string, pool: DatabasePool): void {
+function addKitMetrics(app: FastifyInstance, pool: DatabasePool, busOf: () => EventBus | undefined): void {
   addScrapeGauge(app, {
     name: 'db_pool_connections',
     help: 'Database pool connections by state (acquired: running a query; idle: open and free; pending: opening)',
@@ -246,8 +246,10 @@ function addKitMetrics(app: FastifyInstance, service: string, pool: DatabasePool
     read: () => countSetAside(pool),
   });
 
-  const own = (pick: (c: { redeliveries: number; deadLetters: number }) => number) => () =>
-    Object.fromEntries(ownConsumers(service).map(([name, counts]) => [name, pick(counts)]));
+  const own = (pick: (c: { redeliveries: number; deadLetters: number }) => number) => () => {
+    const bus = busOf();
+    return bus ? Object.fromEntries([...consumerCounts(bus)].map(([name, counts]) => [name, pick(counts)])) : {};
+  };
   addScrapeCounter(app, {
     name: 'events_consumer_redeliveries_total',
     help: 'Events delivered again to a consumer (after a failure, a missed ack deadline or a restart)',
@@ -263,19 +265,15 @@ function addKitMetrics(app: FastifyInstance, service: string, pool: DatabasePool
 }
 
 /** The service's own consumers: names are `<service>-<purpose>` (several services share a process in tests). */
-function ownConsumers(service: string): Array<[string, { redeliveries: number; deadLetters: number }]> {
-  return [...consumerCounts()].filter(([name]) => name.startsWith(`${service}-`));
-}
-
 /** Consumer lag from JetStream, one request per consumer, on scrape. */
-function addConsumerLag(app: FastifyInstance, service: string, bus: EventBus): void {
+function addConsumerLag(app: FastifyInstance, bus: EventBus): void {
   addScrapeGauge(app, {
     name: 'events_consumer_lag_messages',
     help: 'Events in the stream a consumer has not yet acknowledged (not yet delivered, or being handled)',
     label: 'consumer',
     read: async () => {
       const out: Record<string, number> = {};
-      for (const [name] of ownConsumers(service)) {
+      for (const name of consumerCounts(bus).keys()) {
         const info = await bus.jsm.consumers.info(bus.stream, name);
         out[name] = info.num_pending + info.num_ack_pending;
       }

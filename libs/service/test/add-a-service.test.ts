@@ -256,10 +256,12 @@ describe('every service in services/ took the steps', () => {
     }
   });
 
-  it('step 5: a definition and a main.ts that is runServiceMain', () => {
+  it('step 5: a definition, a main.ts that is runServiceMain and a part.ts that is servicePart of the same', () => {
     for (const name of folders) {
       expect(read(`services/${name}/src/service.ts`)).toContain('defineService(');
-      expect(read(`services/${name}/src/main.ts`)).toMatch(/await runServiceMain\(\w+\);/);
+      const definition = /await runServiceMain\((\w+)\);/.exec(read(`services/${name}/src/main.ts`))?.[1];
+      expect(definition).toBeDefined();
+      expect(read(`services/${name}/src/part.ts`)).toContain(`export const part = servicePart(${definition});`);
     }
   });
 

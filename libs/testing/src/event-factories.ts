@@ -115,6 +115,13 @@ const defaults: Defaults = {
   'comment.deleted': comment,
   'attachment.uploaded': attachment,
   'attachment.deleted': attachment,
+  'attachment.text_extracted': () => ({
+    id: randomUUID(),
+    documentId: randomUUID(),
+    workspaceId: randomUUID(),
+    characters: 100,
+    truncated: false,
+  }),
 };
 
 /** Data of `type` that fits its contract: `given` over defaults. */

@@ -1,5 +1,6 @@
 export * from './bus.js';
 export * from './collab-client.js';
+export * from './documents.js';
 export * from './event-factories.js';
 export * from './events.js';
 export * from './events-database.js';

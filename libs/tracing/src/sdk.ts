@@ -40,15 +40,10 @@ export function createDriver(): TracingDriver {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(propagator);
 
+  // One provider (exporter, batch) per service: parts sharing a process (npm start's one process,
+  // tests) each send their spans under their own name to their own endpoint.
   const providers = new Map<string, BasicTracerProvider>();
   const tracers = new Map<string, Tracer>();
-  let fallback: Tracer | null = null;
-
-  function tracerFor(service: string): Tracer {
-    const tracer = tracers.get(service) ?? fallback;
-    if (!tracer) throw new Error('tracing has no service yet');
-    return tracer;
-  }
 
   function parentContext(parent: SpanOptions['parent']): Context {
     if (parent === undefined || parent === 'active') return context.active();
@@ -72,12 +67,15 @@ export function createDriver(): TracingDriver {
       providers.set(service, provider);
       const tracer = provider.getTracer('wiki');
       tracers.set(service, tracer);
-      fallback ??= tracer;
     },
 
+    traces: (service) => tracers.has(service),
+
     startSpan(service, options) {
+      const tracer = tracers.get(service);
+      if (!tracer) return null;
       const parent = parentContext(options.parent);
-      const span = tracerFor(service).startSpan(
+      const span = tracer.startSpan(
         options.name,
         { kind: KINDS[options.kind], attributes: options.attributes, root: options.parent === 'root' },
         parent,
@@ -103,7 +101,6 @@ export function createDriver(): TracingDriver {
       await Promise.all([...providers.values()].map((p) => p.shutdown()));
       providers.clear();
       tracers.clear();
-      fallback = null;
       context.disable();
       propagation.disable();
     },

@@ -36,7 +36,7 @@ const exporter = envVar((raw) => {
  * `OTEL_TRACES_EXPORTER=none` turn it off whatever the endpoint. Off is the default. A bad value
  * throws a ConfigError naming its variable.
  */
-export function tracingSettings(env: Env = process.env): TracingSettings | null {
+export function tracingSettings(env: Env): TracingSettings | null {
   const { OTEL_SDK_DISABLED: disabled } = readEnv(env, { OTEL_SDK_DISABLED: text() });
   if (disabled?.trim().toLowerCase() === 'true') return null;
   if (readEnv(env, { OTEL_TRACES_EXPORTER: exporter }).OTEL_TRACES_EXPORTER === 'none') return null;

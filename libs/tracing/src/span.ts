@@ -29,7 +29,10 @@ export interface TraceSpan {
 /** What the OpenTelemetry SDK provides (sdk.ts, loaded only when tracing is on). */
 export interface TracingDriver {
   addService(service: string, url: string): void;
-  startSpan(service: string, options: SpanOptions): TraceSpan;
+  /** Whether `service` turned tracing on (its own environment configured an endpoint). */
+  traces(service: string): boolean;
+  /** Null for a service that did not turn tracing on. */
+  startSpan(service: string, options: SpanOptions): TraceSpan | null;
   current(): TraceContext | undefined;
   flush(): Promise<void>;
   shutdown(): Promise<void>;

@@ -1,3 +1,4 @@
+import type { Env } from '@wiki/config';
 import { tracingSettings } from './settings.js';
 import type { SpanOptions, TraceSpan, TracingDriver } from './span.js';
 import type { TraceContext } from './trace-context.js';
@@ -10,9 +11,13 @@ let driver: TracingDriver | null = null;
 let loading: Promise<TracingDriver> | null = null;
 let sdkLoaded = false;
 
-/** Whether spans are being made in this process. */
-export function tracingEnabled(): boolean {
-  return driver !== null;
+/**
+ * Whether spans are being made in this process, or, given a service, for that service: parts
+ * sharing a process each turn tracing on or not from their own environment.
+ */
+export function tracingEnabled(service?: string): boolean {
+  if (!driver) return false;
+  return service === undefined || driver.traces(service);
 }
 
 /** Whether the OpenTelemetry SDK modules were imported in this process (never, with tracing off). */
@@ -22,10 +27,11 @@ export function tracingSdkLoaded(): boolean {
 
 /**
  * Turns tracing on for `service` when the environment configures an OTLP endpoint (settings.ts),
- * importing the SDK then and only then. Several services may run in one process (tests do): each
- * gets its own tracer, whose spans carry its name. Answers whether tracing is on.
+ * importing the SDK then and only then. Several services may run in one process (npm start's one
+ * process, tests): each passes its own environment and gets its own tracer and exporter, whose
+ * spans carry its name. Answers whether tracing is on for `service`.
  */
-export async function startTracing(service: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function startTracing(service: string, env: Env): Promise<boolean> {
   const settings = tracingSettings(env);
   if (!settings) return false;
   if (!loading) {
@@ -51,7 +57,7 @@ export async function stopTracing(): Promise<void> {
   await stopping?.shutdown();
 }
 
-/** Starts a span for `service`, or answers null when tracing is off. The caller ends it. */
+/** Starts a span for `service`, or answers null when tracing is off for it. The caller ends it. */
 export function startSpan(service: string, options: SpanOptions): TraceSpan | null {
   return driver ? driver.startSpan(service, options) : null;
 }

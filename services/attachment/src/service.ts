@@ -6,6 +6,7 @@ import { loadStorageSettings } from '@wiki/storage';
 import { buildApp } from './app.js';
 import { startOrphanSweeper } from './events/orphan-sweeper.js';
 import { startOwnerDeletions } from './events/owner-deletions.js';
+import { startTextExtraction } from './events/text-extraction.js';
 import { loadAttachmentSettings } from './settings.js';
 
 /** The service's own migrations (src/ and dist/ both sit beside migrations/). */
@@ -23,6 +24,16 @@ export const attachmentService = defineService({
   consumers: [
     ({ app, bus }) => app.attachmentMembership.startProjection(bus),
     ({ app, bus, pool, logger }) => startOwnerDeletions(bus, pool, app.attachmentStorage, logger),
+    ({ app, bus, pool, logger, config }) => {
+      const settings = loadAttachmentSettings(config.env);
+      return startTextExtraction(
+        bus,
+        pool,
+        app.attachmentStorage,
+        { ...settings.textExtraction, maxFileBytes: settings.uploadMaxBytes },
+        logger,
+      );
+    },
   ],
   jobs: [({ app, pool, logger }) => startOrphanSweeper(pool, app.attachmentStorage, app.attachmentSpoolDir, logger)],
 });

@@ -55,6 +55,7 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = await createApp({
     service: 'collab',
+    env: config.env,
     logLevel: deps.logLevel ?? config.logLevel,
     openapi: { title: 'Collaboration server', description: 'Hocuspocus/Yjs over WebSocket at /collab' },
   });

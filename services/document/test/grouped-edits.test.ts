@@ -40,12 +40,13 @@ async function insert(workspaceId: string, count: number): Promise<string[]> {
   return [...ids];
 }
 
-const edit = (id: string, workspaceId: string, title: string) =>
+const edit = (id: string, workspaceId: string, title: string, expectedRevision?: number) =>
   prepared.updateFields({
     id,
     actorId: userId,
     fields: { title },
     template: createEnvelope({ type: 'document.updated', actorId: userId, workspaceId, data: { changed: ['title'] } }),
+    expectedRevision,
   });
 
 const EventRow = z.object({ xid: z.string(), envelope: z.any() });
@@ -90,5 +91,49 @@ describe('edits written together', () => {
     for (const e of events) expect(e.envelope.data).toMatchObject({ changed: ['title'], plainTextTruncated: false });
     // The 21 changes of different documents went in one or two statements, not one each.
     expect(new Set(events.map((e) => e.xid)).size).toBeLessThanOrEqual(3);
+  });
+
+  it('writes a burst of edits of one document in order, each its own revision and event, in one transaction', async () => {
+    const ws = randomUUID();
+    const [id] = await insert(ws, 1);
+    // The first edit goes at once; the other 30 wait for it and then go together. Two of them
+    // saw revision 30 (If-Match): exactly the first of those two changes the document.
+    const results = await Promise.all([
+      ...Array.from({ length: 29 }, (_, i) => edit(id, ws, `Burst ${i}`)),
+      edit(id, ws, 'Expects 30', 30),
+      edit(id, ws, 'Also expects 30', 30),
+    ]);
+    const revisions = results.map((r) => (r.outcome === 'updated' ? r.document.revision : r.outcome));
+    expect(revisions).toEqual([...Array.from({ length: 30 }, (_, i) => i + 2), 'stale']);
+    expect(results[30]).toEqual({ outcome: 'stale', current: 31 });
+    for (const [i, r] of results.slice(0, 29).entries())
+      expect(r).toMatchObject({ outcome: 'updated', document: { id, title: `Burst ${i}` } });
+
+    const events = await pool.any(sql.type(EventRow)`
+      SELECT xmin::text AS xid, envelope FROM event_outbox
+      WHERE type = 'document.updated' AND envelope->>'workspaceId' = ${ws} ORDER BY seq`);
+    expect(events.map((e) => e.envelope.data.revision)).toEqual(Array.from({ length: 30 }, (_, i) => i + 2));
+    expect(events.at(-1)?.envelope.data.title).toBe('Expects 30');
+    // The first edit alone, the 30 that waited in one transaction.
+    expect(new Set(events.map((e) => e.xid)).size).toBe(2);
+    const stored = await pool.one(sql.type(z.object({ title: z.string(), revision: z.number() }))`
+      SELECT title, revision FROM documents WHERE id = ${id}`);
+    expect(stored).toEqual({ title: 'Expects 30', revision: 31 });
+  });
+
+  it('fails only the bad edit of a burst: the others are written one by one after the rollback', async () => {
+    const ws = randomUUID();
+    const [id] = await insert(ws, 1);
+    const tooLong = 'x'.repeat(501); // the title column holds 500: the statement fails
+    const results = await Promise.allSettled([
+      edit(id, ws, 'First'),
+      edit(id, ws, 'Second'),
+      edit(id, ws, tooLong),
+      edit(id, ws, 'Fourth'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    const stored = await pool.one(sql.type(z.object({ title: z.string(), revision: z.number() }))`
+      SELECT title, revision FROM documents WHERE id = ${id}`);
+    expect(stored).toEqual({ title: 'Fourth', revision: 4 });
   });
 });

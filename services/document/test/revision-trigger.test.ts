@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
 import { prepareDatabase } from '@wiki/service';
@@ -263,6 +263,37 @@ describe('revision triggers', () => {
     // A write that changes none of the four fields clears them too.
     await write(id, {}, alice, 'COLLAB', [bob]);
     expect(await doc(id)).toEqual({ revision: 2, editSource: null, editAuthors: null });
+  });
+
+  it('with content_kept, a title fold keeps the row’s stored content instead of writing it again', async () => {
+    const id = await create();
+    // 200 KB that does not compress: stored out of line (TOAST), as a long document is.
+    const long = randomBytes(100_000).toString('hex');
+    await write(id, { content: long });
+    const toastBytes = () =>
+      pool.oneFirst(sql.type(z.object({ size: z.number() }))`
+        SELECT pg_relation_size(reltoastrelid)::int AS size FROM pg_class WHERE relname = 'document_revisions'`);
+    const before = await toastBytes();
+    for (let i = 0; i < 20; i++)
+      await pool.query(sql.unsafe`
+        UPDATE documents SET title = ${`Title ${i}`}, content_kept = true, last_edited_by = ${alice} WHERE id = ${id}`);
+    const history = await rows(id);
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({ revision: 22, title: 'Title 19', content: long });
+    expect((await doc(id)).revision).toBe(22);
+    // Twenty rewrites of the content would add ~2 MB of chunks (minus compression); kept, none.
+    expect((await toastBytes()) - before).toBeLessThan(100_000);
+    expect(
+      await pool.oneFirst(sql.type(z.object({ kept: z.boolean().nullable() }))`
+        SELECT content_kept AS kept FROM documents WHERE id = ${id}`),
+    ).toBeNull();
+  });
+
+  it('without content_kept, a content change is still seen and folded in', async () => {
+    const id = await create();
+    await write(id, { content: '[1]' });
+    await write(id, { title: 'Same author', content: '[2]' });
+    expect(await rows(id)).toEqual([expect.objectContaining({ revision: 3, title: 'Same author', content: '[2]' })]);
   });
 
   it('refuses an unknown source', async () => {

@@ -87,7 +87,7 @@ function otherUser(fallback: { uid: number; gid: number }): EnvVar<{ uid: number
 }
 
 /** Read once at start (main.ts, or startService from the configuration's env); a bad value names its variable. */
-export function loadExportSettings(env: Env = process.env): ExportSettings {
+export function loadExportSettings(env: Env): ExportSettings {
   const d = DEFAULT_EXPORT_SETTINGS;
   const read = readEnv(env, {
     EXPORT_ROLE: oneOf(EXPORT_ROLES, d.role),

@@ -25,15 +25,18 @@ export function CommentEntry({ comment, documentId, workspaceId, viewer, onDelet
   const mine = comment.userId === viewer.userId;
   const editing = draft !== null;
 
+  // Focus follows the mode: into the box when editing starts, back to Edit when it ends (after the
+  // render that brings the button back; a frame callback is late or never runs in a hidden tab).
+  const wasEditing = useRef(false);
   useEffect(() => {
     if (editing) box.current?.focus();
+    else if (wasEditing.current) editButton.current?.focus();
+    wasEditing.current = editing;
   }, [editing]);
 
   const stopEditing = () => {
     setDraft(null);
     edit.reset();
-    // The button is back after this render.
-    requestAnimationFrame(() => editButton.current?.focus());
   };
 
   const save = async () => {

@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { AppError, errorResponses, object, Type, uuid } from '@wiki/http';
+import { AppError, envelope, errorResponses, object, Type, uuid } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { embeddableImage } from '../commands/images.js';
 import type { AttachmentContext } from '../context.js';
+import { findText } from '../db/attachment-texts.js';
+import { findById } from '../db/attachments.js';
 
 const imageQuery = object(
   {
@@ -49,4 +51,48 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: AttachmentC
         .send(body);
     },
   );
+
+  // The text extracted from a file (events/text-extraction.ts), for the search service to index
+  // after attachment.text_extracted. 404 until it is extracted, or when the file is gone.
+  app.get(
+    '/internal/attachments/:id/text',
+    {
+      onRequest: requireKind('service'),
+      schema: {
+        hide: true,
+        params: object({ id: uuid }, ['id']),
+        response: { 200: attachmentText, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const row = await findById(ctx.pool, request.params.id);
+      const text = row && (await findText(ctx.pool, row.id));
+      if (!row || !text || text.status !== 'text') throw new AppError('NOT_FOUND', 'No text for this attachment');
+      return {
+        success: true,
+        data: {
+          id: row.id,
+          documentId: row.documentId,
+          workspaceId: row.workspaceId,
+          fileName: row.fileName,
+          text: text.text,
+          truncated: text.truncated,
+        },
+      };
+    },
+  );
 }
+
+const attachmentText = envelope(
+  object(
+    {
+      id: uuid,
+      documentId: uuid,
+      workspaceId: uuid,
+      fileName: Type.String(),
+      text: Type.String(),
+      truncated: Type.Boolean(),
+    },
+    ['id', 'documentId', 'workspaceId', 'fileName', 'text', 'truncated'],
+  ),
+);

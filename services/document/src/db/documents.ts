@@ -151,6 +151,8 @@ export function updateDocument(db: CommonQueryMethods, id: string, patch: Docume
   if (patch.title !== undefined) sets.push(sql.fragment`title = ${patch.title}`);
   const text = patch.content ?? patch.plainText;
   if (patch.content) sets.push(sql.fragment`content = ${patch.content.json}`);
+  // Spares the history trigger comparing the stored content with itself (migrations/0012).
+  else sets.push(sql.fragment`content_kept = true`);
   if (text)
     sets.push(sql.fragment`plain_text = ${text.plainText}, excerpt = ${text.excerpt}, word_count = ${text.wordCount}`);
   if (patch.icon !== undefined) sets.push(sql.fragment`icon = ${patch.icon}`);

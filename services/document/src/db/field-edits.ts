@@ -121,7 +121,8 @@ const updateFields = (name: string, input: string) => ({
       last_edited_by = i.actor_id,
       updated_at = now(),
       edit_source = i.edit_source,
-      edit_authors = i.edit_authors
+      edit_authors = i.edit_authors,
+      content_kept = NOT i.has_content
     FROM cur JOIN input i ON i.id = cur.id
     WHERE d.id = cur.id AND NOT cur.is_archived
       AND (i.expected_revision IS NULL OR cur.revision = i.expected_revision)
@@ -153,7 +154,7 @@ const updateFields = (name: string, input: string) => ({
 const EDIT_COLUMNS = `id uuid, actor_id uuid, edit_source text, edit_authors uuid[], expected_revision int, has_title bool, title text, has_content bool, content text, plain_text text,
   excerpt text, word_count int, has_icon bool, icon text, has_cover bool, cover_image_url text, template jsonb`;
 export const UPDATE_FIELDS = updateFields(
-  'update_fields_v3',
+  'update_fields_v4',
   `SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (${EDIT_COLUMNS}))
     WITH ORDINALITY AS i(id, actor_id, edit_source, edit_authors, expected_revision, has_title, title, has_content, content, plain_text, excerpt, word_count,
       has_icon, icon, has_cover, cover_image_url, template, ord)`,

@@ -1,57 +1,59 @@
 import { describe, expect, it } from 'vitest';
 import { oneAtATimePerKey } from './one-at-a-time.js';
 
-/** A task that ends when told to, recording when it started and ended. */
-function controlled(log: string[], name: string, fail = false) {
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-  const task = async () => {
-    log.push(`start ${name}`);
-    await done;
-    log.push(`end ${name}`);
-    if (fail) throw new Error(`${name} failed`);
-    return name;
+/** A run function whose runs end when told to, recording what each run held. */
+function controlledRuns(failing: (item: string) => boolean = () => false) {
+  const runs: string[][] = [];
+  const finishers: Array<() => void> = [];
+  const run = async (items: string[]) => {
+    runs.push(items);
+    await new Promise<void>((resolve) => finishers.push(resolve));
+    if (items.some(failing)) throw new Error(`run of ${items.join(',')} failed`);
+    return items.map((item) => `done ${item}`);
   };
-  return { task, finish };
+  /** Ends the oldest unfinished run. */
+  const finishNext = () => finishers.shift()?.();
+  return { run, runs, finishNext };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('oneAtATimePerKey', () => {
-  it('runs one key’s tasks in order, one at a time, and other keys’ tasks meanwhile', async () => {
-    const run = oneAtATimePerKey();
-    const log: string[] = [];
-    const [a1, a2, b1] = [controlled(log, 'a1'), controlled(log, 'a2'), controlled(log, 'b1')];
-    const results = [run('a', a1.task), run('a', a2.task), run('b', b1.task)];
+  it('runs a key’s first item alone, the ones that came meanwhile together in order, other keys beside', async () => {
+    const { run, runs, finishNext } = controlledRuns();
+    const submit = oneAtATimePerKey(run, 2);
+    const answers = [submit('a', 'a1'), submit('a', 'a2'), submit('b', 'b1'), submit('a', 'a3'), submit('a', 'a4')];
     await tick();
-    expect(log).toEqual(['start a1', 'start b1']);
-    a2.finish(); // told to end before it started: it still waits for a1
+    expect(runs).toEqual([['a1'], ['b1']]);
+    finishNext(); // a1
     await tick();
-    expect(log).toEqual(['start a1', 'start b1']);
-    a1.finish();
-    b1.finish();
-    expect(await Promise.all(results)).toEqual(['a1', 'a2', 'b1']);
-    expect(log.indexOf('end a1')).toBeLessThan(log.indexOf('start a2'));
+    // At most two together: a4 waits for the next run.
+    expect(runs.slice(2)).toEqual([['a2', 'a3']]);
+    finishNext(); // b1
+    finishNext(); // a2, a3
+    await tick();
+    expect(runs.slice(3)).toEqual([['a4']]);
+    finishNext();
+    expect(await Promise.all(answers)).toEqual(['done a1', 'done a2', 'done b1', 'done a3', 'done a4']);
   });
 
-  it('goes on with the next task after one fails, and each caller gets its own outcome', async () => {
-    const run = oneAtATimePerKey();
-    const log: string[] = [];
-    const [bad, good] = [controlled(log, 'bad', true), controlled(log, 'good')];
-    const first = run('k', bad.task);
-    const second = run('k', good.task);
-    bad.finish();
-    good.finish();
-    await expect(first).rejects.toThrow('bad failed');
-    expect(await second).toBe('good');
-    // The key is forgotten once its queue is empty: a later task starts at once.
-    const later = controlled(log, 'later');
-    const third = run('k', later.task);
-    await tick();
-    expect(log.at(-1)).toBe('start later');
-    later.finish();
-    expect(await third).toBe('later');
+  it('retries a failed run item by item, so only the bad item fails; then forgets the key', async () => {
+    const { run, runs, finishNext } = controlledRuns((item) => item === 'bad');
+    const submit = oneAtATimePerKey(run, 10);
+    const first = submit('k', 'first');
+    const bad = submit('k', 'bad');
+    const good = submit('k', 'good');
+    const ending = setInterval(finishNext, 1);
+    try {
+      expect(await first).toBe('done first');
+      await expect(bad).rejects.toThrow('run of bad failed');
+      expect(await good).toBe('done good');
+      expect(runs).toEqual([['first'], ['bad', 'good'], ['bad'], ['good']]);
+      // The key is forgotten once its queue is empty: a later item runs alone at once.
+      expect(await submit('k', 'later')).toBe('done later');
+      expect(runs.at(-1)).toEqual(['later']);
+    } finally {
+      clearInterval(ending);
+    }
   });
 });

@@ -4,7 +4,6 @@ import { createServiceClient, type ServiceClient } from '@wiki/service-client';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { readDocument } from '../domain/model.js';
-import { renderDocx } from '../render/docx.js';
 import { renderHtml } from '../render/html.js';
 import { attachmentImageSource, loadImages } from '../render/images.js';
 import { renderMarkdown } from '../render/markdown.js';
@@ -70,6 +69,16 @@ function parseContent(data: unknown): DocumentContent {
  * A job that fails is retried with back-off (the API set its attempts); a worker that dies keeps
  * its jobs only until their lock lapses, then another worker's stalled-job check takes them.
  */
+/**
+ * The Word renderer and its `docx` package are loaded by the first Word export, not at start
+ * (docs/PERFORMANCE.md, "What each part loads at start"). One import for every caller.
+ */
+let docxRenderer: Promise<typeof import('../render/docx.js')> | undefined;
+function loadDocxRenderer(): Promise<typeof import('../render/docx.js')> {
+  docxRenderer ??= import('../render/docx.js');
+  return docxRenderer;
+}
+
 export async function startExportWorker(options: ExportWorkerOptions): Promise<RunningWorker> {
   const { config, settings, prefix, logger } = options;
   const peers = options.peers ?? createServiceClient({ service: 'export', config, logger });
@@ -80,6 +89,7 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
     maxIdlePages: settings.concurrency,
     sandbox: settings.chromiumSandbox,
     user: settings.chromiumUser,
+    env: config.env,
     logger,
   });
   const storage = options.storage ?? (await createStorage(config));
@@ -101,7 +111,10 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
         requestId,
         imageMaxBytes: settings.imageMaxBytes,
       });
-      file = format === 'docx' ? await renderDocx(doc, loaded) : await renderer.render(renderHtml(doc, loaded));
+      file =
+        format === 'docx'
+          ? await (await loadDocxRenderer()).renderDocx(doc, loaded)
+          : await renderer.render(renderHtml(doc, loaded));
     }
     // A failed write fails the job, which is retried; a retry writes the same key again.
     const key = exportKeyOf(job.id ?? documentId, format);

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, chown, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import puppeteer, { type LaunchOptions } from 'puppeteer-core';
+import type { LaunchOptions, PuppeteerNode } from 'puppeteer-core';
 
 /** Flags every launch gets: no GPU, no background traffic, nothing Chromium would fetch by itself. */
 export const CHROMIUM_ARGS = [
@@ -25,6 +25,8 @@ export interface ChromiumLaunchSettings {
   user: { uid: number; gid: number };
   /** A folder of the renderer's own: the profile goes inside, and it is HOME when the user changes. */
   workDir: string;
+  /** The export part's environment, handed to the browser (default: the process's). */
+  env?: Record<string, string | undefined>;
 }
 
 export interface ChromiumLaunch {
@@ -35,6 +37,18 @@ export interface ChromiumLaunch {
 }
 
 const SETPRIV_PATHS = ['/usr/bin/setpriv', '/bin/setpriv'];
+
+/**
+ * puppeteer-core is loaded by the first PDF, not at start: an export worker that renders no PDF
+ * (and every other part of npm start's one process) does not hold it (docs/PERFORMANCE.md, "What
+ * each part loads at start"). One import for every caller.
+ */
+type Puppeteer = Pick<PuppeteerNode, 'launch' | 'defaultArgs'>;
+let puppeteerModule: Promise<Puppeteer> | undefined;
+export function loadPuppeteer(): Promise<Puppeteer> {
+  puppeteerModule ??= import('puppeteer-core').then(({ launch, defaultArgs }) => ({ launch, defaultArgs }));
+  return puppeteerModule;
+}
 
 async function setprivPath(): Promise<string> {
   for (const path of SETPRIV_PATHS) {
@@ -61,7 +75,8 @@ async function setprivPath(): Promise<string> {
 export async function chromiumLaunch(settings: ChromiumLaunchSettings): Promise<ChromiumLaunch> {
   const profile = join(settings.workDir, 'profile');
   await mkdir(profile, { recursive: true });
-  const common = { headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false } as const;
+  const env = settings.env ?? process.env;
+  const common = { headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false, env } as const;
   const uid = process.getuid?.() ?? -1;
   if (!settings.sandbox) {
     return {
@@ -86,6 +101,7 @@ export async function chromiumLaunch(settings: ChromiumLaunchSettings): Promise<
   for (const dir of [settings.workDir, profile]) await chown(dir, runAs, gid);
   // puppeteer starts setpriv, which becomes Chromium (same process): the browser's own flags follow
   // the `--`, and puppeteer appends its debugging port and profile flags after them.
+  const puppeteer = await loadPuppeteer();
   const chromeArgs = puppeteer.defaultArgs({ headless: true, userDataDir: profile, args: CHROMIUM_ARGS });
   return {
     options: {
@@ -101,7 +117,7 @@ export async function chromiumLaunch(settings: ChromiumLaunchSettings): Promise<
         settings.executablePath,
         ...chromeArgs,
       ],
-      env: { ...process.env, HOME: settings.workDir },
+      env: { ...env, HOME: settings.workDir },
     },
     mode: 'sandboxed as another user',
     uid: runAs,

@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import puppeteer from 'puppeteer-core';
-import { chromiumLaunch, explainLaunchFailure } from './chromium-launch.js';
+import { chromiumLaunch, explainLaunchFailure, loadPuppeteer } from './chromium-launch.js';
 
 /** A render that overran its time: its page was thrown away. */
 export class RenderTimeoutError extends Error {
@@ -24,6 +23,8 @@ export interface PdfRendererOptions {
   sandbox?: boolean;
   /** Who runs the browser when this process is root (EXPORT_CHROMIUM_USER, default nobody). */
   user?: { uid: number; gid: number };
+  /** The export part's environment, handed to the browser (default: the process's). */
+  env?: Record<string, string | undefined>;
   logger?: { info?(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
 }
 
@@ -49,7 +50,9 @@ export class PdfRenderer {
         sandbox: this.options.sandbox ?? true,
         user: this.options.user ?? { uid: 65534, gid: 65534 },
         workDir: this.userDataDir,
+        env: this.options.env,
       });
+      const puppeteer = await loadPuppeteer();
       const browser = await puppeteer.launch(plan.options).catch((error) => {
         throw explainLaunchFailure(error);
       });

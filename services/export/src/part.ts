@@ -1,0 +1,5 @@
+import { servicePart } from '@wiki/service';
+import { exportServiceDefinition } from './service.js';
+
+/** This service as a part of a process: run alone by main.ts, or in npm start's one process. */
+export const part = servicePart(exportServiceDefinition);
