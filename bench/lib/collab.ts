@@ -259,7 +259,7 @@ function section(report: CollabBenchReport): string {
       .join(', ')} |`,
     `| stored content complete after the rooms closed | ${report.storedComplete.complete} of ${report.storedComplete.checked} documents checked |`,
     '',
-    'The first room loads BlockNote (the Y.Doc ⇄ blocks converter), hence "one room" minus "idle".',
+    'BlockNote\'s headless converter (Y.Doc ⇄ blocks) is loaded half a second after the server is up: "idle" holds it once that has run.',
     'Run only these rows with `npm run bench -- --only=collab` (`--collab-documents`, `--collab-editors`, `--collab-rate`).',
     END,
   ].join('\n');

@@ -1,15 +1,7 @@
-import {
-  createDocument,
-  eventually,
-  paragraph,
-  type SignedInUser,
-  type Stack,
-  signInNew,
-  workspaceWith,
-} from '@wiki/testing';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, seriousAxeViolations, signInPage } from './helpers/browser.js';
-import { startWebPlatform } from './helpers/platform.js';
+import { createDocument, eventually, paragraph, type SignedInUser, type Stack, signInNew } from '@wiki/testing';
+import type { Page } from 'puppeteer-core';
+import { seriousAxeViolations } from './helpers/browser.js';
+import { useTeamFixture } from './helpers/team.js';
 
 const TITLE = '::-p-aria([name="Title"][role="textbox"])';
 const EDITOR = '::-p-aria([name="Document content"][role="textbox"])';
@@ -19,51 +11,25 @@ const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkY
 
 // The document page (issue 27, point 5) against the real gateway, document and collab services.
 describe('the document page: title, live editor, presence, roles, offline', () => {
+  const team = useTeamFixture({
+    services: ['workspace', 'document', 'collab'],
+    people: ['Ada Owner', ['Ben Editor', 'EDITOR'], ['Vic Viewer', 'VIEWER']],
+  });
   let stack: Stack;
-  let browser: Browser;
   let owner: SignedInUser;
   let editor: SignedInUser;
   let viewer: SignedInUser;
   let workspaceId: string;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    stack = await startWebPlatform(['workspace', 'document', 'collab']);
-    browser = await launchBrowser();
-    [owner, editor, viewer] = await Promise.all(
-      ['Ada Owner', 'Ben Editor', 'Vic Viewer'].map((name) => signInNew(stack, name)),
-    );
-    workspaceId = (
-      await workspaceWith(stack, owner, [
-        [editor, 'EDITOR'],
-        [viewer, 'VIEWER'],
-      ])
-    ).id;
-  });
-  afterEach(async () => {
-    await Promise.all(pages.splice(0).map((page) => page.browserContext().close()));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+  beforeAll(() => {
+    ({ stack, workspaceId } = team);
+    [owner, editor, viewer] = team.people;
   });
 
   const newDocument = (title: string, text: string, extra: Record<string, unknown> = {}) =>
     createDocument(stack, owner, { workspaceId, title, content: [paragraph(text)], ...extra });
 
-  const api = (method: string, path: string, as: SignedInUser, body?: unknown) =>
-    stack.request(method, `/api/v1${path}`, { token: as.token, body });
-
-  /** One person's signed-in page, in a browser context of its own (its own session storage). */
-  async function openAs(user: SignedInUser, documentId: string): Promise<Page> {
-    const context = await browser.createBrowserContext();
-    const page = await context.newPage();
-    pages.push(page);
-    await signInPage(page, stack, user.email, user.name);
-    await page.goto(`${stack.gatewayUrl}/w/${workspaceId}/d/${documentId}`);
-    await page.locator(TITLE).wait();
-    return page;
-  }
+  const api = (method: string, path: string, as: SignedInUser, body?: unknown) => team.api(method, path, as, body);
+  const openAs = (user: SignedInUser, documentId: string) => team.openDocument(user, documentId);
 
   /** The text of an element found by an ARIA selector (tests are type-checked without the DOM's types). */
   const textOf = (page: Page, selector: string) =>
@@ -201,7 +167,22 @@ describe('the document page: title, live editor, presence, roles, offline', () =
   it('reloads the title and says so when someone else renamed the document meanwhile', async () => {
     const doc = await newDocument('Contested', 'Text.');
     const page = await openAs(editor, doc.id);
-    expect((await api('PUT', `/documents/${doc.id}`, owner, { title: 'Their title' })).status).toBe(200);
+    // The owner's rename lands between the typing and its save: the page's save waits for it. (Renamed
+    // earlier, the page would hear of it at once and the typing would build on their title.)
+    let renamed = false;
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      if (request.isInterceptResolutionHandled()) return;
+      if (!renamed && request.method() === 'PUT' && request.url().endsWith(`/api/v1/documents/${doc.id}`)) {
+        renamed = true;
+        void api('PUT', `/documents/${doc.id}`, owner, { title: 'Their title' }).then((res) => {
+          expect(res.status).toBe(200);
+          return request.continue();
+        });
+        return;
+      }
+      void request.continue();
+    });
 
     await page.locator(TITLE).click();
     await page.keyboard.type(' and mine');
@@ -299,11 +280,7 @@ describe('the document page: title, live editor, presence, roles, offline', () =
       [editor, '00000000-0000-4000-8000-000000000000'],
       [stranger, doc.id],
     ] as const) {
-      const context = await browser.createBrowserContext();
-      const page = await context.newPage();
-      pages.push(page);
-      await signInPage(page, stack, user.email, user.name);
-      await page.goto(`${stack.gatewayUrl}/w/${workspaceId}/d/${id}`);
+      const page = await team.open(`/w/${workspaceId}/d/${id}`, user);
       await page.locator('::-p-aria([name="Not found"][role="heading"])').wait();
     }
   });

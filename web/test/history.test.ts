@@ -1,9 +1,8 @@
-import { createDocument, eventually, type SignedInUser, type Stack, signInNew, workspaceWith } from '@wiki/testing';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, seriousAxeViolations, signInPage } from './helpers/browser.js';
-import { startWebPlatform } from './helpers/platform.js';
+import { createDocument, eventually, type SignedInUser, type Stack } from '@wiki/testing';
+import type { Page } from 'puppeteer-core';
+import { seriousAxeViolations } from './helpers/browser.js';
+import { useTeamFixture } from './helpers/team.js';
 
-const TITLE = '::-p-aria([name="Title"][role="textbox"])';
 const EDITOR = '::-p-aria([name="Document content"][role="textbox"])';
 const HISTORY_BUTTON = '::-p-aria([name="History"][role="button"])';
 const PANEL = '::-p-aria([name="History"][role="complementary"])';
@@ -21,37 +20,22 @@ const block = (id: string, text: string) => ({
 // The History panel of the document page (issue 28, point 6; ARCHITECTURE 5.16) against the real
 // gateway, document and collab services. Every change is its own revision here (REVISION_INTERVAL_S=0).
 describe('the History panel: revisions, preview with changes, restore, names, roles', () => {
+  const team = useTeamFixture({
+    services: ['workspace', 'document', 'collab'],
+    people: ['Ada Owner', ['Ben Editor', 'EDITOR'], ['Vic Viewer', 'VIEWER']],
+    env: { REVISION_INTERVAL_S: '0' },
+  });
   let stack: Stack;
-  let browser: Browser;
   let owner: SignedInUser;
   let editor: SignedInUser;
   let viewer: SignedInUser;
   let workspaceId: string;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    stack = await startWebPlatform(['workspace', 'document', 'collab'], { REVISION_INTERVAL_S: '0' });
-    browser = await launchBrowser();
-    [owner, editor, viewer] = await Promise.all(
-      ['Ada Owner', 'Ben Editor', 'Vic Viewer'].map((name) => signInNew(stack, name)),
-    );
-    workspaceId = (
-      await workspaceWith(stack, owner, [
-        [editor, 'EDITOR'],
-        [viewer, 'VIEWER'],
-      ])
-    ).id;
-  });
-  afterEach(async () => {
-    await Promise.all(pages.splice(0).map((page) => page.browserContext().close()));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+  beforeAll(() => {
+    ({ stack, workspaceId } = team);
+    [owner, editor, viewer] = team.people;
   });
 
-  const api = (method: string, path: string, as: SignedInUser, body?: unknown) =>
-    stack.request(method, `/api/v1${path}`, { token: as.token, body });
+  const api = (method: string, path: string, as: SignedInUser, body?: unknown) => team.api(method, path, as, body);
   const stored = async (documentId: string) => (await api('GET', `/documents/${documentId}`, owner)).body.data;
   const revisions = async (documentId: string) =>
     (await api('GET', `/documents/${documentId}/revisions?size=100`, owner)).body.data.content;
@@ -70,15 +54,7 @@ describe('the History panel: revisions, preview with changes, restore, names, ro
     return doc;
   }
 
-  async function openAs(user: SignedInUser, documentId: string): Promise<Page> {
-    const context = await browser.createBrowserContext();
-    const page = await context.newPage();
-    pages.push(page);
-    await signInPage(page, stack, user.email, user.name);
-    await page.goto(`${stack.gatewayUrl}/w/${workspaceId}/d/${documentId}`);
-    await page.locator(TITLE).wait();
-    return page;
-  }
+  const openAs = (user: SignedInUser, documentId: string) => team.openDocument(user, documentId);
 
   /** Evaluates `expression` in the page (a string: these tests are type-checked without the DOM's types). */
   const js = <T>(page: Page, expression: string) => page.evaluate(expression) as Promise<T>;

@@ -6,12 +6,11 @@ import {
   type SignedInUser,
   type Stack,
   signInNew,
-  workspaceWith,
 } from '@wiki/testing';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import { launchBrowser, seriousAxeViolations, signInPage } from './helpers/browser.js';
+import type { HTTPRequest, Page } from 'puppeteer-core';
+import { seriousAxeViolations } from './helpers/browser.js';
 import { accessibleNames, focused, tabTo } from './helpers/keyboard.js';
-import { startWebPlatform } from './helpers/platform.js';
+import { useTeamFixture } from './helpers/team.js';
 
 const bell = (unread: number) => `::-p-aria([name="Notifications, ${unread} unread"][role="button"])`;
 const PANEL = '::-p-aria([name="Notifications"][role="dialog"])';
@@ -22,36 +21,26 @@ const ITEMS = '.notification-list > li';
 // gateway, workspace, document, comment and notification services: the bell's count and the list
 // follow the SSE stream without a reload, and the stream resumes after the connection drops.
 describe('notifications: the bell, the panel and the live stream', () => {
-  let stack: Stack;
-  let browser: Browser;
-  let ada: SignedInUser;
-  let ben: SignedInUser;
-  let workspaceId: string;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    stack = await startWebPlatform(['workspace', 'document', 'comment', 'notification'], {
-      NOTIFICATION_STREAMS_PER_USER: '1',
-    });
-    browser = await launchBrowser();
-    [ada, ben] = await Promise.all([signInNew(stack, 'Ada Reader'), signInNew(stack, 'Ben Writer')]);
+  const team = useTeamFixture({
+    services: ['workspace', 'document', 'comment', 'notification'],
     // Ben's workspace: Ada's invitation to it is answered (actioned, not unread), so she starts at 0.
-    workspaceId = (await workspaceWith(stack, ben, [[ada, 'EDITOR']])).id;
+    people: ['Ben Writer', ['Ada Reader', 'EDITOR']],
+    env: { NOTIFICATION_STREAMS_PER_USER: '1' },
+  });
+  let stack: Stack;
+  let ben: SignedInUser;
+  let ada: SignedInUser;
+  let workspaceId: string;
+  beforeAll(async () => {
+    ({ stack, workspaceId } = team);
+    [ben, ada] = team.people;
     await eventually(async () => {
       expect((await api('GET', '/notifications', ada)).body.data.totalElements).toBe(1);
       expect((await api('GET', '/notifications/count', ada)).body.data.unreadCount).toBe(0);
     });
   });
-  afterEach(async () => {
-    await Promise.all(pages.splice(0).map((page) => page.browserContext().close()));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
 
-  const api = (method: string, path: string, as: SignedInUser, body?: unknown) =>
-    stack.request(method, `/api/v1${path}`, { token: as.token, body });
+  const api = (method: string, path: string, as: SignedInUser, body?: unknown) => team.api(method, path, as, body);
   /**
    * Ben writes a document titled `title` and starts a thread on it that mentions Ada (the mention
    * format of ARCHITECTURE 5.6); the notification names the document, which tells them apart here.
@@ -73,12 +62,8 @@ describe('notifications: the bell, the panel and the live stream', () => {
     (await api('GET', '/notifications/count', user)).body.data.unreadCount as number;
 
   async function openAsAda(): Promise<Page> {
-    const context = await browser.createBrowserContext();
-    const page = await context.newPage();
-    pages.push(page);
+    const page = await team.open(`/w/${workspaceId}`, ada);
     page.setDefaultTimeout(10_000);
-    await signInPage(page, stack, ada.email, ada.name);
-    await page.goto(`${stack.gatewayUrl}/w/${workspaceId}`);
     await page.locator(bell(await unreadOf(ada))).wait();
     return page;
   }

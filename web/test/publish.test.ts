@@ -1,44 +1,28 @@
-import {
-  createDocument,
-  eventually,
-  paragraph,
-  type SignedInUser,
-  type Stack,
-  signInNew,
-  workspaceWith,
-} from '@wiki/testing';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, seriousAxeViolations, signInPage } from './helpers/browser.js';
-import { startWebPlatform } from './helpers/platform.js';
+import { createDocument, eventually, paragraph, type SignedInUser, type Stack } from '@wiki/testing';
+import type { Page } from 'puppeteer-core';
+import { seriousAxeViolations } from './helpers/browser.js';
+import { useTeamFixture } from './helpers/team.js';
 
 const SHARE = '::-p-aria([name="Share"][role="button"])';
 const DIALOG = '::-p-aria([name="Share"][role="dialog"])';
 
 // Publishing (issue 27, point 7): the Share dialog, and /p/<id> read without signing in.
 describe('publishing: the Share dialog and the public page', () => {
+  const team = useTeamFixture({
+    services: ['workspace', 'document', 'collab'],
+    people: ['Pat Publisher', ['Val Viewer', 'VIEWER']],
+  });
   let stack: Stack;
-  let browser: Browser;
   let owner: SignedInUser;
   let viewer: SignedInUser;
   let workspaceId: string;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    stack = await startWebPlatform(['workspace', 'document', 'collab']);
-    browser = await launchBrowser();
-    [owner, viewer] = await Promise.all(['Pat Publisher', 'Val Viewer'].map((name) => signInNew(stack, name)));
-    workspaceId = (await workspaceWith(stack, owner, [[viewer, 'VIEWER']])).id;
-  });
-  afterEach(async () => {
-    await Promise.all(pages.splice(0).map((page) => page.browserContext().close()));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+  beforeAll(() => {
+    ({ stack, workspaceId } = team);
+    [owner, viewer] = team.people;
   });
 
   const api = (method: string, path: string, as: SignedInUser | null, body?: unknown) =>
-    stack.request(method, `/api/v1${path}`, { token: as?.token, body });
+    team.api(method, path, as, body);
   const js = (page: Page, expression: string) => page.evaluate(expression) as Promise<unknown>;
   const textOf = (page: Page, selector: string) =>
     page
@@ -46,20 +30,8 @@ describe('publishing: the Share dialog and the public page', () => {
       .map((element) => element.textContent ?? '')
       .wait();
 
-  /** A page in a browser context of its own; signed in as `user`, or nobody. */
-  async function open(path: string, user: SignedInUser | null): Promise<Page> {
-    const context = await browser.createBrowserContext();
-    const page = await context.newPage();
-    pages.push(page);
-    if (user) await signInPage(page, stack, user.email, user.name);
-    await page.goto(`${stack.gatewayUrl}${path}`);
-    return page;
-  }
-  const openDocument = async (user: SignedInUser, id: string) => {
-    const page = await open(`/w/${workspaceId}/d/${id}`, user);
-    await page.locator('::-p-aria([name="Title"][role="textbox"])').wait();
-    return page;
-  };
+  const open = (path: string, user: SignedInUser | null) => team.open(path, user);
+  const openDocument = (user: SignedInUser, id: string) => team.openDocument(user, id);
 
   it('publishes from the Share dialog; the link then shows the document to anyone, and unpublishing hides it', async () => {
     const doc = await createDocument(stack, owner, {

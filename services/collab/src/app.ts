@@ -14,6 +14,7 @@ import { ConnectionSlots, closeLimitsRedis, createLimitsRedis, redisReady, Token
 import { createServiceClient } from '@wiki/service-client';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
+import { blockEditor } from './block-editor.js';
 import { CollabServer, shownUserOf } from './collab-server.js';
 import { DocumentsApi } from './documents-api.js';
 import { forceAwarenessUser } from './domain/awareness.js';
@@ -25,6 +26,8 @@ export const COLLAB_PATH = '/collab';
 const MAX_MESSAGE_BYTES = 12 * 1024 * 1024;
 /** How long a stop waits for the rooms to be stored (inside Kubernetes' 30 s grace period). */
 const STOP_STORE_WAIT_MS = 15_000;
+/** After start, before the block editor is loaded: out of the way of the start itself. */
+const WARM_EDITOR_AFTER_MS = 500;
 /** The close a socket gets for sending faster than COLLAB_UPDATES_PER_SECOND / COLLAB_UPDATES_BURST allow. */
 export const TOO_MANY_UPDATES = { code: 4429, reason: 'too many updates' } as const;
 
@@ -141,6 +144,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       }) as typeof ws.emit;
       server.hocuspocus.handleConnection(ws, request);
     });
+  });
+
+  // The block editor (about 25 MB) is loaded in the background once the app is up, so the first
+  // room opened on this replica does not wait for it (issue 27 point 11: a cold open within 1.5 s).
+  app.addHook('onReady', async () => {
+    setTimeout(() => {
+      blockEditor().catch((error: unknown) => app.log.warn({ err: error }, 'collab: the block editor did not load'));
+    }, WARM_EDITOR_AFTER_MS).unref();
   });
 
   // Open sockets would hold HTTP's drain up: store every room and close them first.

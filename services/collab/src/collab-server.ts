@@ -66,6 +66,9 @@ interface Room {
   refreshing: Promise<unknown>;
 }
 
+/** What a `changed` stateless message says changed: the comment threads or the document's fields. */
+export type Announcement = 'comments' | 'document';
+
 /** A client's connection to one document, as revocation needs it. */
 interface Member {
   userId: string;
@@ -505,6 +508,16 @@ export class CollabServer {
     const room = this.rooms.get(documentId);
     if (!room || (plainText !== undefined && plainText === room.lastPlainText)) return Promise.resolve(false);
     return this.refresh(documentId);
+  }
+
+  /**
+   * Tells the room's connections on this replica that something shown beside the editor changed
+   * (the threads, or the document's title, icon, cover, place or state), so their pages read it
+   * again. The message is one of two fixed words, never the change itself: it cannot grow with
+   * what people typed. A document nobody holds open here costs a map lookup.
+   */
+  announce(documentId: string, what: Announcement): void {
+    this.hocuspocus.documents.get(documentId)?.broadcastStateless(JSON.stringify({ type: 'changed', what }));
   }
 
   /** Drops the connections (the client is told why: a Hocuspocus close message with the reason). */

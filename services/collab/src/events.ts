@@ -6,6 +6,19 @@ const READ_ONLY_ROLES = new Set(['VIEWER', 'COMMENTER']);
 
 type Data = Record<string, unknown>;
 
+/** Fields of document.updated that the page shows outside the editor. */
+const SHOWN_FIELDS = new Set(['title', 'icon', 'coverImageUrl']);
+/** Every comment.* event names its document: the threads of pages that have it open changed. */
+const COMMENT_EVENTS = [
+  'comment.thread_created',
+  'comment.thread_resolved',
+  'comment.thread_reopened',
+  'comment.thread_deleted',
+  'comment.added',
+  'comment.edited',
+  'comment.deleted',
+];
+
 function ids(data: Data): string[] {
   return Array.isArray(data.ids) ? data.ids.filter((id): id is string => typeof id === 'string') : [];
 }
@@ -23,9 +36,17 @@ export function subscribeToEvents(
   server: CollabServer,
   log: Logger,
 ): { stop(): Promise<void> } {
+  // Pages with the document open read again what the editor does not carry (ARCHITECTURE 5.17).
+  const announceDocument = (data: Data) => {
+    if (typeof data.id === 'string') server.announce(data.id, 'document');
+  };
+  const announceComments = (data: Data) => {
+    if (typeof data.documentId === 'string') server.announce(data.documentId, 'comments');
+  };
   const handlers: Record<string, (data: Data) => void> = {
     'document.updated': (data) => {
       const changed = Array.isArray(data.changed) ? data.changed : [];
+      if (changed.some((field) => SHOWN_FIELDS.has(field))) announceDocument(data);
       if (typeof data.id === 'string' && changed.includes('content') && server.rooms.has(data.id)) {
         // A cut text says nothing about the whole: look.
         const text =
@@ -38,7 +59,13 @@ export function subscribeToEvents(
     'document.archived': (data) => {
       const archived = new Set(ids(data));
       server.makeReadOnly((m) => archived.has(m.documentId));
+      announceDocument(data);
     },
+    'document.restored': announceDocument,
+    'document.moved': announceDocument,
+    'document.published': announceDocument,
+    'document.unpublished': announceDocument,
+    ...Object.fromEntries(COMMENT_EVENTS.map((type) => [type, announceComments])),
     'document.deleted': (data) => {
       server.closeDocuments(ids(data), 'document-deleted');
     },

@@ -37,7 +37,17 @@ const DOCUMENT_KEYS = [
   'wordCount',
   'workspaceId',
 ];
-const LIST_KEYS = ['childCount', 'hasChildren', 'icon', 'id', 'parentId', 'title', 'updatedAt', 'workspaceId'];
+const LIST_KEYS = [
+  'childCount',
+  'hasChildren',
+  'icon',
+  'id',
+  'openCommentCount',
+  'parentId',
+  'title',
+  'updatedAt',
+  'workspaceId',
+];
 
 describe('documents: CRUD, fields, limits and roles (through the gateway)', () => {
   let t: DocStack;

@@ -177,16 +177,29 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
           data: { threadId, documentId: doc.id, workspaceId: ws, status, createdBy: owner.id },
         }),
       );
+    // The list item says the same, although lists are remembered per workspace version: a thread
+    // event moves the version (migrations/0013), so a list read before is not served again.
+    const listed = async () =>
+      (
+        (await t.call('GET', `/api/v1/documents?workspaceId=${ws}`, owner)).body.data as {
+          id: string;
+          openCommentCount: number;
+        }[]
+      ).find((item) => item.id === doc.id)?.openCommentCount;
+    expect(await listed()).toBe(0);
     const [t1, t2, t3] = [randomUUID(), randomUUID(), randomUUID()];
     await thread('thread_created', t1, 'open');
     await thread('thread_created', t2, 'open');
     await thread('thread_created', t3, 'open');
     await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(3));
+    expect(await listed()).toBe(3);
     await thread('thread_resolved', t1, 'resolved');
     await thread('thread_deleted', t2, 'open');
     await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(1));
+    expect(await listed()).toBe(1);
     await thread('thread_reopened', t1, 'open');
     await eventually(async () => expect((await readDoc(doc.id)).openCommentCount).toBe(2));
+    expect(await listed()).toBe(2);
   });
 
   /**

@@ -77,6 +77,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     reads = owned;
   }
   registerNotificationRoutes(app, { pool: deps.pool, reads, notify: (userIds) => streams.notify(userIds) });
-  registerStreamRoute(app, streams, streamLimit);
+  registerStreamRoute(app, streams, streamLimit, app.notificationMembership);
   return app;
 }

@@ -47,20 +47,6 @@ export async function fileBlob(api: ApiClient, key: string, anonymous = false): 
   return SHOWN_TYPES.test(blob.type) ? blob : new Blob([blob], { type: 'application/octet-stream' });
 }
 
-/** Hands a blob to the browser as a download named `name`. */
-export function saveBlob(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has taken the blob once the click is handled.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
 /** What to tell the person when `fileName` could not be uploaded. */
 export function uploadErrorMessage(error: unknown, fileName: string): string {
   if (error instanceof ApiError) {

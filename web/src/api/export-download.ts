@@ -1,4 +1,5 @@
 import { type ApiClient, ApiError } from './client';
+import { saveBlob } from './save-blob';
 import type { ExportFormat } from './types';
 
 /** What the menu calls each format, and the extension of its file. */
@@ -45,7 +46,7 @@ function fileNameFromTitle(title: string, extension: string): string {
 
 /**
  * Fetches the export with the session's token (a plain link could not carry it) and hands the file
- * to the browser through an object URL and an `<a download>`. Answers the file name it was saved as.
+ * to the browser (saveBlob). Answers the file name it was saved as.
  */
 export async function downloadExport(
   api: ApiClient,
@@ -73,16 +74,7 @@ export async function downloadExport(
   } finally {
     clearTimeout(timer);
   }
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has taken the blob once the click is handled; the URL is no longer needed then.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveBlob(blob, name);
   return name;
 }
 

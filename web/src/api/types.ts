@@ -49,6 +49,8 @@ export interface DocumentListItem {
   hasChildren: boolean;
   childCount: number;
   updatedAt: string;
+  /** Open comment threads (the document service's projection of the comment service's events). */
+  openCommentCount: number;
 }
 
 /** A node of `GET /documents/tree`: the whole visible tree of a workspace, nested. */

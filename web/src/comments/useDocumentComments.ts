@@ -7,14 +7,17 @@ import { useApi } from '../auth/AuthContext';
 import { locateAnchor } from './anchor-dom';
 import { useCommentHighlights } from './useCommentHighlights';
 
-/** How often the threads are read again: often while the panel is open, now and then for the marks. */
-const OPEN_REFRESH_MS = 10_000;
-const CLOSED_REFRESH_MS = 60_000;
+/**
+ * Others' comments arrive as the collaboration server's announcements (useRoomAnnouncements); this
+ * slow re-read only covers a connection that missed one.
+ */
+const FALLBACK_REFRESH_MS = 120_000;
 const NO_THREADS: CommentThread[] = [];
 const THREAD_LINK = /^#thread-([0-9a-f-]{36})$/i;
 
 /**
- * The comment side of the document page: its threads (read again on focus and on an interval),
+ * The comment side of the document page: its threads (read again when announced, on focus, and
+ * now and then),
  * their marks in the editor, the thread in focus, and the selection being commented on.
  */
 export function useDocumentComments(
@@ -27,7 +30,7 @@ export function useDocumentComments(
   const threads = useQuery({
     ...threadsQuery(api, documentId),
     enabled: Boolean(documentId),
-    refetchInterval: panelOpen ? OPEN_REFRESH_MS : CLOSED_REFRESH_MS,
+    refetchInterval: FALLBACK_REFRESH_MS,
     refetchOnWindowFocus: 'always',
   });
   const [activeThreadId, setActiveThreadId] = useState<string | null>(null);

@@ -1,6 +1,7 @@
 import { useState } from 'react';
-import { fileBlob, formatFileSize, saveBlob } from '../api/attachments';
+import { fileBlob, formatFileSize } from '../api/attachments';
 import { ApiError } from '../api/client';
+import { saveBlob } from '../api/save-blob';
 import type { Attachment } from '../api/types';
 import { useApi } from '../auth/AuthContext';
 

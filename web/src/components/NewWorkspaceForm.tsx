@@ -1,10 +1,11 @@
-import { Button, Textarea, TextInput } from '@mantine/core';
+import { Button } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { workspaceKeys } from '../api/queries';
 import type { Workspace } from '../api/types';
 import { useApi } from '../auth/AuthContext';
+import { WorkspaceFields, workspaceFieldsBody } from './WorkspaceFields';
 
 /** Name and description of a new workspace (POST /workspaces); the person lands in it once made. */
 export function NewWorkspaceForm({
@@ -17,12 +18,10 @@ export function NewWorkspaceForm({
   const api = useApi();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
+  const [fields, setFields] = useState({ name: '', description: '' });
 
   const create = useMutation({
-    mutationFn: () =>
-      api.post<Workspace>('/workspaces', { name: name.trim(), description: description.trim() || undefined }),
+    mutationFn: () => api.post<Workspace>('/workspaces', workspaceFieldsBody(fields, undefined)),
     onSuccess: async (workspace) => {
       await queryClient.invalidateQueries({ queryKey: workspaceKeys.all });
       onCreated?.(workspace);
@@ -32,28 +31,17 @@ export function NewWorkspaceForm({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (name.trim()) create.mutate();
+    if (fields.name.trim()) create.mutate();
   };
 
   return (
     <form onSubmit={submit} className="stack-form">
-      <TextInput
-        label="Name"
-        required
-        maxLength={255}
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        placeholder="e.g. Engineering handbook"
-        data-autofocus
-      />
-      <Textarea
-        label="Description"
-        maxLength={1000}
-        autosize
-        minRows={2}
-        value={description}
-        onChange={(event) => setDescription(event.currentTarget.value)}
-        placeholder="What the workspace is for (optional)"
+      <WorkspaceFields
+        values={fields}
+        onChange={setFields}
+        namePlaceholder="e.g. Engineering handbook"
+        descriptionPlaceholder="What the workspace is for (optional)"
+        autoFocus
       />
       {create.error && (
         <p role="alert" className="error-text">

@@ -6,10 +6,13 @@ import { useApi } from '../auth/AuthContext';
 import { useNotificationStream } from '../notifications/useNotificationStream';
 import { NotificationsPanel } from './NotificationsPanel';
 
-/** The header's bell: its name and badge carry the unread count, kept live over the stream. */
-export function NotificationsButton() {
+/**
+ * The header's bell: its name and badge carry the unread count, kept live over the stream (which
+ * also carries the tree events of `workspaceId`).
+ */
+export function NotificationsButton({ workspaceId }: { workspaceId: string }) {
   const api = useApi();
-  useNotificationStream();
+  useNotificationStream(workspaceId);
   const count = useQuery(unreadCountQuery(api)).data?.unreadCount;
   const [open, setOpen] = useState(false);
   const name = count === undefined ? 'Notifications' : `Notifications, ${count} unread`;

@@ -16,7 +16,7 @@ export function WorkspaceLayout() {
       <header className="app-header">
         <WorkspaceSwitcher workspaceId={workspaceId} />
         <SearchBox workspaceId={workspaceId} />
-        <NotificationsButton />
+        <NotificationsButton workspaceId={workspaceId} />
         <UserMenu />
       </header>
       <nav aria-label="Documents" className="app-sidebar">

@@ -8,6 +8,7 @@ import { useFileUploads, useFileUrls } from './files';
 import { PresenceList } from './PresenceList';
 import { UploadStatus } from './UploadStatus';
 import { useCollabRoom } from './useCollabRoom';
+import { useRoomAnnouncements } from './useRoomAnnouncements';
 
 export interface CollaborativeEditorProps {
   documentId: string;
@@ -30,6 +31,7 @@ export default function CollaborativeEditor({
   token,
 }: CollaborativeEditorProps) {
   const room = useCollabRoom(documentId, token);
+  useRoomAnnouncements(room, documentId);
   const { uploadFile, uploads, dismiss } = useFileUploads({ workspaceId, documentId });
   const resolveFileUrl = useFileUrls(useApi());
   const files = useMemo(() => ({ uploadFile, resolveFileUrl }), [uploadFile, resolveFileUrl]);

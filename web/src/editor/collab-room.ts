@@ -11,6 +11,21 @@ export const FRAGMENT = 'document-store';
 
 export type ConnectionState = 'connecting' | 'connected' | 'offline' | 'reconnecting' | 'refused';
 
+/** What the server says changed beside the editor: the comment threads, or the document's title, icon, cover, place or state. */
+export type Announcement = 'comments' | 'document';
+const ANNOUNCEMENTS: readonly Announcement[] = ['comments', 'document'];
+
+/** The server's `{ type: 'changed', what }` stateless message; anything else (access notices) is not one. */
+export function announcementOf(payload: string): Announcement | null {
+  try {
+    const message = JSON.parse(payload) as { type?: unknown; what?: unknown };
+    if (message?.type !== 'changed') return null;
+    return message.what === 'comments' || message.what === 'document' ? message.what : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Someone in the room as their awareness state names them (the server sets id and name). */
 export interface RoomPerson {
   clientId: number;
@@ -32,6 +47,7 @@ export class CollabRoom {
   private everSynced = false;
   private refusal: string | null = null;
   private readonly listeners = new Set<() => void>();
+  private readonly announced = new Set<(what: Announcement) => void>();
 
   constructor(documentId: string, token: () => Promise<string>) {
     this.state = navigator.onLine ? 'connecting' : 'offline';
@@ -44,8 +60,14 @@ export class CollabRoom {
         if (status !== WebSocketStatus.Connected) this.settle();
       },
       onSynced: () => {
+        // Back after a break: what was announced meanwhile never arrived.
+        if (this.everSynced) for (const listener of this.announced) for (const what of ANNOUNCEMENTS) listener(what);
         this.everSynced = true;
         this.settle();
+      },
+      onStateless: ({ payload }) => {
+        const what = announcementOf(payload);
+        if (what) for (const listener of this.announced) listener(what);
       },
       onAuthenticationFailed: ({ reason }) => {
         this.refusal = reason || 'the server refused the connection';
@@ -75,6 +97,12 @@ export class CollabRoom {
 
   getState = (): ConnectionState => this.state;
 
+  /** Calls `listener` with each announcement of the server until the returned function is called. */
+  onAnnouncement(listener: (what: Announcement) => void): () => void {
+    this.announced.add(listener);
+    return () => this.announced.delete(listener);
+  }
+
   retry(): void {
     this.refusal = null;
     this.settle();
@@ -97,6 +125,7 @@ export class CollabRoom {
     window.removeEventListener('offline', this.goOffline);
     window.removeEventListener('online', this.goOnline);
     this.listeners.clear();
+    this.announced.clear();
     this.provider.destroy();
     this.doc.destroy();
   }

@@ -21,6 +21,8 @@ export interface LiveHandlers {
 
 export class LiveNotifications {
   private lastEventId: string | undefined;
+  /** The workspace whose `tree` events the stream carries too (the one the sidebar shows). */
+  private treeOf: string | null = null;
   private connection: AbortController | null = null;
   private wake: (() => void) | null = null;
   private hiddenTimer: ReturnType<typeof setTimeout> | undefined;
@@ -35,6 +37,16 @@ export class LiveNotifications {
   start(): void {
     document.addEventListener('visibilitychange', this.onVisibility);
     void this.run();
+  }
+
+  /**
+   * Follows another workspace's tree: the open stream is ended and a new one, resuming after the
+   * last event seen, names the workspace.
+   */
+  watchTree(workspaceId: string | null): void {
+    if (workspaceId === this.treeOf) return;
+    this.treeOf = workspaceId;
+    this.connection?.abort();
   }
 
   /** For good (unmount, sign-out). */
@@ -57,7 +69,8 @@ export class LiveNotifications {
       this.connection = controller;
       let pushedOut = false;
       try {
-        await this.api.stream(PATH, {
+        const path = this.treeOf ? `${PATH}?workspaceId=${encodeURIComponent(this.treeOf)}` : PATH;
+        await this.api.stream(path, {
           lastEventId: this.lastEventId,
           signal: controller.signal,
           onOpen: () => {

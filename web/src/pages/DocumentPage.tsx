@@ -21,7 +21,8 @@ import { TitleField } from '../components/TitleField';
 import { NotFoundPage } from './NotFoundPage';
 
 // BlockNote, Mantine's editor parts, Yjs and Hocuspocus load with the first document opened.
-const CollaborativeEditor = lazy(() => import('../editor/CollaborativeEditor'));
+const loadEditor = () => import('../editor/CollaborativeEditor');
+const CollaborativeEditor = lazy(loadEditor);
 
 const EDITOR_ROLES = new Set(['OWNER', 'ADMIN', 'EDITOR']);
 const ADMIN_ROLES = new Set(['OWNER', 'ADMIN']);
@@ -35,6 +36,10 @@ export function DocumentPage() {
   const api = useApi();
   const { session } = useAuth();
   const id = documentId ?? '';
+  // The editor's files load while the document is read rather than after it (a cold open waited for both in turn).
+  useEffect(() => {
+    void loadEditor();
+  }, []);
   const document = useQuery({ ...documentQuery(api, id), enabled: Boolean(id) });
   const permission = useQuery({ ...permissionQuery(api, id), enabled: Boolean(id) });
   const ancestors = useQuery({ ...ancestorsQuery(api, id), enabled: Boolean(id) });

@@ -7,6 +7,9 @@ import { PLACED_TEXT } from './whole-document.js';
 /** Kept by triggers (migrations/0002_child_counts.sql): one index lookup, whatever the number of children. */
 const visibleChildCount = sql.fragment`coalesce((SELECT c.visible_children FROM document_child_counts c WHERE c.document_id = d.id), 0)`;
 
+/** From the comment service's events (db/comment-threads.ts); one index range (the open threads' partial index). */
+const openThreadCount = sql.fragment`(SELECT count(*)::int FROM comment_thread_projection t WHERE t.document_id = d.id AND t.is_open)`;
+
 /**
  * Everything DocumentResponse needs, in one query: counts and user names joined in. Read by the
  * prepared GET and answered by the creating INSERT itself (db/prepared-statements.ts), shown by
@@ -35,10 +38,7 @@ export const DocumentDetail = shape(
     createdAt: [z.string(), iso(sql.fragment`d.created_at`)],
     updatedAt: [z.string(), iso(sql.fragment`d.updated_at`)],
     childCount: [z.number(), visibleChildCount],
-    openCommentCount: [
-      z.number(),
-      sql.fragment`(SELECT count(*)::int FROM comment_thread_projection t WHERE t.document_id = d.id AND t.is_open)`,
-    ],
+    openCommentCount: [z.number(), openThreadCount],
     // Null when the users projection does not know the user yet (the presenter looks it up then).
     createdByName: [z.string().nullable(), sql.fragment`cu.name`],
     createdByAvatarUrl: [z.string().nullable(), sql.fragment`cu.avatar_url`],
@@ -72,6 +72,8 @@ export const ListItem = shape({
   // Formatted by Postgres: lists are read by a prepared statement (db/prepared-statements.ts).
   updatedAt: [z.string(), iso(sql.fragment`d.updated_at`)],
   childCount: [z.number(), visibleChildCount],
+  // Moves the workspace's version too (migrations/0013), so remembered lists stay true.
+  openCommentCount: [z.number(), openThreadCount],
 });
 export type ListItem = z.infer<typeof ListItem.row>;
 

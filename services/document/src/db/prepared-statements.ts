@@ -55,13 +55,13 @@ const FIND_DETAIL = {
 const listItem = ListItem.text;
 // Two statements rather than `parent_id IS NOT DISTINCT FROM $2`, which no index serves.
 const LIST_ROOTS = {
-  name: 'list_roots_v1',
+  name: 'list_roots_v2',
   text: `SELECT ${listItem.columns} FROM documents d ${listItem.joins}
     WHERE d.workspace_id = $1 AND d.parent_id IS NULL AND NOT d.is_archived
     ORDER BY d.position, d.created_at, d.id`,
 };
 const LIST_CHILDREN = {
-  name: 'list_children_v1',
+  name: 'list_children_v2',
   text: `SELECT ${listItem.columns} FROM documents d ${listItem.joins}
     WHERE d.workspace_id = $1 AND d.parent_id = $2 AND NOT d.is_archived
     ORDER BY d.position, d.created_at, d.id`,

@@ -79,6 +79,7 @@ export function presentListItem(item: ListItem) {
     hasChildren: item.childCount > 0,
     childCount: item.childCount,
     updatedAt: item.updatedAt,
+    openCommentCount: item.openCommentCount,
   };
 }
 

@@ -48,6 +48,8 @@ export const listItemResponse = object({
   hasChildren: Type.Boolean(),
   childCount: Type.Integer(),
   updatedAt: timestamp,
+  /** Beyond the spec: the document's open comment threads (the web app's tree shows them). */
+  openCommentCount: Type.Integer(),
 });
 
 export const breadcrumbResponse = object({ id: uuid, title: Type.String() });

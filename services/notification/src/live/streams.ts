@@ -3,6 +3,7 @@ import type { DatabasePool } from '@wiki/db';
 import type { EventBus, Logger } from '@wiki/events';
 import { catchUpPage, lastSeqOf, type StreamRow } from '../db/notifications.js';
 import { presentNotification } from '../presenters/notification.js';
+import { TreeWatchers } from './tree-watch.js';
 
 /** Rows read per query while a stream catches up (a long-gone client may have missed many). */
 const CATCH_UP_PAGE = 100;
@@ -34,12 +35,16 @@ export class NotificationStreams {
   private readonly byUser = new Map<string, Set<StreamClient>>();
   private bus: EventBus | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** Streams that also carry a workspace's `tree` messages. */
+  readonly trees: TreeWatchers;
 
   constructor(
     private readonly pool: DatabasePool,
     private readonly logger: Logger,
     private readonly heartbeatMs: number,
-  ) {}
+  ) {
+    this.trees = new TreeWatchers(logger);
+  }
 
   /** Open streams on this replica (health details). */
   get open(): number {
@@ -67,8 +72,10 @@ export class NotificationStreams {
     });
     this.heartbeat = setInterval(() => this.beat(), this.heartbeatMs);
     this.heartbeat.unref();
+    const trees = this.trees.connect(bus);
     return {
       stop: async () => {
+        await trees.stop();
         stopListening();
         if (this.heartbeat) clearInterval(this.heartbeat);
         this.heartbeat = null;
@@ -101,9 +108,10 @@ export class NotificationStreams {
   /**
    * Serves one stream on a hijacked reply until the client goes away. `lastEventId`: the last
    * notification number the client saw, or `currentPosition` for a new stream (it gets every
-   * visible one after it, then the count).
+   * visible one after it, then the count). `treeOf`: a workspace of the user whose `tree` messages
+   * the stream carries too.
    */
-  serve(userId: string, res: ServerResponse, lastEventId: number, requestId: string): ServedStream {
+  serve(userId: string, res: ServerResponse, lastEventId: number, requestId: string, treeOf?: string): ServedStream {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -121,8 +129,10 @@ export class NotificationStreams {
       this.byUser.set(userId, set);
     }
     set.add(client);
+    const unwatch = treeOf ? this.trees.watch(treeOf, client) : undefined;
     res.once('close', () => {
       client.closed = true;
+      unwatch?.();
       const own = this.byUser.get(userId);
       own?.delete(client);
       if (own?.size === 0) this.byUser.delete(userId);
@@ -176,7 +186,7 @@ class StreamClient {
   private again = false;
 
   constructor(
-    private readonly userId: string,
+    readonly userId: string,
     private readonly res: ServerResponse,
     private readonly pool: DatabasePool,
     private readonly logger: Logger,

@@ -2,6 +2,7 @@ import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
 import { errorResponses, object, openObject, Type } from '@wiki/http';
+import type { MembershipAccess } from '@wiki/projections';
 import type { FastifyInstance } from 'fastify';
 import { type StreamLimit, TOO_MANY_STREAMS_NOTICE } from '../live/stream-limit.js';
 import type { NotificationStreams, ServedStream } from '../live/streams.js';
@@ -15,7 +16,12 @@ const eventId = Type.String({ pattern: '^[0-9]{1,18}$' });
  * comment, and resumption from `Last-Event-ID` (or `lastEventId` in the query, for clients that
  * cannot set headers).
  */
-export function registerStreamRoute(server: FastifyInstance, streams: NotificationStreams, limit: StreamLimit): void {
+export function registerStreamRoute(
+  server: FastifyInstance,
+  streams: NotificationStreams,
+  limit: StreamLimit,
+  membership: MembershipAccess,
+): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/notifications/stream',
@@ -27,7 +33,16 @@ export function registerStreamRoute(server: FastifyInstance, streams: Notificati
           'Events `notification` (data: NotificationResponse) and `unread-count` (data: `{ unreadCount }`), ' +
           'each with an `id:`; a heartbeat comment every 25 s. Reconnecting with `Last-Event-ID` (or ' +
           '`lastEventId`) sends the notifications made since, then the current count.',
-        querystring: object({ lastEventId: eventId }),
+        querystring: object({
+          lastEventId: eventId,
+          workspaceId: Type.String({
+            format: 'uuid',
+            description:
+              'Also send `tree` events (data: `{ workspaceId }`, no id) when documents of this workspace are created, ' +
+              'moved, renamed, archived, restored or deleted, or their open comment threads change; ' +
+              'only while the caller is a member of it.',
+          }),
+        }),
         headers: openObject({ 'last-event-id': eventId }),
         response: {
           200: Type.String({ description: 'text/event-stream' }),
@@ -43,6 +58,10 @@ export function registerStreamRoute(server: FastifyInstance, streams: Notificati
       // "From now" is read before the headers go out: a notification made once the client holds
       // the answer is sent on it, never counted as older than the stream.
       const from = given === undefined ? await streams.currentPosition(userId) : Number(given);
+      // A workspace the caller is not a member of is no error: the stream carries notifications only.
+      const { workspaceId } = request.query;
+      const treeOf =
+        workspaceId && (await membership.roleOf(workspaceId, userId, request.id)) ? workspaceId : undefined;
       // Counted last, right before it is served: nothing between can fail and leave it counted.
       let served: ServedStream | undefined;
       let pushedOut = false;
@@ -57,7 +76,7 @@ export function registerStreamRoute(server: FastifyInstance, streams: Notificati
         return reply;
       }
       reply.raw.once('close', () => slot.release());
-      served = streams.serve(userId, reply.raw, from, request.id);
+      served = streams.serve(userId, reply.raw, from, request.id, treeOf);
       if (pushedOut) served.endWith(TOO_MANY_STREAMS_NOTICE);
       return reply;
     },

@@ -1,25 +1,22 @@
-import { Button, Textarea, TextInput } from '@mantine/core';
+import { Button, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { workspaceKeys } from '../../api/queries';
 import type { Workspace } from '../../api/types';
 import { useApi } from '../../auth/AuthContext';
+import { WorkspaceFields, workspaceFieldsBody } from '../WorkspaceFields';
 
 /** Name, description and icon of the workspace (PUT /workspaces/{id}; ADMIN and OWNER). */
 export function WorkspaceDetailsForm({ workspace }: { workspace: Workspace }) {
   const api = useApi();
   const queryClient = useQueryClient();
-  const [name, setName] = useState(workspace.name);
-  const [description, setDescription] = useState(workspace.description ?? '');
+  const [fields, setFields] = useState({ name: workspace.name, description: workspace.description ?? '' });
   const [icon, setIcon] = useState(workspace.icon ?? '');
 
   const save = useMutation({
     mutationFn: () =>
-      api.put<Workspace>(`/workspaces/${workspace.id}`, {
-        name: name.trim(),
-        description: description.trim(),
-        icon: icon.trim(),
-      }),
+      // An empty description is sent as '' here: it clears the stored one.
+      api.put<Workspace>(`/workspaces/${workspace.id}`, { ...workspaceFieldsBody(fields, ''), icon: icon.trim() }),
     onSuccess: async (saved) => {
       queryClient.setQueryData(workspaceKeys.detail(saved.id), saved);
       await queryClient.invalidateQueries({ queryKey: workspaceKeys.all });
@@ -28,27 +25,12 @@ export function WorkspaceDetailsForm({ workspace }: { workspace: Workspace }) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (name.trim()) save.mutate();
+    if (fields.name.trim()) save.mutate();
   };
 
   return (
     <form onSubmit={submit} className="stack-form">
-      <TextInput
-        label="Name"
-        required
-        maxLength={255}
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-      />
-      <Textarea
-        label="Description"
-        maxLength={1000}
-        autosize
-        minRows={2}
-        value={description}
-        onChange={(event) => setDescription(event.currentTarget.value)}
-        placeholder="What the workspace is for"
-      />
+      <WorkspaceFields values={fields} onChange={setFields} descriptionPlaceholder="What the workspace is for" />
       <TextInput
         label="Icon"
         description="An emoji shown before the name, e.g. 📘 (leave empty for none)"

@@ -28,6 +28,8 @@ export interface TreeItemRowProps {
 export const TreeItemRow = memo(function TreeItemRow(props: TreeItemRowProps) {
   const { row, start, tabbable, current, renaming, dragging, drop, refused, commands, canChange } = props;
   const title = displayTitle(row.item);
+  const openComments = row.item.openCommentCount ?? 0;
+  const commentsId = `tree-comments-${row.item.id}`;
   const classes = ['tree-row'];
   if (current) classes.push('is-current');
   if (dragging) classes.push('is-dragging');
@@ -44,6 +46,7 @@ export const TreeItemRow = memo(function TreeItemRow(props: TreeItemRowProps) {
       aria-expanded={row.expanded}
       aria-selected={current}
       aria-current={current ? 'page' : undefined}
+      aria-describedby={openComments > 0 ? commentsId : undefined}
       aria-busy={row.loading || undefined}
       tabIndex={tabbable ? 0 : -1}
       className={classes.join(' ')}
@@ -76,6 +79,11 @@ export const TreeItemRow = memo(function TreeItemRow(props: TreeItemRowProps) {
       ) : (
         <span className="tree-title">{title}</span>
       )}
+      {openComments > 0 && (
+        <span id={commentsId} className="tree-comments" role="img" aria-label={openCommentsLabel(openComments)}>
+          {openComments}
+        </span>
+      )}
       {row.loading && (
         <span className="tree-loading" aria-hidden="true">
           Loading…
@@ -85,6 +93,11 @@ export const TreeItemRow = memo(function TreeItemRow(props: TreeItemRowProps) {
     </div>
   );
 });
+
+/** The count's accessible name (the item's own name stays its title, ARCHITECTURE 5.17). */
+export function openCommentsLabel(count: number): string {
+  return count === 1 ? '1 open comment' : `${count} open comments`;
+}
 
 /**
  * A click or press on the item itself: not on its actions button or rename field, and not on the
