@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createDatabasePool, sql } from '@wiki/db';
+import { createDatabasePool, createPreparedPool, sql } from '@wiki/db';
 import { createPostgresEngine } from '../../services/search/src/engines/postgres.js';
 import { corpus } from './search-corpus.js';
 
@@ -36,8 +36,10 @@ export async function fillSearchIndex(
 ): Promise<IndexingResult> {
   // A batch may wait while Postgres merges the GIN index's pending list: an hour allowed.
   const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 2, statementTimeoutMs: 3_600_000 });
+  // The engine's search pool, never used here (it connects on first use).
+  const reads = createPreparedPool(databaseUrl, { warn() {} }, 1);
   try {
-    const engine = await createPostgresEngine({ pool, tsConfig: 'simple' });
+    const engine = await createPostgresEngine({ pool, reads, tsConfig: 'simple' });
     const make = corpus();
     let next = 0;
     let done = 0;
@@ -89,6 +91,7 @@ export async function fillSearchIndex(
       indexMiB: mib(sizes.index_bytes),
     };
   } finally {
+    await reads.end();
     await pool.end();
   }
 }

@@ -11,14 +11,22 @@ const STATEMENT_TIMEOUT_MS = 30_000;
  */
 const CONNECT_TIMEOUT_MS = 5_000;
 
+/** Settings of the pool's sessions (`SET name = value` for every connection it opens). */
+export type SessionSettings = Record<string, string>;
+
 export function createPreparedPool(
   connectionString: string,
   logger: { warn(obj: object, msg: string): void },
   maxConnections = 10,
+  session: SessionSettings = {},
 ): PreparedPool {
+  const options = Object.entries(session)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
   const pool = new pg.Pool({
     connectionString,
     max: maxConnections,
+    ...(options ? { options } : {}),
     statement_timeout: STATEMENT_TIMEOUT_MS,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });

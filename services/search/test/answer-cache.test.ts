@@ -28,8 +28,14 @@ describe('remembered search answers', () => {
 
   beforeAll(async () => {
     db = await countedSearchDatabase();
-    replicaA = withAnswerCache(await createPostgresEngine({ pool: db.pool, tsConfig: 'simple' }), db.pool);
-    replicaB = withAnswerCache(await createPostgresEngine({ pool: db.pool, tsConfig: 'simple' }), db.pool);
+    replicaA = withAnswerCache(
+      await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }),
+      db.reads,
+    );
+    replicaB = withAnswerCache(
+      await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }),
+      db.reads,
+    );
   });
   afterAll(() => db?.drop());
 
@@ -70,5 +76,64 @@ describe('remembered search answers', () => {
     db.reset();
     await replicaA.search({ workspaceId: one, query: 'costs', limit: 20 });
     expect(db.statements()).toBe(1);
+  });
+});
+
+describe('remembered search answers, per workspace', () => {
+  let db: CountedDatabase;
+  let replicaA: SearchEngine;
+  let replicaB: SearchEngine;
+
+  beforeAll(async () => {
+    db = await countedSearchDatabase();
+    replicaA = withAnswerCache(
+      await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }),
+      db.reads,
+    );
+    replicaB = withAnswerCache(
+      await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }),
+      db.reads,
+    );
+  });
+  afterAll(() => db?.drop());
+
+  it('keeps the answers of a workspace when another one is written (upsert, patch, removal, purge)', async () => {
+    const [quiet, busy] = [randomUUID(), randomUUID()];
+    const kept = doc(quiet, 'Roadmap', 'Milestones of the quarter.');
+    const moving = doc(busy, 'Roadmap draft', 'Milestones to agree on.');
+    await replicaA.upsert([kept, moving]);
+    const query = { workspaceId: quiet, query: 'milestones', limit: 20 };
+    const answer = await replicaA.search(query);
+    expect(answer.map((h) => h.id)).toEqual([kept.id]);
+
+    const writes: Array<() => Promise<unknown>> = [
+      () => replicaB.upsert([doc(busy, 'Milestones', 'More of them.')]),
+      () => replicaB.patch([{ id: moving.id, archived: true, version: ++version }]),
+      () => replicaB.remove([moving.id]),
+      () => replicaB.removeWorkspace(busy),
+    ];
+    for (const write of writes) {
+      await write();
+      db.reset();
+      expect(await replicaA.search(query)).toEqual(answer);
+      expect(db.statements()).toBe(1); // the workspace's version only
+    }
+  });
+
+  it('answers afresh in the workspace a patch or a removal named by id only touched', async () => {
+    const workspaceId = randomUUID();
+    const [one, two] = [
+      doc(workspaceId, 'Handbook', 'Onboarding steps.'),
+      doc(workspaceId, 'Guide', 'Onboarding tips.'),
+    ];
+    await replicaA.upsert([one, two]);
+    const query = { workspaceId, query: 'onboarding', limit: 20 };
+    expect((await replicaA.search(query)).map((h) => h.id).sort()).toEqual([one.id, two.id].sort());
+    await replicaB.patch([{ id: one.id, archived: true, version: ++version }]);
+    expect((await replicaA.search(query)).map((h) => h.id)).toEqual([two.id]);
+    await replicaB.remove([two.id]);
+    expect(await replicaA.search(query)).toEqual([]);
+    // Ids the index does not hold touch no workspace.
+    expect(await replicaB.workspacesOf([randomUUID(), two.id])).toEqual([]);
   });
 });

@@ -311,6 +311,20 @@ export function describeEngineContract(name: string, makeEngine: () => Promise<E
         expect(await engine.listIds({ workspaceId, limit: 10 })).toEqual([]);
       });
 
+      it('names the workspaces of the ids it holds, not of removed or unknown ones', async () => {
+        const [first, second] = [randomUUID(), randomUUID()];
+        const a = doc(first, 'One', 'First.');
+        const b = doc(first, 'Two', 'Second.', { archived: true });
+        const c = doc(second, 'Three', 'Third.');
+        const gone = doc(second, 'Four', 'Fourth.');
+        await engine.upsert([a, b, c, gone]);
+        await engine.remove([gone.id]);
+        expect(await engine.workspacesOf([])).toEqual([]);
+        expect(await engine.workspacesOf([a.id, b.id])).toEqual([first]);
+        expect((await engine.workspacesOf([a.id, c.id, randomUUID()])).sort()).toEqual([first, second].sort());
+        expect(await engine.workspacesOf([gone.id, randomUUID()])).toEqual([]);
+      });
+
       it('lists indexed ids in ascending order, page by page', async () => {
         const { workspaceId, ids } = await workspaceOf(['One', 'a'], ['Two', 'b'], ['Three', 'c']);
         const sorted = [...ids].sort();

@@ -41,7 +41,7 @@ describe('postgres engine: what a search costs', () => {
 
   beforeAll(async () => {
     db = await countedSearchDatabase();
-    engine = await createPostgresEngine({ pool: db.pool, tsConfig: 'simple' });
+    engine = await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' });
   });
   afterAll(() => db?.drop());
 
@@ -96,5 +96,56 @@ describe('postgres engine: what a search costs', () => {
     expect((await engine.search({ workspaceId, query: 'ice moves', limit: 5 })).map((h) => h.id)).toEqual([office.id]);
     // `ce` alone is the end of `office` only: a two-letter piece makes no lexeme of its own.
     expect(await engine.search({ workspaceId, query: 'ce moves', limit: 5 })).toEqual([]);
+  });
+});
+
+describe('postgres engine: the last word through the lexicon', () => {
+  let db: CountedDatabase;
+  let engine: SearchEngine;
+
+  beforeAll(async () => {
+    db = await countedSearchDatabase();
+    engine = await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' });
+  });
+  afterAll(() => db?.drop());
+
+  const lexiconCount = async (prefix: string) =>
+    Number(
+      await db.pool.oneFirst(sql.unsafe`
+        SELECT count(*)::int FROM search_lexemes WHERE lexeme LIKE ${`${prefix}%`}`),
+    );
+
+  it('holds every lexeme of what was written, and finds a prefix of a few words and of more than 64', async () => {
+    const workspaceId = randomUUID();
+    // 70 words starting with `zq` (and no suffix starting with it): a prefix of more than 64 lexemes.
+    const pages = Array.from({ length: 70 }, (_, i) => doc(workspaceId, `Page ${i}`, `Code zq${i}word here.`));
+    await engine.upsert(pages.slice(0, 35));
+    await engine.upsert(pages.slice(35));
+    expect(await lexiconCount('zq')).toBe(70);
+    expect(await lexiconCount('word')).toBe(1);
+
+    // `zq1`: zq1word and zq10word … zq19word, 11 lexemes, turned into exact ones.
+    const few = await engine.search({ workspaceId, query: 'code zq1', limit: 50 });
+    expect(few.map((h) => h.title).sort()).toEqual(
+      ['Page 1', ...Array.from({ length: 10 }, (_, i) => `Page ${10 + i}`)].sort(),
+    );
+    // `zq`: 70 lexemes, kept a prefix.
+    expect(await engine.search({ workspaceId, query: 'zq', limit: 50 })).toHaveLength(50);
+    // The prefix inside a word (a suffix's start) and of a word written after the others.
+    expect((await engine.search({ workspaceId, query: 'q7wor', limit: 50 })).map((h) => h.title)).toEqual(['Page 7']);
+    const late = doc(workspaceId, 'Late', 'Written after: zq1late.');
+    await engine.upsert([late]);
+    expect((await engine.search({ workspaceId, query: 'zq1l', limit: 50 })).map((h) => h.id)).toEqual([late.id]);
+  });
+
+  it('sends a lexeme it already added once only (one writer, two batches)', async () => {
+    const workspaceId = randomUUID();
+    await engine.upsert([doc(workspaceId, 'First', 'Plover gannet.')]);
+    const before = await lexiconCount('plover');
+    db.reset();
+    await engine.upsert([doc(workspaceId, 'First', 'Plover gannet.')]);
+    // The document's statement only: no lexicon statement for lexemes it sent before.
+    expect(db.statements()).toBe(1);
+    expect(await lexiconCount('plover')).toBe(before);
   });
 });

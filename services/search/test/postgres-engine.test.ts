@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { databaseUrl, loadConfig } from '@wiki/config';
-import { createDatabasePool, type DatabasePool, dropDatabase, ensureDatabase, migrate } from '@wiki/db';
+import {
+  createDatabasePool,
+  createPreparedPool,
+  type DatabasePool,
+  dropDatabase,
+  ensureDatabase,
+  migrate,
+} from '@wiki/db';
 import { migrationSetsOf } from '@wiki/service';
 import { uniqueName } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,11 +23,13 @@ async function postgresEngine(tsConfig = 'simple'): Promise<EngineUnderTest & { 
   await ensureDatabase(url);
   await migrate(url, migrationSetsOf(searchService));
   const pool = await createDatabasePool(url, { maximumPoolSize: 4 });
-  const engine = await createPostgresEngine({ pool, tsConfig });
+  const reads = createPreparedPool(url, { warn() {} }, 2);
+  const engine = await createPostgresEngine({ pool, reads, tsConfig });
   return {
     engine,
     pool,
     async cleanup() {
+      await reads.end();
       await pool.end();
       await dropDatabase(url);
     },
@@ -64,9 +73,11 @@ describe('postgres engine: SEARCH_TS_CONFIG', () => {
     const url = databaseUrl(pgUrl, `${uniqueName()}_search`);
     await ensureDatabase(url);
     const pool = await createDatabasePool(url, { maximumPoolSize: 1 });
+    const reads = createPreparedPool(url, { warn() {} }, 1);
     try {
-      await expect(createPostgresEngine({ pool, tsConfig: 'klingon' })).rejects.toThrow(/SEARCH_TS_CONFIG/);
+      await expect(createPostgresEngine({ pool, reads, tsConfig: 'klingon' })).rejects.toThrow(/SEARCH_TS_CONFIG/);
     } finally {
+      await reads.end();
       await pool.end();
       await dropDatabase(url);
     }

@@ -60,8 +60,8 @@ function until(user: SignedInUser, ws: string, query: string, expected: string[]
 /** Takes a document out of the index behind the engine's back (and the search answers it remembers). */
 async function forgetInIndex(id: string) {
   await searchDb.query(sql.unsafe`
-    WITH gone AS (DELETE FROM search_documents WHERE id = ${id})
-    UPDATE search_index_version SET version = version + 1`);
+    WITH gone AS (DELETE FROM search_documents WHERE id = ${id} RETURNING workspace_id)
+    UPDATE search_workspace_versions SET version = version + 1 WHERE workspace_id IN (SELECT workspace_id FROM gone)`);
 }
 
 async function update(id: string, body: Record<string, unknown>) {

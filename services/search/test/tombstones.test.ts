@@ -27,7 +27,7 @@ describe('search tombstones', () => {
 
   beforeAll(async () => {
     db = await countedSearchDatabase();
-    engine = await createPostgresEngine({ pool: db.pool, tsConfig: 'simple' });
+    engine = await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' });
   });
   afterAll(() => db?.drop());
 

@@ -16,6 +16,10 @@ export interface ParsedQuery {
   terms: string[];
   /** The query as a title's exact-match key (tokens.ts titleKey). */
   key: string;
+  /** True when the tsquery excludes something (`-word`): a match of the title alone may then fail on the content. */
+  excludes: boolean;
+  /** The lexeme the tsquery matches as a prefix (`'lexeme':*`, written once), if any. */
+  prefix: string | null;
 }
 
 interface Term {
@@ -51,7 +55,7 @@ function readTerms(raw: string): Term[] {
 }
 
 /** One term as a tsquery: its units in a phrase (adjacent positions), the last one as prefix if asked. */
-function termQuery(text: string, prefix: boolean): string | null {
+function termQuery(text: string, prefix: boolean): { query: string; prefixLexeme: string | null } | null {
   const units = unitsOf(fold(text));
   if (units.length === 0) return null;
   // A CJK run of two or more characters is found by its bigrams; its closing single character is
@@ -73,7 +77,10 @@ function termQuery(text: string, prefix: boolean): string | null {
     out = i === 0 ? lexeme : `${out} <${unit.position - previous}> ${lexeme}`;
     previous = unit.position;
   });
-  return kept.length > 1 ? `(${out})` : out;
+  return {
+    query: kept.length > 1 ? `(${out})` : out,
+    prefixLexeme: prefix ? kept[kept.length - 1].lexeme : null,
+  };
 }
 
 export function parseQuery(raw: string): ParsedQuery {
@@ -82,11 +89,16 @@ export function parseQuery(raw: string): ParsedQuery {
   const last = positives[positives.length - 1];
   let query = '';
   let hasPositive = false;
+  let excludes = false;
+  let prefix: string | null = null;
   for (const term of terms) {
-    const part = termQuery(term.text, term === last && !term.phrase);
-    if (!part) continue;
+    const made = termQuery(term.text, term === last && !term.phrase);
+    if (!made) continue;
+    const part = made.query;
+    prefix = made.prefixLexeme ?? prefix;
     const operand = term.negated ? `!${part}` : part;
     if (!term.negated) hasPositive = true;
+    else excludes = true;
     query = query === '' ? operand : `${query} ${term.or ? '|' : '&'} ${operand}`;
   }
   const marks = positives.flatMap((t) => (fold(t.text).match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0));
@@ -94,5 +106,7 @@ export function parseQuery(raw: string): ParsedQuery {
     tsquery: hasPositive ? query : null,
     terms: [...new Set(marks)],
     key: titleKey(raw.replace(/"/g, ' ')),
+    excludes,
+    prefix,
   };
 }

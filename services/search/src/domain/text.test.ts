@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { fold, foldWithOrigin } from './fold.js';
 import { parseQuery } from './query.js';
-import { escapeHtml, headlineHtml, markTerms, START_SEL, STOP_SEL, windowAround } from './snippet.js';
+import {
+  escapeHtml,
+  firstMatch,
+  headlineHtml,
+  markTerms,
+  START_SEL,
+  STOP_SEL,
+  snippetOf,
+  windowAround,
+} from './snippet.js';
 import { titleKey, unitsOf } from './tokens.js';
 import { documentVectors } from './vector.js';
 
@@ -76,6 +85,11 @@ describe('queries', () => {
   it('gives the folded terms to mark', () => {
     expect(parseQuery('Café -menu "Crème brûlée"').terms).toEqual(['cafe', 'creme', 'brulee']);
   });
+
+  it('says whether it excludes something', () => {
+    expect(parseQuery('apples -pears').excludes).toBe(true);
+    expect(parseQuery('apples pears or "a-b"').excludes).toBe(false);
+  });
 });
 
 describe('snippets', () => {
@@ -97,5 +111,31 @@ describe('snippets', () => {
     expect(window).toContain('needle');
     expect(window).not.toMatch(/^(…\s)?[\udc00-\udfff]/);
     expect(window).not.toMatch(/[\ud800-\udbff](\s…)?$/);
+  });
+
+  it('finds the first whole word of any term, else the first place inside a word', () => {
+    const text = 'The other theme: then the theory.';
+    expect(firstMatch(text, ['the'])).toBe(0);
+    expect(firstMatch('Another theme, and the end.', ['the'])).toBe(19);
+    expect(firstMatch('Another theme.', ['the'])).toBe(3);
+    expect(firstMatch('Nothing here.', ['absent'])).toBe(-1);
+    // The earliest whole word of all the terms.
+    expect(firstMatch('budget of the team, then plan', ['plan', 'team'])).toBe(14);
+  });
+
+  it('finds folded terms on the original text: accents, case, CJK runs', () => {
+    const accented = 'Menu du jour. Notre CAFÉ sert une crème brûlée.';
+    expect(firstMatch(accented, ['cafe'])).toBe(accented.indexOf('CAFÉ'));
+    expect(firstMatch('Straße und Weg: strasse', ['strasse'])).toBe(0);
+    const cjk = '深度学习模型需要大量训练数据';
+    expect(firstMatch(cjk, ['训练'])).toBe(cjk.indexOf('训练'));
+  });
+
+  it('makes a marked, escaped snippet around the first match, or none', () => {
+    const text = `${'filler words here. '.repeat(40)}The <office> & "co" moves. ${'more filler. '.repeat(40)}`;
+    const snippet = snippetOf(text, ['office']) ?? '';
+    expect(snippet).toContain('&#60;<mark>office</mark>&#62; &#38; &#34;co&#34; moves');
+    expect(snippet.length).toBeLessThan(400);
+    expect(snippetOf(text, ['absent'])).toBeNull();
   });
 });

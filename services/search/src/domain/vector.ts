@@ -73,6 +73,11 @@ class VectorBuilder {
     }
   }
 
+  /** The distinct lexemes added. */
+  lexemes(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
   /** Postgres' input form; a weight D position is written without its letter. */
   toString(): string {
     const parts: string[] = [];
@@ -104,6 +109,8 @@ export interface DocumentVectors {
    * the start ranks as 0 within its tier.
    */
   rankVector: string;
+  /** The distinct lexemes of `vector` (the lexicon a query's last word is expanded from). */
+  lexemes: string[];
 }
 
 /**
@@ -126,5 +133,10 @@ export function documentVectors(title: string, text: string): DocumentVectors {
   const rank = new VectorBuilder();
   rank.addUnits(titleUnits, 'A', null);
   rank.addUnits(contentUnits.slice(0, RANK_UNITS), 'C', null);
-  return { vector: all.toString(), titleVector: titleOnly.toString(), rankVector: rank.toString() };
+  return {
+    vector: all.toString(),
+    titleVector: titleOnly.toString(),
+    rankVector: rank.toString(),
+    lexemes: [...all.lexemes()],
+  };
 }

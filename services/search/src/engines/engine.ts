@@ -76,6 +76,11 @@ export interface SearchEngine {
    * the only way a reindex can find entries of documents that no longer exist, whatever the engine.
    */
   listIds(query: IdPage): Promise<string[]>;
+  /**
+   * The workspaces of the documents the index holds among `ids` (removed and unknown ids add
+   * none): what a patch or a removal, which name ids only, changes for the answer cache.
+   */
+  workspacesOf(ids: readonly string[]): Promise<string[]>;
   /** Best first; never archived documents, never another workspace's. */
   search(query: SearchQuery): Promise<SearchHit[]>;
   /** Throws when the engine cannot answer (readiness check). */

@@ -1,52 +1,30 @@
-import { type DatabasePool, sql, z } from '@wiki/db';
+import { LocalCache } from '@wiki/cache';
+import { type DatabasePool, type PreparedPool, sql, z } from '@wiki/db';
 import { fold } from '../domain/fold.js';
-import { parseQuery } from '../domain/query.js';
-import {
-  escapeHtml,
-  hasSelection,
-  headlineHtml,
-  markTerms,
-  START_SEL,
-  STOP_SEL,
-  windowAround,
-  withoutSelectors,
-} from '../domain/snippet.js';
+import { withoutSelectors } from '../domain/snippet.js';
 import { titleKey } from '../domain/tokens.js';
 import { documentVectors } from '../domain/vector.js';
-import type { DocumentPatch, IdPage, IndexedDocument, SearchEngine, SearchHit, SearchQuery } from './engine.js';
+import type { DocumentPatch, IdPage, IndexedDocument, SearchEngine } from './engine.js';
+import { postgresSearch } from './postgres-search.js';
 
 export interface PostgresEngineOptions {
+  /** The service's pool: writes and the rest. */
   pool: DatabasePool;
+  /** A node-postgres pool of the same database for searches (named statements, planned once per connection). */
+  reads: PreparedPool;
   /** A text search configuration of the database (SEARCH_TS_CONFIG); 'simple' adds nothing. */
   tsConfig: string;
 }
 
-/** Only this much of a text goes through ts_headline (a long text's match is found by the fallback). */
-const HEADLINE_CHARS = 65_536;
+/**
+ * Lexemes this process knows to be in search_lexemes already: not sent again (a page's ~600
+ * lexemes are mostly ones the lexicon has). Only ever added to, so a lexeme known here is there.
+ */
+const KNOWN_LEXEMES = 100_000;
+
 /** Only this much of a text is given to a non-'simple' configuration (its stems and stop words). */
 const CONFIG_TEXT_CHARS = 200_000;
-const HEADLINE_OPTIONS = `StartSel=${START_SEL}, StopSel=${STOP_SEL}, MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "`;
-/** ts_rank's weights for D, C, B, A (content suffix, content word, title suffix, title word). */
-const RANK_WEIGHTS = '{0.05,0.2,0.6,1.0}';
 
-/**
- * Matches ranked per kind at most: the first this many title matches and the first this many
- * content matches (in index order) are ranked, plus every exact title. A word in a tenth of
- * 100,000 documents then costs a ranking of 1,000 rows, not of 10,000 full rows; the tiers (exact
- * title, title, content) hold as long as the title matches are fewer than this.
- */
-const CANDIDATES = 500;
-
-const hitRow = z.object({
-  id: z.string(),
-  title: z.string(),
-  icon: z.string().nullable(),
-  parent_id: z.string().nullable(),
-  in_title: z.boolean(),
-  headline: z.string(),
-  around: z.string().nullable(),
-  at_char: z.number().nullable(),
-});
 const storedRow = z.object({
   id: z.string(),
   workspace_id: z.string(),
@@ -59,7 +37,7 @@ const storedRow = z.object({
 
 /** The default engine: everything in the service's own database (ARCHITECTURE 5.8). */
 export async function createPostgresEngine(options: PostgresEngineOptions): Promise<SearchEngine> {
-  const { pool, tsConfig } = options;
+  const { pool, reads, tsConfig } = options;
   // Fails at start-up, naming the setting, rather than on the first search.
   await pool.query(sql.unsafe`SELECT ${tsConfig}::regconfig`).catch((error: Error) => {
     throw new Error(
@@ -68,6 +46,19 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
   });
   const extraLexemes = tsConfig !== 'simple';
   const cfg = sql.fragment`${tsConfig}::regconfig`;
+  const knownLexemes = new LocalCache<true>({ maxEntries: KNOWN_LEXEMES });
+
+  /** Adds the lexemes of the rows about to be written to the lexicon, before they are (a search expands prefixes from it). */
+  async function addToLexicon(lexemes: Iterable<string>): Promise<void> {
+    const unknown = new Set<string>();
+    for (const lexeme of lexemes) if (!knownLexemes.get(lexeme)) unknown.add(lexeme);
+    if (unknown.size === 0) return;
+    // In one order for every writer: two inserting overlapping lexemes cannot wait on each other.
+    const sorted = [...unknown].sort();
+    await pool.query(sql.unsafe`
+      INSERT INTO search_lexemes (lexeme) SELECT unnest(${sql.array(sorted, 'text')}) ON CONFLICT DO NOTHING`);
+    for (const lexeme of sorted) knownLexemes.set(lexeme, true);
+  }
 
   async function upsert(documents: readonly IndexedDocument[]): Promise<void> {
     if (documents.length === 0) return;
@@ -84,6 +75,7 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       vector: string;
       titleVector: string;
       rankVector: string;
+      lexemes: string[];
     }> = [];
     for (const doc of newest.values()) {
       const text = withoutSelectors(doc.plainText);
@@ -92,6 +84,7 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       // A large text takes a while to cut into lexemes: let requests in between documents.
       if (text.length > 100_000) await new Promise((resolve) => setImmediate(resolve));
     }
+    await addToLexicon(rows.flatMap((r) => r.lexemes));
     const col = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
     const foldedTitles = extraLexemes ? col((r) => fold(r.title)) : [];
     const foldedTexts = extraLexemes ? col((r) => fold(r.text.slice(0, CONFIG_TEXT_CHARS))) : [];
@@ -285,72 +278,11 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
     return [...rows];
   }
 
-  async function search(query: SearchQuery): Promise<SearchHit[]> {
-    const parsed = parseQuery(query.query);
-    if (!parsed.tsquery) return [];
-    const tsquery = extraLexemes
-      ? sql.fragment`(${parsed.tsquery}::tsquery || websearch_to_tsquery(${cfg}, ${fold(query.query)}))`
-      : sql.fragment`${parsed.tsquery}::tsquery`;
-    const ws = query.workspaceId;
-    const ranked = sql.fragment`d.id, d.title, d.icon, d.parent_id, d.title_key = ${parsed.key} AS exact,
-      d.title_tsv @@ q.q AS in_title, ts_rank(${RANK_WEIGHTS}::float4[], d.rank_tsv, q.q, 1) AS rank`;
-    // One statement: the candidates found through the indexes (every exact title, the first title
-    // matches, the first content matches), ranked from the small vectors kept in the row (exact
-    // title, title match, then ts_rank), and the snippets of the returned page only. Exact titles
-    // and title matches are checked against the whole vector too (an exclusion may hit the content).
-    const hits = await pool.any(sql.type(hitRow)`
-      WITH q AS MATERIALIZED (SELECT ${tsquery} AS q),
-      candidates AS (
-        SELECT ${ranked} FROM search_documents d, q
-        WHERE d.workspace_id = ${ws} AND d.title_key = ${parsed.key} AND NOT d.archived AND d.tsv @@ q.q
-        UNION ALL
-        (SELECT ${ranked} FROM search_documents d, q
-         WHERE d.workspace_id = ${ws} AND NOT d.archived AND d.title_tsv @@ q.q AND d.tsv @@ q.q
-         LIMIT ${CANDIDATES})
-        UNION ALL
-        (SELECT ${ranked} FROM search_documents d, q
-         WHERE d.workspace_id = ${ws} AND NOT d.archived AND d.tsv @@ q.q
-         LIMIT ${CANDIDATES})
-      ),
-      page AS (
-        SELECT DISTINCT ON (exact, in_title, rank, id) * FROM candidates
-        ORDER BY exact DESC, in_title DESC, rank DESC, id
-        LIMIT ${query.limit}
-      )
-      -- A snippet is ts_headline where it marks a word, else the text around the first place a
-      -- folded term occurs (parts of words, CJK runs), marked here.
-      SELECT p.id, p.title, p.icon, p.parent_id, p.in_title, h.headline, w.around, w.at_char
-      FROM page p
-      JOIN search_documents d ON d.id = p.id
-      CROSS JOIN q
-      CROSS JOIN LATERAL (
-        -- OFFSET 0: computed once per row, not again where the fallback below reads it.
-        SELECT ts_headline(${cfg}, left(d.plain_text, ${HEADLINE_CHARS}), q.q, ${HEADLINE_OPTIONS}) AS headline OFFSET 0
-      ) h
-      LEFT JOIN LATERAL (
-        SELECT substr(d.plain_text, greatest(1, min(s.at) - 120), 480) AS around,
-               min(s.at) - greatest(1, min(s.at) - 120) AS at_char
-        FROM (SELECT strpos(lower(unaccent(d.plain_text)), t) AS at FROM unnest(${sql.array(parsed.terms, 'text')}) t) s
-        WHERE s.at > 0 AND strpos(h.headline, ${START_SEL}) = 0
-        HAVING min(s.at) IS NOT NULL
-      ) w ON true
-      ORDER BY p.exact DESC, p.in_title DESC, p.rank DESC, p.id`);
-    return hits.map((hit) => {
-      const s = hit;
-      let snippet: string;
-      if (s && hasSelection(s.headline)) snippet = headlineHtml(s.headline);
-      else if (s?.around != null) snippet = markTerms(windowAround(s.around, s.at_char ?? 0), parsed.terms);
-      else if (hit.in_title) snippet = markTerms(hit.title, parsed.terms);
-      else snippet = escapeHtml(s?.headline ?? '');
-      return {
-        id: hit.id,
-        title: hit.title,
-        icon: hit.icon,
-        parentId: hit.parent_id,
-        snippet,
-        matchField: hit.in_title ? 'title' : 'content',
-      };
-    });
+  async function workspacesOf(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await pool.anyFirst(sql.type(z.object({ workspace_id: z.string() }))`
+      SELECT DISTINCT workspace_id FROM search_documents WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
+    return [...rows];
   }
 
   return {
@@ -360,7 +292,8 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
     remove,
     removeWorkspace,
     listIds,
-    search,
+    workspacesOf,
+    search: postgresSearch(reads, tsConfig),
     async health() {
       await pool.query(sql.unsafe`SELECT 1 FROM search_documents LIMIT 1`);
     },

@@ -525,6 +525,31 @@ describe('id pages, health, close', () => {
     expect(all).not.toHaveProperty('search_after');
   });
 
+  it('names the workspaces of ids with one real-time mget (tombstones and unknown ids name none), nothing asked for no ids', async () => {
+    const engine = await startEngine();
+    const MGET_PATH = /^\/wt_es_test-search-documents\/_mget$/;
+    const [id1, id2, id3, workspace1, workspace2] = [
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+    ];
+    es.on('POST', MGET_PATH, {
+      status: 200,
+      body: fixture('mget-workspaces', { index, id1, id2, id3, workspace1, workspace2 }),
+    });
+
+    expect(await engine.workspacesOf([])).toEqual([]);
+    expect(await engine.workspacesOf([id1, id2, id3])).toEqual([workspace1]);
+
+    expect(es.unexpected).toEqual([]);
+    const [sent] = es.sent('POST', MGET_PATH);
+    expect(sent.body).toEqual({ ids: [id1, id2, id3] });
+    expect(sent.query.get('_source')).toBe('workspaceId,removed');
+    expect(es.requests.filter((r) => MGET_PATH.test(r.path))).toHaveLength(1);
+  });
+
   it('is healthy when the cluster answers for its index, not when the index is red or the node is gone', async () => {
     const engine = await startEngine();
     const HEALTH = /^\/_cluster\/health\/wt_es_test-search-documents$/;

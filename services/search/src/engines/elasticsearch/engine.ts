@@ -38,6 +38,9 @@ export interface ElasticsearchEngineOptions {
  */
 export const SUPPORTED_ELASTICSEARCH_MAJOR = 9;
 
+/** Ids per mget of `workspacesOf` (event batches are far smaller; a reindex sweep can be larger). */
+const WORKSPACES_OF_CHUNK = 1_000;
+
 /** Elasticsearch 9 behind the SearchEngine contract (ARCHITECTURE 5.8). */
 export class ElasticsearchEngine implements SearchEngine {
   readonly name = 'elasticsearch' as const;
@@ -121,6 +124,23 @@ export class ElasticsearchEngine implements SearchEngine {
   async listIds(page: IdPage): Promise<string[]> {
     const response = await this.client.search(idPageRequest(this.alias, page));
     return response.hits.hits.map((hit) => String(hit._id));
+  }
+
+  async workspacesOf(ids: readonly string[]): Promise<string[]> {
+    const workspaces = new Set<string>();
+    // mget reads the documents as written, not as of the last refresh (a search would miss the newest).
+    for (let from = 0; from < ids.length; from += WORKSPACES_OF_CHUNK) {
+      const response = await this.client.mget<{ workspaceId?: string; removed?: boolean }>({
+        index: this.alias,
+        ids: ids.slice(from, from + WORKSPACES_OF_CHUNK),
+        _source: ['workspaceId', 'removed'],
+      });
+      for (const doc of response.docs) {
+        const source = 'found' in doc && doc.found ? doc._source : undefined;
+        if (source?.workspaceId && source.removed !== true) workspaces.add(source.workspaceId);
+      }
+    }
+    return [...workspaces];
   }
 
   async health(): Promise<void> {
