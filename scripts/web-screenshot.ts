@@ -3,7 +3,7 @@
 // process on free ports and throw-away databases (as the browser tests do), fills a sample workspace
 // through the API and takes each picture in Chromium: the dev sign-in form (a second platform with
 // AUTH_PROVIDER=dev), the workspace with its tree, a document two people edit, search, the Share
-// dialog and the published page.
+// dialog, the published page, a comment thread, the history, the notifications and the members.
 // Needs the build (`npm run build`) and Chromium (CHROMIUM_PATH, default /usr/bin/chromium).
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -69,7 +69,7 @@ try {
   await devStack.stop();
 }
 
-const stack = await startWebPlatform(['workspace', 'document', 'search', 'collab']);
+const stack = await startWebPlatform(['workspace', 'document', 'search', 'collab', 'comment', 'notification']);
 try {
   const ada = await stack.signIn('ada@example.com', 'Ada Lovelace');
   const ben = await stack.signIn('ben@example.com', 'Ben Hopper');
@@ -161,6 +161,43 @@ try {
     await publicPage.waitForSelector('::-p-aria([name="Keeping it alive"][role="heading"])', { timeout: 15_000 });
     await shoot(publicPage, 'published');
     await reader.close();
+
+    // A thread on "how we work" in which Ben mentions Ada: her Comments panel, then her bell.
+    const stored = await call('GET', `/documents/${welcome.id}`);
+    const firstBlock = (JSON.parse(stored.content) as Array<{ id: string }>)[0];
+    const thread = await stack.request('POST', `/api/v1/comments/documents/${welcome.id}/threads`, {
+      token: ben.token,
+      body: {
+        anchor: { blockId: firstBlock.id, startOffset: 17, endOffset: 28, selectedText: 'how we work' },
+        comment: { content: `@[${ada.name}](${ada.id}) should this say how we decide too?` },
+      },
+    });
+    if (thread.status !== 201) throw new Error(`thread: ${thread.status} ${JSON.stringify(thread.body)}`);
+    await page.goto(docUrl);
+    await page.waitForSelector('::-p-text(Keeping it alive)', { timeout: 15_000 });
+    await page.locator('::-p-aria([name="Comments"][role="button"])').click();
+    await page.waitForSelector('::-p-text(should this say how we decide too)', { timeout: 15_000 });
+    await page.evaluate('document.activeElement?.blur()');
+    await shoot(page, 'comments');
+    await page.locator('::-p-aria([name="Comments"][role="button"])').click();
+
+    await page.locator('::-p-aria([name="History"][role="button"])').click();
+    await page.waitForSelector('::-p-aria([name="History"][role="complementary"]) li', { timeout: 15_000 });
+    await page.evaluate('document.activeElement?.blur()');
+    await shoot(page, 'history');
+    await page.locator('::-p-aria([name="History"][role="button"])').click();
+
+    await page.locator('::-p-aria([name="Notifications, 1 unread"][role="button"])').click();
+    await page.waitForSelector('::-p-aria([name="Notifications"][role="dialog"]) ::-p-text(Ben Hopper)', {
+      timeout: 15_000,
+    });
+    await shoot(page, 'notifications');
+    await page.keyboard.press('Escape');
+
+    // The workspace's members, as its owner manages them.
+    await page.goto(`${stack.gatewayUrl}/w/${workspace.id}/settings`);
+    await page.waitForSelector('::-p-text(Ben Hopper)', { timeout: 15_000 });
+    await shoot(page, 'members');
   } finally {
     await browser.close();
   }
