@@ -77,7 +77,8 @@ const importBuilt = (name) =>
     fail(`npm start: cannot load ${name} (${error.code ?? error.message}); run npm start without --no-build.`),
   );
 const { ConfigError, SERVICE_NAMES, loadConfig } = await importBuilt('@wiki/config');
-const { loadAuthSettings } = await importBuilt('@wiki/auth');
+// Only the settings reader: the whole library (its Fastify plugin, jose) would add ~19 MiB here.
+const { loadAuthSettings } = await importBuilt('@wiki/auth/settings');
 
 let config;
 let auth;
