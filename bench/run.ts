@@ -31,8 +31,8 @@
 // databases (DB_PREFIX bench_<random>), a private NATS stream and free ports; all removed after.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { freemem, loadavg, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { freemem, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mintDevToken, mintIdentityToken } from '@wiki/auth';
@@ -56,6 +56,7 @@ import { fillNotifications, streamBench } from './lib/notifications.js';
 import { benchOrphanSweep, writeOrphanSweepReport } from './lib/orphan-sweep.js';
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, machineInfo, roundSuffix, writeReport } from './lib/report.js';
+import { benchRunEnvironment } from './lib/run-environment.js';
 import { benchSearch, FRESH } from './lib/search-bench.js';
 import { type SearchBenchReport, writeSearchReport } from './lib/search-report.js';
 import { createRoots, creationBody, seedDocuments, spreadCreations } from './lib/seed.js';
@@ -221,16 +222,7 @@ const mcpPort = await freePort();
 // The parts run as `npm start` and the images run them (scripts/lib/service-process.mjs).
 const env: Record<string, string> = {
   ...serviceEnv,
-  NODE_ENV: 'development',
-  LOG_LEVEL: settings.logLevel,
-  DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)),
-  DB_PREFIX: name,
-  EVENTS_STREAM: name.toUpperCase(),
-  EVENTS_PREFIX: name.replace(/_/g, '-'),
-  AUTH_PROVIDER: 'dev',
-  RATE_LIMIT_ENABLED: 'false',
-  INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
-  INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+  ...benchRunEnvironment(name, settings.logLevel),
   GATEWAY_SERVICES: [
     'workspace',
     'document',

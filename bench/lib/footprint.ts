@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { mintDevToken } from '@wiki/auth';
 import { loadConfig, SERVICE_NAMES } from '@wiki/config';
 import { cleanupConfig, replicaPort } from '@wiki/testing';
 import { type LoadResult, load } from './load.js';
 import { machineInfo, writeResultAndSection } from './report.js';
+import { benchRunEnvironment } from './run-environment.js';
 import { seedDocuments } from './seed.js';
 
 /** The two ways `npm start` runs the platform on one machine. */
@@ -180,16 +180,7 @@ async function measureMode(
         process.env[key] ? [[key, process.env[key] as string]] : [],
       ),
     ),
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)),
-    DB_PREFIX: name,
-    EVENTS_STREAM: name.toUpperCase(),
-    EVENTS_PREFIX: name.replace(/_/g, '-'),
-    AUTH_PROVIDER: 'dev',
-    RATE_LIMIT_ENABLED: 'false',
-    INTERNAL_API_KEY: randomBytes(24).toString('base64url'),
-    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    ...benchRunEnvironment(name, 'warn'),
     PORT: String(gatewayPort),
     METRICS_PORT: String(gatewayPort + 1000),
     ...ports,
