@@ -7,6 +7,7 @@ import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance } from 'fastify';
 import { createImageCleaner } from './commands/clean-image.js';
+import type { ExtractionLimits } from './commands/extract-text.js';
 import type { AttachmentContext } from './context.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { registerInternalRoutes } from './routes/internal.js';
@@ -19,6 +20,8 @@ declare module 'fastify' {
     /** The object store the routes, consumers and the sweep share. */
     attachmentStorage: ObjectStorage;
     attachmentSpoolDir: string;
+    /** What the text extraction consumer (events/text-extraction.ts) may spend per file. */
+    attachmentTextLimits: ExtractionLimits & { maxFileBytes: number };
   }
 }
 
@@ -53,6 +56,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('attachmentMembership', membership);
   app.decorate('attachmentStorage', storage);
   app.decorate('attachmentSpoolDir', spoolDir);
+  app.decorate('attachmentTextLimits', { ...settings.textExtraction, maxFileBytes: settings.uploadMaxBytes });
   const ctx: AttachmentContext = {
     pool: deps.pool as DatabasePool,
     storage,

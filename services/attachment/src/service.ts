@@ -24,16 +24,8 @@ export const attachmentService = defineService({
   consumers: [
     ({ app, bus }) => app.attachmentMembership.startProjection(bus),
     ({ app, bus, pool, logger }) => startOwnerDeletions(bus, pool, app.attachmentStorage, logger),
-    ({ app, bus, pool, logger, config }) => {
-      const settings = loadAttachmentSettings(config.env);
-      return startTextExtraction(
-        bus,
-        pool,
-        app.attachmentStorage,
-        { ...settings.textExtraction, maxFileBytes: settings.uploadMaxBytes },
-        logger,
-      );
-    },
+    ({ app, bus, pool, logger }) =>
+      startTextExtraction(bus, pool, app.attachmentStorage, app.attachmentTextLimits, logger),
   ],
   jobs: [({ app, pool, logger }) => startOrphanSweeper(pool, app.attachmentStorage, app.attachmentSpoolDir, logger)],
 });

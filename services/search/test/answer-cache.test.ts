@@ -21,6 +21,11 @@ const doc = (workspaceId: string, title: string, plainText: string): IndexedDocu
   version: ++version,
 });
 
+/** A replica's engine with its own answer cache, over the one counted database replicas share. */
+async function cachedReplica(db: CountedDatabase): Promise<SearchEngine> {
+  return withAnswerCache(await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }), db.reads);
+}
+
 describe('remembered search answers', () => {
   let db: CountedDatabase;
   let replicaA: SearchEngine;
@@ -28,14 +33,7 @@ describe('remembered search answers', () => {
 
   beforeAll(async () => {
     db = await countedSearchDatabase();
-    replicaA = withAnswerCache(
-      await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }),
-      db.reads,
-    );
-    replicaB = withAnswerCache(
-      await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }),
-      db.reads,
-    );
+    [replicaA, replicaB] = [await cachedReplica(db), await cachedReplica(db)];
   });
   afterAll(() => db?.drop());
 
@@ -86,14 +84,7 @@ describe('remembered search answers, per workspace', () => {
 
   beforeAll(async () => {
     db = await countedSearchDatabase();
-    replicaA = withAnswerCache(
-      await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }),
-      db.reads,
-    );
-    replicaB = withAnswerCache(
-      await createPostgresEngine({ pool: db.pool, reads: db.reads, tsConfig: 'simple' }),
-      db.reads,
-    );
+    [replicaA, replicaB] = [await cachedReplica(db), await cachedReplica(db)];
   });
   afterAll(() => db?.drop());
 
