@@ -4,6 +4,7 @@ import { membershipMigrations } from '@wiki/projections';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { buildApp } from './app.js';
 import { startDocumentIndexer } from './events/document-indexer.js';
+import { startPassageIndexer } from './events/passage-indexer.js';
 import { startTombstonePruner } from './events/tombstone-pruner.js';
 import { loadSearchSettings } from './settings.js';
 
@@ -13,7 +14,7 @@ export const searchMigrations = {
   table: 'pgmigrations',
 };
 
-/** Full-text search fed by document events; who may read from the membership projection. */
+/** Full-text search fed by document, comment and attachment events; who may read from the membership projection. */
 export const searchService = defineService({
   name: 'search',
   migrations: [membershipMigrations, searchMigrations],
@@ -23,6 +24,8 @@ export const searchService = defineService({
     ({ app, bus }) => app.searchMembership.startProjection(bus),
     ({ app, bus, pool, logger }) =>
       startDocumentIndexer({ bus, pool, engine: app.searchEngine, peers: app.searchPeers, logger }),
+    ({ app, bus, pool, logger }) =>
+      startPassageIndexer({ bus, pool, engine: app.searchEngine, peers: app.searchPeers, logger }),
   ],
   jobs: [({ pool, logger }) => startTombstonePruner(pool, logger)],
 });

@@ -1,6 +1,6 @@
 import { keyOf, LocalCache } from '@wiki/cache';
 import type { PreparedPool } from '@wiki/db';
-import type { SearchEngine, SearchHit, SearchQuery } from './engine.js';
+import type { SearchEngine, SearchPage, SearchQuery } from './engine.js';
 
 /** Answers remembered at most; the least recently used goes first (answers of old versions too). */
 const MAX_ANSWERS = 1_000;
@@ -29,17 +29,28 @@ const BUMP_VERSIONS = {
  * have without the cache had it come a moment earlier.
  */
 export function withAnswerCache(engine: SearchEngine, reads: PreparedPool, maxAnswers = MAX_ANSWERS): SearchEngine {
-  const answers = new LocalCache<SearchHit[]>({ maxEntries: maxAnswers });
+  const answers = new LocalCache<SearchPage>({ maxEntries: maxAnswers });
 
   async function bump(workspaceIds: Iterable<string>): Promise<void> {
     const list = [...new Set(workspaceIds)];
     if (list.length > 0) await reads.query({ ...BUMP_VERSIONS, values: [list] });
   }
 
-  async function search(query: SearchQuery): Promise<SearchHit[]> {
+  async function search(query: SearchQuery): Promise<SearchPage> {
     const { rows } = await reads.query<{ version: string }>({ ...READ_VERSION, values: [query.workspaceId] });
     // The version is part of the key: answers of an older one are never found again, and age out.
-    const key = keyOf(query.workspaceId, rows[0]?.version ?? '0', String(query.limit), query.query);
+    const key = keyOf(
+      query.workspaceId,
+      rows[0]?.version ?? '0',
+      String(query.limit),
+      String(query.offset ?? 0),
+      query.parentId ?? '',
+      query.authorId ?? '',
+      String(query.updatedAfter ?? ''),
+      String(query.updatedBefore ?? ''),
+      query.in?.join(',') ?? '',
+      query.query,
+    );
     // The same search arriving while it is being answered waits for that answer.
     return answers.getOrLoad(key, () => engine.search(query));
   }
@@ -69,6 +80,18 @@ export function withAnswerCache(engine: SearchEngine, reads: PreparedPool, maxAn
       await engine.removeWorkspace(workspaceId);
       await bump([workspaceId]);
     },
+    async upsertPassages(passages) {
+      await engine.upsertPassages(passages);
+      await bump(passages.map((p) => p.workspaceId));
+    },
+    async removePassages(removal) {
+      // Passages of removed documents were found through the documents' workspaces already (remove).
+      const touched = await engine.passageWorkspacesOf(removal);
+      await engine.removePassages(removal);
+      await bump(touched);
+    },
+    passageWorkspacesOf: (removal) => engine.passageWorkspacesOf(removal),
+    listPassageIds: (page) => engine.listPassageIds(page),
     listIds: (page) => engine.listIds(page),
     workspacesOf: (ids) => engine.workspacesOf(ids),
     search,

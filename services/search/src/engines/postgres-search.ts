@@ -12,7 +12,7 @@ import {
   windowAround,
 } from '../domain/snippet.js';
 import { quoteLexeme } from '../domain/vector.js';
-import type { SearchHit, SearchQuery } from './engine.js';
+import { SEARCH_FIELDS, type SearchField, type SearchHit, type SearchPage, type SearchQuery } from './engine.js';
 
 /** ts_rank's weights for D, C, B, A (content suffix, content word, title suffix, title word). */
 const RANK_WEIGHTS = '{0.05,0.2,0.6,1.0}';
@@ -73,47 +73,154 @@ const EXPANDED_QUERY = `
   ),`;
 
 /**
- * One statement, prepared once per connection (a generic plan: planning it cost as much as running
- * it): the candidates found through the indexes (every exact title, the first title matches, the
- * first content matches), ranked from the small vectors kept in the row (exact title, title
- * match, then ts_rank), and for the returned page only, the start of each text. Exact titles are
- * checked against the whole vector too, and title matches when the query excludes a word (the
- * content may hold it); without an exclusion, a title match is a match.
+ * The statements' parameters after the query's ($1.. in tsqueryOf / EXPANDED_QUERY order), named
+ * so the page and count statements number them the same way from their own start.
  */
-function searchStatement(extraLexemes: boolean) {
+function paramsFrom(first: number, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name, i) => [name, `$${first + i}`]));
+}
+
+/** The filters of ARCHITECTURE 5.20, in this order after the statement's own parameters. */
+const FILTER_PARAMS = ['parent', 'author', 'after', 'before', 'inTitle', 'inContent', 'inComments', 'inAttachments'];
+
+/**
+ * The documents below the filter's parent, walked down parent_id as the index has it now (so a
+ * subtree follows moves); UNION, not UNION ALL: a cycle left for a moment by moves applied out of
+ * order ends the walk instead of running it forever. Empty without a parent.
+ */
+function belowCte(p: Record<string, string>): string {
+  return `below AS (
+    SELECT c.id FROM search_documents c
+    WHERE ${p.parent}::uuid IS NOT NULL AND c.parent_id = ${p.parent}::uuid AND c.workspace_id = ${p.workspace}::uuid
+    UNION
+    SELECT c.id FROM search_documents c JOIN below b ON c.parent_id = b.id
+  ),`;
+}
+
+/** The document filters on `d` (each off when its parameter is null). */
+function documentFilters(p: Record<string, string>): string {
+  return `(${p.parent}::uuid IS NULL OR d.id IN (SELECT id FROM below))
+    AND (${p.author}::uuid IS NULL OR d.created_by = ${p.author}::uuid)
+    AND (${p.after}::timestamptz IS NULL OR d.updated_at > ${p.after}::timestamptz)
+    AND (${p.before}::timestamptz IS NULL OR d.updated_at < ${p.before}::timestamptz)`;
+}
+
+/** A passage of an allowed kind, of a shown document of the workspace that passes the filters. */
+function passageMatch(p: Record<string, string>): string {
+  return `p.workspace_id = ${p.workspace}::uuid AND p.tsv @@ q.q
+    AND ((p.kind = 'comment' AND ${p.inComments}::boolean) OR (p.kind = 'attachment' AND ${p.inAttachments}::boolean))
+    AND d.workspace_id = ${p.workspace}::uuid AND NOT d.archived AND ${documentFilters(p)}`;
+}
+
+/**
+ * A content match without the title (`in` without title): the content's lexemes are weighted C
+ * and D (domain/vector.ts), so the vector filtered to those weights must match.
+ */
+const CONTENT_ONLY = `ts_filter(d.tsv, '{c,d}') @@ q.q`;
+
+/** The query CTEs of a statement and the number of its first own parameter. */
+function queryCtes(extraLexemes: boolean): { sql: string; next: number } {
   // With a configuration, its stems may extend a prefix too: the prefix stays one.
-  const q = extraLexemes
+  return extraLexemes
     ? { sql: `q AS MATERIALIZED (SELECT ${tsqueryOf(true).sql} AS q),`, next: 4 }
     : { sql: EXPANDED_QUERY, next: 5 };
-  const [key, workspace, noExclusion, limit, scan] = [0, 1, 2, 3, 4].map((i) => `$${q.next + i}`);
-  const ranked = `d.id, d.title_key = ${key} AS exact, d.title_tsv @@ q.q AS in_title,
-    ts_rank('${RANK_WEIGHTS}'::float4[], d.rank_tsv, q.q, 1) AS rank`;
+}
+
+const PAGE_PARAMS = ['key', 'workspace', 'noExclusion', 'limit', 'scan', 'offset', 'candidates', ...FILTER_PARAMS];
+
+/**
+ * One statement, prepared once per connection (a generic plan: planning it cost as much as running
+ * it): the candidates found through the indexes (every exact title, the first title matches, the
+ * first content matches, the first comment and attachment matches), each document's best kept,
+ * ranked (exact title, title match, content, then a passage; ts_rank within each) from the small
+ * vectors kept in the rows, and for the returned page only, the start of each matched text. Exact
+ * titles are checked against the whole vector too, and title matches when the query excludes a
+ * word (the content may hold it); without an exclusion, a title match is a match. Each row also
+ * says how many documents the candidates hold and whether a kind filled its LIMIT (then the total
+ * is counted apart). A branch whose field `in` leaves out is a one-time filter: it never runs.
+ */
+function searchStatement(extraLexemes: boolean) {
+  const q = queryCtes(extraLexemes);
+  const p = paramsFrom(q.next, PAGE_PARAMS);
+  const ranked = (source: number) => `d.id, ${p.inTitle}::boolean AND d.title_key = ${p.key} AS exact,
+    ${p.inTitle}::boolean AND d.title_tsv @@ q.q AS in_title,
+    ts_rank('${RANK_WEIGHTS}'::float4[], d.rank_tsv, q.q, 1) AS rank, ${source} AS source,
+    NULL::uuid AS passage_id, NULL::text AS kind, NULL::uuid AS thread_id`;
+  const shown = `d.workspace_id = ${p.workspace}::uuid AND NOT d.archived AND ${documentFilters(p)}`;
   return {
-    name: `search_page_v2_${extraLexemes ? 'config' : 'simple'}`,
+    name: `search_page_v3_${extraLexemes ? 'config' : 'simple'}`,
     text: `
-      WITH ${q.sql}
+      WITH RECURSIVE ${q.sql}
+      ${belowCte(p)}
       candidates AS (
-        SELECT ${ranked} FROM search_documents d, q
-        WHERE d.workspace_id = ${workspace} AND d.title_key = ${key} AND NOT d.archived AND d.tsv @@ q.q
+        SELECT ${ranked(1)} FROM search_documents d, q
+        WHERE ${p.inTitle}::boolean AND d.title_key = ${p.key} AND d.tsv @@ q.q AND ${shown}
         UNION ALL
-        (SELECT ${ranked} FROM search_documents d, q
-         WHERE d.workspace_id = ${workspace} AND NOT d.archived AND d.title_tsv @@ q.q
-           AND (${noExclusion}::boolean OR d.tsv @@ q.q)
-         LIMIT ${CANDIDATES})
+        (SELECT ${ranked(2)} FROM search_documents d, q
+         WHERE ${p.inTitle}::boolean AND d.title_tsv @@ q.q AND (${p.noExclusion}::boolean OR d.tsv @@ q.q) AND ${shown}
+         LIMIT ${p.candidates}::int)
         UNION ALL
-        (SELECT ${ranked} FROM search_documents d, q
-         WHERE d.workspace_id = ${workspace} AND NOT d.archived AND d.tsv @@ q.q
-         LIMIT ${CANDIDATES})
+        (SELECT ${ranked(3)} FROM search_documents d, q
+         WHERE ${p.inContent}::boolean AND d.tsv @@ q.q AND (${p.inTitle}::boolean OR ${CONTENT_ONLY}) AND ${shown}
+         LIMIT ${p.candidates}::int)
+        UNION ALL
+        (SELECT p.document_id, false, false, ts_rank('${RANK_WEIGHTS}'::float4[], p.rank_tsv, q.q, 1), 4,
+                p.id, p.kind, p.thread_id
+         FROM search_passages p CROSS JOIN q JOIN search_documents d ON d.id = p.document_id
+         WHERE (${p.inComments}::boolean OR ${p.inAttachments}::boolean) AND ${passageMatch(p)}
+         LIMIT ${p.candidates}::int)
+      ),
+      best AS (
+        SELECT DISTINCT ON (id) id, exact, in_title, source = 4 AS in_passage, rank, passage_id, kind, thread_id
+        FROM candidates
+        ORDER BY id, exact DESC, in_title DESC, source = 4, rank DESC, passage_id
+      ),
+      tally AS (
+        SELECT (SELECT count(*) FROM best) AS matched,
+               coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM candidates WHERE source > 1 GROUP BY source) c), 0)
+                 >= ${p.candidates}::int AS filled
       ),
       page AS (
-        SELECT DISTINCT ON (exact, in_title, rank, id) * FROM candidates
-        ORDER BY exact DESC, in_title DESC, rank DESC, id
-        LIMIT ${limit}::int
+        SELECT * FROM best ORDER BY exact DESC, in_title DESC, in_passage, rank DESC, id
+        OFFSET ${p.offset}::int LIMIT ${p.limit}::int
       )
-      SELECT p.id, d.title, d.icon, d.parent_id, p.in_title, left(d.plain_text, ${scan}::int) AS text,
-             octet_length(d.plain_text) > ${scan}::int AS cut
-      FROM page p JOIN search_documents d ON d.id = p.id
-      ORDER BY p.exact DESC, p.in_title DESC, p.rank DESC, p.id`,
+      SELECT p.id, d.title, d.icon, d.parent_id, p.in_title, p.in_passage, p.passage_id, p.kind, p.thread_id,
+             left(coalesce(s.text, d.plain_text), ${p.scan}::int) AS text,
+             octet_length(coalesce(s.text, d.plain_text)) > ${p.scan}::int AS cut,
+             t.matched::int AS matched, t.filled
+      FROM tally t
+      LEFT JOIN page p ON true
+      LEFT JOIN search_documents d ON d.id = p.id
+      LEFT JOIN search_passages s ON s.id = p.passage_id
+      ORDER BY p.exact DESC, p.in_title DESC, p.in_passage, p.rank DESC, p.id`,
+  };
+}
+
+const COUNT_PARAMS = ['workspace', ...FILTER_PARAMS];
+
+/**
+ * Every document that matches (what X-Total-Count says), when the candidates of the page statement
+ * stopped at their LIMIT: the same conditions without the limits. A title match implies a vector
+ * match (the vector holds the title's lexemes), so the vector's index leads every branch.
+ */
+function countStatement(extraLexemes: boolean) {
+  const q = queryCtes(extraLexemes);
+  const p = paramsFrom(q.next, COUNT_PARAMS);
+  return {
+    name: `search_count_v1_${extraLexemes ? 'config' : 'simple'}`,
+    text: `
+      WITH RECURSIVE ${q.sql}
+      ${belowCte(p)}
+      matches AS (
+        SELECT d.id FROM search_documents d, q
+        WHERE d.tsv @@ q.q AND d.workspace_id = ${p.workspace}::uuid AND NOT d.archived AND ${documentFilters(p)}
+          AND ((${p.inTitle}::boolean AND d.title_tsv @@ q.q)
+               OR (${p.inContent}::boolean AND (${p.inTitle}::boolean OR ${CONTENT_ONLY})))
+        UNION
+        SELECT p.document_id FROM search_passages p CROSS JOIN q JOIN search_documents d ON d.id = p.document_id
+        WHERE ${passageMatch(p)}
+      )
+      SELECT count(*)::int AS total FROM matches`,
   };
 }
 
@@ -154,13 +261,19 @@ function prefixRange(prefix: string | null): Array<string | null> {
 }
 
 interface PageRow {
-  id: string;
+  id: string | null;
   title: string;
   icon: string | null;
   parent_id: string | null;
   in_title: boolean;
+  in_passage: boolean;
+  passage_id: string | null;
+  kind: 'comment' | 'attachment' | null;
+  thread_id: string | null;
   text: string;
   cut: boolean;
+  matched: number;
+  filled: boolean;
 }
 
 interface FallbackRow {
@@ -170,13 +283,39 @@ interface FallbackRow {
   at_char: number | null;
 }
 
+/** What a hit says of where it matched. */
+function matchOf(row: PageRow): Pick<SearchHit, 'matchField' | 'commentThreadId' | 'attachmentId'> {
+  if (row.in_title) return { matchField: 'title' };
+  if (!row.in_passage) return { matchField: 'content' };
+  return row.kind === 'comment'
+    ? { matchField: 'comment', commentThreadId: row.thread_id as string }
+    : { matchField: 'attachment', attachmentId: row.passage_id as string };
+}
+
+/** The filter values in FILTER_PARAMS order (null: the filter is off). */
+function filterValues(query: SearchQuery): unknown[] {
+  const fields = new Set<SearchField>(query.in ?? SEARCH_FIELDS);
+  const time = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  return [
+    query.parentId ?? null,
+    query.authorId ?? null,
+    time(query.updatedAfter),
+    time(query.updatedBefore),
+    fields.has('title'),
+    fields.has('content'),
+    fields.has('comments'),
+    fields.has('attachments'),
+  ];
+}
+
 /** The Postgres engine's search over its own prepared-statement pool. */
 export function postgresSearch(reads: PreparedPool, tsConfig: string) {
   const extraLexemes = tsConfig !== 'simple';
   const page = searchStatement(extraLexemes);
+  const count = countStatement(extraLexemes);
   const fallback = fallbackStatement(extraLexemes);
   const queryValues = (parsed: ParsedQuery, raw: string) =>
-    extraLexemes ? [parsed.tsquery, tsConfig, fold(raw)] : [parsed.tsquery];
+    extraLexemes ? [parsed.tsquery, tsConfig, fold(raw)] : [parsed.tsquery, ...prefixRange(parsed.prefix)];
 
   /** Snippets of the rows whose scanned start held no term: one statement for all of them. */
   async function fallbackSnippets(ids: string[], parsed: ParsedQuery, raw: string): Promise<Map<string, string>> {
@@ -184,7 +323,7 @@ export function postgresSearch(reads: PreparedPool, tsConfig: string) {
     if (ids.length === 0) return snippets;
     const { rows } = await reads.query<FallbackRow>({
       ...fallback,
-      values: [...queryValues(parsed, raw), ids, tsConfig, parsed.terms],
+      values: [...(extraLexemes ? queryValues(parsed, raw) : [parsed.tsquery]), ids, tsConfig, parsed.terms],
     });
     for (const row of rows) {
       if (hasSelection(row.headline)) snippets.set(row.id, headlineHtml(row.headline));
@@ -194,41 +333,94 @@ export function postgresSearch(reads: PreparedPool, tsConfig: string) {
     return snippets;
   }
 
-  return async function search(query: SearchQuery): Promise<SearchHit[]> {
+  /** Every matching document, when the page's candidates stopped at their limit. */
+  async function total(query: SearchQuery, parsed: ParsedQuery): Promise<number> {
+    const { rows } = await reads.query<{ total: number }>({
+      ...count,
+      values: [...queryValues(parsed, query.query), query.workspaceId, ...filterValues(query)],
+    });
+    return rows[0]?.total ?? 0;
+  }
+
+  return async function search(query: SearchQuery): Promise<SearchPage> {
     const parsed = parseQuery(query.query);
-    if (!parsed.tsquery) return [];
-    const { rows } = await reads.query<PageRow>({
+    if (!parsed.tsquery) return { hits: [], total: 0 };
+    const offset = query.offset ?? 0;
+    const { rows: all } = await reads.query<PageRow>({
       ...page,
       values: [
-        ...(extraLexemes ? queryValues(parsed, query.query) : [parsed.tsquery, ...prefixRange(parsed.prefix)]),
+        ...queryValues(parsed, query.query),
         parsed.key,
         query.workspaceId,
         !parsed.excludes,
         query.limit,
         SNIPPET_SCAN_CHARS,
+        offset,
+        // A page past the first candidates needs more of them.
+        Math.max(CANDIDATES, offset + query.limit),
+        ...filterValues(query),
       ],
     });
+    // One row without a page when nothing is on it: it still tells the tally.
+    const tally = all[0];
+    const rows = all.filter((row): row is PageRow & { id: string } => row.id !== null);
     const found = new Map(rows.map((row) => [row.id, snippetOf(row.text, parsed.terms)]));
-    // Looked for further only where the text goes on, or where the configuration may have matched a stem.
-    const further = rows.filter((row) => found.get(row.id) === null && !row.in_title && (row.cut || extraLexemes));
-    const fallbacks = await fallbackSnippets(
-      further.map((row) => row.id),
-      parsed,
-      query.query,
+    // Looked for further only where a document's text goes on, or where the configuration may have matched a stem.
+    const further = rows.filter(
+      (row) => found.get(row.id) === null && !row.in_title && !row.in_passage && (row.cut || extraLexemes),
     );
-    return rows.map((row) => {
+    const [fallbacks, passages] = await Promise.all([
+      fallbackSnippets(
+        further.map((row) => row.id),
+        parsed,
+        query.query,
+      ),
+      passageSnippets(
+        reads,
+        rows.filter((row) => found.get(row.id) === null && row.in_passage && row.cut).map((row) => row.passage_id),
+        parsed.terms,
+      ),
+    ]);
+    const hits = rows.map((row): SearchHit => {
       const snippet =
         found.get(row.id) ??
         fallbacks.get(row.id) ??
+        passages.get(row.passage_id ?? '') ??
         (row.in_title ? markTerms(row.title, parsed.terms) : escapeHtml(windowAround(row.text, 0)));
-      return {
-        id: row.id,
-        title: row.title,
-        icon: row.icon,
-        parentId: row.parent_id,
-        snippet,
-        matchField: row.in_title ? 'title' : 'content',
-      };
+      return { id: row.id, title: row.title, icon: row.icon, parentId: row.parent_id, snippet, ...matchOf(row) };
     });
+    const counted = tally && !tally.filled ? tally.matched : await total(query, parsed);
+    return { hits, total: Math.max(counted, offset + hits.length) };
   };
+}
+
+/**
+ * A passage longer than the scanned start whose match lies further: the text around the first
+ * place a folded term occurs (attachments' texts run long; comments never reach this).
+ */
+const PASSAGE_WINDOW = {
+  name: 'search_passage_window_v1',
+  text: `
+    SELECT s.id, substr(s.text, greatest(1, min(w.at) - 120), 480) AS around,
+           min(w.at) - greatest(1, min(w.at) - 120) AS at_char
+    FROM search_passages s
+    CROSS JOIN LATERAL (SELECT strpos(lower(unaccent(s.text)), t) AS at FROM unnest($2::text[]) t) w
+    WHERE s.id = ANY($1::uuid[]) AND w.at > 0
+    GROUP BY s.id, s.text`,
+};
+
+async function passageSnippets(
+  reads: PreparedPool,
+  ids: Array<string | null>,
+  terms: string[],
+): Promise<Map<string, string>> {
+  const snippets = new Map<string, string>();
+  const list = ids.filter((id): id is string => id !== null);
+  if (list.length === 0) return snippets;
+  const { rows } = await reads.query<{ id: string; around: string; at_char: number }>({
+    ...PASSAGE_WINDOW,
+    values: [list, terms],
+  });
+  for (const row of rows) snippets.set(row.id, markTerms(windowAround(row.around, row.at_char), terms));
+  return snippets;
 }

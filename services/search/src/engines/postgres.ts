@@ -4,7 +4,15 @@ import { fold } from '../domain/fold.js';
 import { withoutSelectors } from '../domain/snippet.js';
 import { titleKey } from '../domain/tokens.js';
 import { documentVectors } from '../domain/vector.js';
-import type { DocumentPatch, IdPage, IndexedDocument, SearchEngine } from './engine.js';
+import type {
+  DocumentPatch,
+  IdPage,
+  IndexedDocument,
+  IndexedPassage,
+  PassageIdPage,
+  PassageRemoval,
+  SearchEngine,
+} from './engine.js';
 import { postgresSearch } from './postgres-search.js';
 
 export interface PostgresEngineOptions {
@@ -27,6 +35,8 @@ const CONFIG_TEXT_CHARS = 200_000;
 
 const storedRow = z.object({
   id: z.string(),
+  created_by: z.string().nullable(),
+  updated_ms: z.coerce.number(),
   workspace_id: z.string(),
   parent_id: z.string().nullable(),
   icon: z.string().nullable(),
@@ -105,9 +115,10 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       : sql.fragment``;
     await pool.query(sql.unsafe`
       INSERT INTO search_documents AS d
-        (id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, rank_tsv, text_version, state_version)
+        (id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, rank_tsv,
+         text_version, state_version, created_by, updated_at)
       SELECT u.id, u.workspace_id, u.parent_id, u.title, u.icon, u.plain_text, u.archived, u.title_key,
-             ${tsv}, ${titleTsv}, ${rankTsv}, u.version, u.version
+             ${tsv}, ${titleTsv}, ${rankTsv}, u.version, u.version, u.created_by, to_timestamp(u.updated_at / 1000.0)
       FROM unnest(
         ${sql.array(
           col((r) => r.doc.id),
@@ -156,8 +167,17 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
         ${sql.array(
           col((r) => Math.trunc(r.doc.version)),
           'int8',
+        )},
+        ${sql.array(
+          col((r) => r.doc.createdBy),
+          'uuid',
+        )},
+        ${sql.array(
+          col((r) => Math.trunc(r.doc.updatedAt)),
+          'int8',
         )}
-      ) AS u(id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, rank_tsv, version)
+      ) AS u(id, workspace_id, parent_id, title, icon, plain_text, archived, title_key, tsv, title_tsv, rank_tsv, version,
+             created_by, updated_at)
       ${extra}
       WHERE NOT EXISTS (SELECT 1 FROM search_removed_documents r WHERE r.id = u.id)
       ON CONFLICT (id) DO UPDATE SET
@@ -172,6 +192,8 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
         icon = CASE WHEN EXCLUDED.state_version >= d.state_version THEN EXCLUDED.icon ELSE d.icon END,
         archived = CASE WHEN EXCLUDED.state_version >= d.state_version THEN EXCLUDED.archived ELSE d.archived END,
         state_version = greatest(d.state_version, EXCLUDED.state_version),
+        created_by = coalesce(EXCLUDED.created_by, d.created_by),
+        updated_at = greatest(d.updated_at, EXCLUDED.updated_at),
         indexed_at = now()`);
   }
 
@@ -191,6 +213,7 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
         parent_id = CASE WHEN p.has_parent THEN p.parent_id ELSE d.parent_id END,
         icon = CASE WHEN p.has_icon THEN p.icon ELSE d.icon END,
         archived = coalesce(p.archived, d.archived),
+        updated_at = greatest(d.updated_at, p.updated_at),
         state_version = p.version,
         indexed_at = now()
       FROM unnest(
@@ -215,8 +238,12 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
         ${sql.array(
           list.map((p) => Math.trunc(p.version)),
           'int8',
+        )},
+        ${sql.array(
+          list.map((p) => (p.updatedAt === undefined ? null : new Date(p.updatedAt).toISOString())),
+          'timestamptz',
         )}
-      ) AS p(id, parent_id, has_parent, icon, has_icon, archived, version)
+      ) AS p(id, parent_id, has_parent, icon, has_icon, archived, version, updated_at)
       WHERE d.id = p.id AND p.version >= d.state_version`);
     const unknown = await pool.anyFirst(sql.type(z.object({ id: z.string() }))`
       SELECT u.id FROM unnest(${sql.array(
@@ -230,7 +257,9 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
     const retitled = list.filter((p) => p.title !== undefined);
     if (retitled.length === 0) return [...unknown];
     const stored = await pool.any(sql.type(storedRow)`
-      SELECT id, workspace_id, parent_id, icon, archived, plain_text, text_version FROM search_documents
+      SELECT id, workspace_id, parent_id, icon, archived, plain_text, text_version, created_by,
+             floor(extract(epoch FROM updated_at) * 1000) AS updated_ms
+      FROM search_documents
       WHERE id = ANY(${sql.array(
         retitled.map((p) => p.id),
         'uuid',
@@ -248,6 +277,8 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
         icon: row.icon,
         plainText: row.plain_text,
         archived: row.archived,
+        createdBy: row.created_by,
+        updatedAt: Math.max(row.updated_ms, p.updatedAt ?? 0),
         version: p.version,
       });
     }
@@ -262,11 +293,119 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
       await tx.query(sql.unsafe`
         INSERT INTO search_removed_documents (id) SELECT unnest(${list}) ON CONFLICT (id) DO NOTHING`);
       await tx.query(sql.unsafe`DELETE FROM search_documents WHERE id = ANY(${list})`);
+      await tx.query(sql.unsafe`DELETE FROM search_passages WHERE document_id = ANY(${list})`);
     });
   }
 
   async function removeWorkspace(workspaceId: string): Promise<void> {
     await pool.query(sql.unsafe`DELETE FROM search_documents WHERE workspace_id = ${workspaceId}`);
+    await pool.query(sql.unsafe`DELETE FROM search_passages WHERE workspace_id = ${workspaceId}`);
+  }
+
+  async function upsertPassages(passages: readonly IndexedPassage[]): Promise<void> {
+    const newest = new Map<string, IndexedPassage>();
+    for (const p of passages) {
+      const seen = newest.get(p.id);
+      if (!seen || seen.version <= p.version) newest.set(p.id, p);
+    }
+    if (newest.size === 0) return;
+    const rows = [...newest.values()].map((p) => {
+      const text = withoutSelectors(p.text);
+      return { p, text, ...documentVectors('', text) };
+    });
+    await addToLexicon(rows.flatMap((r) => r.lexemes));
+    const col = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
+    const tsv = extraLexemes
+      ? sql.fragment`u.tsv::tsvector || setweight(to_tsvector(${cfg}, u.folded), 'C')`
+      : sql.fragment`u.tsv::tsvector`;
+    const rankTsv = extraLexemes
+      ? sql.fragment`u.rank_tsv::tsvector || setweight(to_tsvector(${cfg}, left(u.folded, 2000)), 'C')`
+      : sql.fragment`u.rank_tsv::tsvector`;
+    await pool.query(sql.unsafe`
+      INSERT INTO search_passages AS s (id, kind, document_id, workspace_id, thread_id, text, tsv, rank_tsv, version)
+      SELECT u.id, u.kind, u.document_id, u.workspace_id, u.thread_id, u.text, ${tsv}, ${rankTsv}, u.version
+      FROM unnest(
+        ${sql.array(
+          col((r) => r.p.id),
+          'uuid',
+        )},
+        ${sql.array(
+          col((r) => r.p.kind),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => r.p.documentId),
+          'uuid',
+        )},
+        ${sql.array(
+          col((r) => r.p.workspaceId),
+          'uuid',
+        )},
+        ${sql.array(
+          col((r) => r.p.threadId),
+          'uuid',
+        )},
+        ${sql.array(
+          col((r) => r.text),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => r.vector),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => r.rankVector),
+          'text',
+        )},
+        ${sql.array(
+          col((r) => Math.trunc(r.p.version)),
+          'int8',
+        )},
+        ${sql.array(
+          col((r) => (extraLexemes ? fold(r.text.slice(0, CONFIG_TEXT_CHARS)) : '')),
+          'text',
+        )}
+      ) AS u(id, kind, document_id, workspace_id, thread_id, text, tsv, rank_tsv, version, folded)
+      WHERE NOT EXISTS (
+        SELECT 1 FROM search_removed_documents r WHERE r.id IN (u.id, u.document_id) OR r.id = u.thread_id)
+      ON CONFLICT (id) DO UPDATE SET
+        text = EXCLUDED.text, tsv = EXCLUDED.tsv, rank_tsv = EXCLUDED.rank_tsv, version = EXCLUDED.version,
+        indexed_at = now()
+      WHERE EXCLUDED.version >= s.version`);
+  }
+
+  async function removePassages({ ids = [], threadIds = [], documentIds = [] }: PassageRemoval): Promise<void> {
+    // Documents leave their own tombstones when they are removed (remove()); passages and threads here.
+    const gone = [...new Set([...ids, ...threadIds])];
+    if (gone.length + documentIds.length === 0) return;
+    await pool.transaction(async (tx) => {
+      if (gone.length > 0)
+        await tx.query(sql.unsafe`
+          INSERT INTO search_removed_documents (id) SELECT unnest(${sql.array(gone, 'uuid')}) ON CONFLICT (id) DO NOTHING`);
+      await tx.query(sql.unsafe`
+        DELETE FROM search_passages
+        WHERE id = ANY(${sql.array([...ids], 'uuid')}) OR thread_id = ANY(${sql.array([...threadIds], 'uuid')})
+           OR document_id = ANY(${sql.array([...documentIds], 'uuid')})`);
+    });
+  }
+
+  async function passageWorkspacesOf({ ids = [], threadIds = [], documentIds = [] }: PassageRemoval): Promise<string[]> {
+    if (ids.length + threadIds.length + documentIds.length === 0) return [];
+    const rows = await pool.anyFirst(sql.type(z.object({ workspace_id: z.string() }))`
+      SELECT DISTINCT workspace_id FROM search_passages
+      WHERE id = ANY(${sql.array([...ids], 'uuid')}) OR thread_id = ANY(${sql.array([...threadIds], 'uuid')})
+         OR document_id = ANY(${sql.array([...documentIds], 'uuid')})`);
+    return [...rows];
+  }
+
+  async function listPassageIds(page: PassageIdPage): Promise<string[]> {
+    const rows = await pool.anyFirst(sql.type(z.object({ id: z.string() }))`
+      SELECT id FROM search_passages
+      WHERE kind = ${page.kind}
+        AND ${page.workspaceId ? sql.fragment`workspace_id = ${page.workspaceId}` : sql.fragment`true`}
+        AND ${page.after ? sql.fragment`id > ${page.after}` : sql.fragment`true`}
+      ORDER BY id LIMIT ${page.limit}`);
+    return [...rows];
   }
 
   async function listIds(page: IdPage): Promise<string[]> {
@@ -293,6 +432,10 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
     removeWorkspace,
     listIds,
     workspacesOf,
+    upsertPassages,
+    removePassages,
+    passageWorkspacesOf,
+    listPassageIds,
     search: postgresSearch(reads, tsConfig),
     async health() {
       await pool.query(sql.unsafe`SELECT 1 FROM search_documents LIMIT 1`);
