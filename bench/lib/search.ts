@@ -61,6 +61,8 @@ export async function fillSearchIndex(
             icon: null,
             plainText: text,
             archived: false,
+            createdBy: null,
+            updatedAt: version,
             version,
           });
         }

@@ -18,6 +18,8 @@ const doc = (workspaceId: string, title: string, plainText: string): IndexedDocu
   icon: null,
   plainText,
   archived: false,
+  createdBy: null,
+  updatedAt: Date.parse('2026-01-01T00:00:00Z'),
   version: ++version,
 });
 
@@ -43,28 +45,28 @@ describe('remembered search answers', () => {
     await replicaA.upsert([first]);
     const query = { workspaceId, query: 'release', limit: 20 };
 
-    const answer = await replicaA.search(query);
+    const answer = (await replicaA.search(query)).hits;
     expect(answer.map((h) => h.id)).toEqual([first.id]);
     db.reset();
-    expect(await replicaA.search(query)).toEqual(answer);
+    expect((await replicaA.search(query)).hits).toEqual(answer);
     expect(db.statements()).toBe(1); // the index version, no search statement
 
     // Another replica writes: this one's next answer holds it.
     const second = doc(workspaceId, 'Planning', 'The release train leaves on Monday.');
     await replicaB.upsert([second]);
-    expect((await replicaA.search(query)).map((h) => h.id).sort()).toEqual([first.id, second.id].sort());
+    expect((await replicaA.search(query)).hits.map((h) => h.id).sort()).toEqual([first.id, second.id].sort());
 
     await replicaB.patch([{ id: first.id, archived: true, version: ++version }]);
-    expect((await replicaA.search(query)).map((h) => h.id)).toEqual([second.id]);
+    expect((await replicaA.search(query)).hits.map((h) => h.id)).toEqual([second.id]);
     await replicaB.remove([second.id]);
-    expect(await replicaA.search(query)).toEqual([]);
+    expect((await replicaA.search(query)).hits).toEqual([]);
   });
 
   it('keeps answers per workspace, query and limit, and an empty write changes nothing', async () => {
     const [one, two] = [randomUUID(), randomUUID()];
     await replicaA.upsert([doc(one, 'Budget', 'Costs of the year.'), doc(two, 'Budget', 'Costs of the team.')]);
-    const inOne = await replicaA.search({ workspaceId: one, query: 'costs', limit: 20 });
-    const inTwo = await replicaA.search({ workspaceId: two, query: 'costs', limit: 20 });
+    const inOne = (await replicaA.search({ workspaceId: one, query: 'costs', limit: 20 })).hits;
+    const inTwo = (await replicaA.search({ workspaceId: two, query: 'costs', limit: 20 })).hits;
     expect(inOne).toHaveLength(1);
     expect(inTwo).toHaveLength(1);
     expect(inOne[0].id).not.toBe(inTwo[0].id);
@@ -94,7 +96,7 @@ describe('remembered search answers, per workspace', () => {
     const moving = doc(busy, 'Roadmap draft', 'Milestones to agree on.');
     await replicaA.upsert([kept, moving]);
     const query = { workspaceId: quiet, query: 'milestones', limit: 20 };
-    const answer = await replicaA.search(query);
+    const answer = (await replicaA.search(query)).hits;
     expect(answer.map((h) => h.id)).toEqual([kept.id]);
 
     const writes: Array<() => Promise<unknown>> = [
@@ -106,7 +108,7 @@ describe('remembered search answers, per workspace', () => {
     for (const write of writes) {
       await write();
       db.reset();
-      expect(await replicaA.search(query)).toEqual(answer);
+      expect((await replicaA.search(query)).hits).toEqual(answer);
       expect(db.statements()).toBe(1); // the workspace's version only
     }
   });
@@ -119,11 +121,11 @@ describe('remembered search answers, per workspace', () => {
     ];
     await replicaA.upsert([one, two]);
     const query = { workspaceId, query: 'onboarding', limit: 20 };
-    expect((await replicaA.search(query)).map((h) => h.id).sort()).toEqual([one.id, two.id].sort());
+    expect((await replicaA.search(query)).hits.map((h) => h.id).sort()).toEqual([one.id, two.id].sort());
     await replicaB.patch([{ id: one.id, archived: true, version: ++version }]);
-    expect((await replicaA.search(query)).map((h) => h.id)).toEqual([two.id]);
+    expect((await replicaA.search(query)).hits.map((h) => h.id)).toEqual([two.id]);
     await replicaB.remove([two.id]);
-    expect(await replicaA.search(query)).toEqual([]);
+    expect((await replicaA.search(query)).hits).toEqual([]);
     // Ids the index does not hold touch no workspace.
     expect(await replicaB.workspacesOf([randomUUID(), two.id])).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IndexedDocument, SearchEngine, SearchHit } from '../src/engines/engine.js';
+import type { IndexedDocument, IndexedPassage, SearchEngine, SearchHit, SearchQuery } from '../src/engines/engine.js';
 
 /**
  * The one results contract every search engine is held to (ARCHITECTURE 5.8, issue 12 points 3,
@@ -29,6 +29,26 @@ function doc(
     icon: null,
     plainText,
     archived: false,
+    createdBy: null,
+    updatedAt: Date.parse('2026-01-01T00:00:00Z'),
+    version: nextVersion(),
+    ...over,
+  };
+}
+
+function passage(
+  document: IndexedDocument,
+  kind: IndexedPassage['kind'],
+  text: string,
+  over: Partial<IndexedPassage> = {},
+): IndexedPassage {
+  return {
+    id: randomUUID(),
+    kind,
+    documentId: document.id,
+    workspaceId: document.workspaceId,
+    threadId: kind === 'comment' ? randomUUID() : null,
+    text,
     version: nextVersion(),
     ...over,
   };
@@ -51,7 +71,13 @@ export function describeEngineContract(name: string, makeEngine: () => Promise<E
       await engine.upsert(indexed);
       return { workspaceId, ids: indexed.map((d) => d.id) };
     }
-    const search = (workspaceId: string, query: string, limit = 20) => engine.search({ workspaceId, query, limit });
+    const search = async (workspaceId: string, query: string, limit = 20) =>
+      (await engine.search({ workspaceId, query, limit })).hits;
+    /** A page with filters: its hits' ids and the total. */
+    const filtered = async (workspaceId: string, query: string, more: Partial<SearchQuery> = {}) => {
+      const page = await engine.search({ workspaceId, query, limit: 20, ...more });
+      return { ids: idsOf(page.hits), total: page.total, hits: page.hits };
+    };
     const idsOf = (hits: SearchHit[]) => hits.map((h) => h.id);
 
     describe('every language', () => {
@@ -331,6 +357,183 @@ export function describeEngineContract(name: string, makeEngine: () => Promise<E
         const first = await engine.listIds({ workspaceId, limit: 2 });
         expect(first).toEqual(sorted.slice(0, 2));
         expect(await engine.listIds({ workspaceId, after: first[1], limit: 2 })).toEqual(sorted.slice(2));
+      });
+    });
+
+    describe('pages and filters (ARCHITECTURE 5.20)', () => {
+      it('pages with offset and tells the total of all matches', async () => {
+        const workspaceId = randomUUID();
+        const docs = Array.from({ length: 7 }, (_, i) => doc(workspaceId, `Lantern ${i}`, 'A lamp for the harbour.'));
+        await engine.upsert(docs);
+        const first = await filtered(workspaceId, 'harbour', { limit: 3 });
+        const second = await filtered(workspaceId, 'harbour', { limit: 3, offset: 3 });
+        const last = await filtered(workspaceId, 'harbour', { limit: 3, offset: 6 });
+        expect([first.total, second.total, last.total]).toEqual([7, 7, 7]);
+        expect(first.ids).toHaveLength(3);
+        expect(second.ids).toHaveLength(3);
+        expect(last.ids).toHaveLength(1);
+        expect([...first.ids, ...second.ids, ...last.ids].sort()).toEqual(docs.map((d) => d.id).sort());
+        expect(await filtered(workspaceId, 'harbour', { offset: 20 })).toMatchObject({ ids: [], total: 7 });
+        expect(await filtered(workspaceId, 'nowhere')).toMatchObject({ ids: [], total: 0 });
+      });
+
+      it('narrows to a subtree at any depth, following moves, never the parent itself', async () => {
+        const workspaceId = randomUUID();
+        const root = doc(workspaceId, 'Engineering tide', 'tide tables');
+        const child = doc(workspaceId, 'Backend', 'tide gauge', { parentId: root.id });
+        const grandchild = doc(workspaceId, 'Database', 'tide records', { parentId: child.id });
+        const elsewhere = doc(workspaceId, 'Sales', 'tide of orders');
+        await engine.upsert([root, child, grandchild, elsewhere]);
+        expect((await filtered(workspaceId, 'tide', { parentId: root.id })).ids.sort()).toEqual(
+          [child.id, grandchild.id].sort(),
+        );
+        expect((await filtered(workspaceId, 'tide', { parentId: child.id })).ids).toEqual([grandchild.id]);
+        await engine.patch([{ id: child.id, parentId: elsewhere.id, version: nextVersion() }]);
+        expect((await filtered(workspaceId, 'tide', { parentId: root.id })).ids).toEqual([]);
+        const moved = await filtered(workspaceId, 'tide', { parentId: elsewhere.id });
+        expect(moved.ids.sort()).toEqual([child.id, grandchild.id].sort());
+        expect(moved.total).toBe(2);
+        expect((await filtered(workspaceId, 'tide', { parentId: randomUUID() })).total).toBe(0);
+      });
+
+      it('filters by creator and by the time of the last change (both bounds exclusive)', async () => {
+        const workspaceId = randomUUID();
+        const [ada, bob] = [randomUUID(), randomUUID()];
+        const at = (iso: string) => Date.parse(iso);
+        const jan = doc(workspaceId, 'January plan', 'compass', {
+          createdBy: ada,
+          updatedAt: at('2026-01-10T00:00:00Z'),
+        });
+        const feb = doc(workspaceId, 'February plan', 'compass', {
+          createdBy: bob,
+          updatedAt: at('2026-02-10T00:00:00Z'),
+        });
+        const mar = doc(workspaceId, 'March plan', 'compass', {
+          createdBy: ada,
+          updatedAt: at('2026-03-10T00:00:00Z'),
+        });
+        await engine.upsert([jan, feb, mar]);
+        expect((await filtered(workspaceId, 'compass', { authorId: ada })).ids.sort()).toEqual([jan.id, mar.id].sort());
+        expect(
+          (await filtered(workspaceId, 'compass', { updatedAfter: at('2026-01-10T00:00:00Z') })).ids.sort(),
+        ).toEqual([feb.id, mar.id].sort());
+        const between = await filtered(workspaceId, 'compass', {
+          updatedAfter: at('2026-01-01T00:00:00Z'),
+          updatedBefore: at('2026-03-10T00:00:00Z'),
+          authorId: bob,
+        });
+        expect(between).toMatchObject({ ids: [feb.id], total: 1 });
+        // A later change moves a document into the window.
+        await engine.upsert([
+          { ...jan, plainText: 'compass rose', version: nextVersion(), updatedAt: at('2026-04-01T00:00:00Z') },
+        ]);
+        expect((await filtered(workspaceId, 'compass', { updatedAfter: at('2026-03-31T00:00:00Z') })).ids).toEqual([
+          jan.id,
+        ]);
+      });
+
+      it('looks only where `in` says', async () => {
+        const workspaceId = randomUUID();
+        const titled = doc(workspaceId, 'Anchor points', 'Nothing else.');
+        const written = doc(workspaceId, 'Mooring', 'Drop the anchor here.');
+        await engine.upsert([titled, written]);
+        const comment = passage(titled, 'comment', 'no match here');
+        await engine.upsertPassages([comment]);
+        expect((await filtered(workspaceId, 'anchor', { in: ['title'] })).ids).toEqual([titled.id]);
+        expect((await filtered(workspaceId, 'anchor', { in: ['content'] })).ids).toEqual([written.id]);
+        const both = await filtered(workspaceId, 'anchor', { in: ['title', 'content'] });
+        expect(both).toMatchObject({ ids: [titled.id, written.id], total: 2 });
+        expect((await filtered(workspaceId, 'anchor', { in: ['comments', 'attachments'] })).total).toBe(0);
+      });
+    });
+
+    describe('comments and attachments (ARCHITECTURE 5.20)', () => {
+      it('finds a word of a comment or of an attachment, saying where, one hit per document', async () => {
+        const workspaceId = randomUUID();
+        const plan = doc(workspaceId, 'Release plan', 'Dates and owners.');
+        const contract = doc(workspaceId, 'Vendors', 'The list of vendors.');
+        await engine.upsert([plan, contract]);
+        const said = passage(plan, 'comment', 'Can we ship the zeppelin build on Friday?');
+        const again = passage(plan, 'comment', 'The zeppelin needs one more review.');
+        const pdf = passage(
+          contract,
+          'attachment',
+          `${'Terms and conditions. '.repeat(600)} Penalty clause: zeppelin.`,
+        );
+        await engine.upsertPassages([said, again, pdf]);
+        const found = await filtered(workspaceId, 'zeppelin');
+        expect(found.total).toBe(2);
+        const byId = new Map(found.hits.map((h) => [h.id, h]));
+        expect(byId.get(plan.id)).toMatchObject({ matchField: 'comment', title: 'Release plan' });
+        expect([said.threadId, again.threadId]).toContain(byId.get(plan.id)?.commentThreadId);
+        expect(byId.get(plan.id)?.snippet).toContain('<mark>zeppelin</mark>');
+        expect(byId.get(contract.id)).toMatchObject({ matchField: 'attachment', attachmentId: pdf.id });
+        // The match is far into the text: the snippet still shows it.
+        expect(byId.get(contract.id)?.snippet).toContain('<mark>zeppelin</mark>');
+        expect((await filtered(workspaceId, 'zeppelin', { in: ['comments'] })).ids).toEqual([plan.id]);
+        expect((await filtered(workspaceId, 'zeppelin', { in: ['attachments'] })).ids).toEqual([contract.id]);
+        expect((await filtered(workspaceId, 'zeppelin', { in: ['title', 'content'] })).total).toBe(0);
+        // The document's own text ranks above a passage, and makes the hit a content match.
+        expect(await filtered(workspaceId, 'owners')).toMatchObject({ ids: [plan.id] });
+        expect((await search(workspaceId, 'owners'))[0].matchField).toBe('content');
+      });
+
+      it('hides passages of archived documents, of other workspaces and outside the filters', async () => {
+        const workspaceId = randomUUID();
+        const [ada] = [randomUUID()];
+        const parent = doc(workspaceId, 'Parent', 'x');
+        const shown = doc(workspaceId, 'Shown', 'y', { parentId: parent.id, createdBy: ada });
+        const hidden = doc(workspaceId, 'Hidden', 'z', { archived: true });
+        const foreign = doc(randomUUID(), 'Foreign', 'w');
+        await engine.upsert([parent, shown, hidden, foreign]);
+        await engine.upsertPassages([
+          passage(shown, 'comment', 'quokka sighting'),
+          passage(hidden, 'comment', 'quokka again'),
+          passage(foreign, 'attachment', 'quokka abroad'),
+          passage(parent, 'attachment', 'quokka at the top'),
+        ]);
+        expect((await filtered(workspaceId, 'quokka')).ids.sort()).toEqual([parent.id, shown.id].sort());
+        expect((await filtered(workspaceId, 'quokka', { parentId: parent.id })).ids).toEqual([shown.id]);
+        expect((await filtered(workspaceId, 'quokka', { authorId: ada })).ids).toEqual([shown.id]);
+        await engine.patch([{ id: hidden.id, archived: false, version: nextVersion() }]);
+        expect((await filtered(workspaceId, 'quokka')).total).toBe(3);
+      });
+
+      it('edits replace a passage, older writes are ignored, removals stay removed', async () => {
+        const workspaceId = randomUUID();
+        const d = doc(workspaceId, 'Notes', 'plain');
+        await engine.upsert([d]);
+        const first = passage(d, 'comment', 'walrus');
+        const edited = { ...first, text: 'narwhal', version: nextVersion() };
+        await engine.upsertPassages([edited]);
+        await engine.upsertPassages([first]); // late
+        expect((await filtered(workspaceId, 'walrus')).total).toBe(0);
+        expect((await filtered(workspaceId, 'narwhal')).ids).toEqual([d.id]);
+
+        await engine.removePassages({ ids: [first.id] });
+        await engine.upsertPassages([{ ...edited, version: nextVersion() }]); // a redelivered edit
+        expect((await filtered(workspaceId, 'narwhal')).total).toBe(0);
+
+        const threadId = randomUUID();
+        const inThread = [
+          passage(d, 'comment', 'beluga', { threadId }),
+          passage(d, 'comment', 'beluga two', { threadId }),
+        ];
+        await engine.upsertPassages(inThread);
+        expect((await filtered(workspaceId, 'beluga')).total).toBe(1);
+        expect(await engine.passageWorkspacesOf({ threadIds: [threadId] })).toEqual([workspaceId]);
+        await engine.removePassages({ threadIds: [threadId] });
+        await engine.upsertPassages([passage(d, 'comment', 'beluga late', { threadId })]);
+        expect((await filtered(workspaceId, 'beluga')).total).toBe(0);
+
+        const file = passage(d, 'attachment', 'orca manual');
+        await engine.upsertPassages([file]);
+        expect(await engine.listPassageIds({ workspaceId, kind: 'attachment', limit: 10 })).toEqual([file.id]);
+        await engine.remove([d.id]);
+        expect(await engine.listPassageIds({ workspaceId, kind: 'attachment', limit: 10 })).toEqual([]);
+        await engine.upsertPassages([passage(d, 'attachment', 'orca again')]);
+        expect((await filtered(workspaceId, 'orca')).total).toBe(0);
+        expect(await engine.listPassageIds({ workspaceId, kind: 'attachment', limit: 10 })).toEqual([]);
       });
     });
   });

@@ -32,6 +32,8 @@ const doc = (workspaceId: string, title: string, plainText: string): IndexedDocu
   icon: null,
   plainText,
   archived: false,
+  createdBy: null,
+  updatedAt: Date.parse('2026-01-01T00:00:00Z'),
   version: 1,
 });
 
@@ -53,7 +55,7 @@ describe('postgres engine: what a search costs', () => {
       doc(workspaceId, 'Office', 'Keys to the subreleases cabinet.'),
     ]);
     db.reset();
-    const hits = await engine.search({ workspaceId, query: 'release', limit: 20 });
+    const hits = (await engine.search({ workspaceId, query: 'release', limit: 20 })).hits;
     expect(hits.map((h) => h.title)).toEqual(['Release notes', expect.any(String), expect.any(String)]);
     expect(hits.every((h) => h.snippet.includes('<mark>'))).toBe(true);
     expect(db.statements()).toBe(1);
@@ -70,7 +72,7 @@ describe('postgres engine: what a search costs', () => {
       SELECT count(DISTINCT chunk_id)::int FROM ${sql.identifier(String(toast).split('.'))}`);
     // plain_text and tsv of each page; rank_tsv and title_tsv stay in the row.
     expect(outOfLine).toBeLessThanOrEqual(2 * pages.length);
-    const ranked = await engine.search({ workspaceId, query: prose(3).split(' ')[0], limit: 5 });
+    const ranked = (await engine.search({ workspaceId, query: prose(3).split(' ')[0], limit: 5 })).hits;
     expect(ranked.map((h) => h.id)).toContain(pages[2].id);
   });
 
@@ -83,7 +85,7 @@ describe('postgres engine: what a search costs', () => {
     // The title match is written last: first in neither the table nor the index's order.
     await engine.upsert(many);
     await engine.upsert([titled]);
-    const hits = await engine.search({ workspaceId, query: 'budget', limit: 20 });
+    const hits = (await engine.search({ workspaceId, query: 'budget', limit: 20 })).hits;
     expect(hits[0]).toMatchObject({ id: titled.id, matchField: 'title' });
     expect(hits).toHaveLength(20);
   });
@@ -92,10 +94,12 @@ describe('postgres engine: what a search costs', () => {
     const workspaceId = randomUUID();
     const office = doc(workspaceId, 'Moving day', 'The office moves on Monday.');
     await engine.upsert([office]);
-    expect((await engine.search({ workspaceId, query: 'fice', limit: 5 })).map((h) => h.id)).toEqual([office.id]);
-    expect((await engine.search({ workspaceId, query: 'ice moves', limit: 5 })).map((h) => h.id)).toEqual([office.id]);
+    expect((await engine.search({ workspaceId, query: 'fice', limit: 5 })).hits.map((h) => h.id)).toEqual([office.id]);
+    expect((await engine.search({ workspaceId, query: 'ice moves', limit: 5 })).hits.map((h) => h.id)).toEqual([
+      office.id,
+    ]);
     // `ce` alone is the end of `office` only: a two-letter piece makes no lexeme of its own.
-    expect(await engine.search({ workspaceId, query: 'ce moves', limit: 5 })).toEqual([]);
+    expect((await engine.search({ workspaceId, query: 'ce moves', limit: 5 })).hits).toEqual([]);
   });
 });
 
@@ -125,17 +129,19 @@ describe('postgres engine: the last word through the lexicon', () => {
     expect(await lexiconCount('word')).toBe(1);
 
     // `zq1`: zq1word and zq10word … zq19word, 11 lexemes, turned into exact ones.
-    const few = await engine.search({ workspaceId, query: 'code zq1', limit: 50 });
+    const few = (await engine.search({ workspaceId, query: 'code zq1', limit: 50 })).hits;
     expect(few.map((h) => h.title).sort()).toEqual(
       ['Page 1', ...Array.from({ length: 10 }, (_, i) => `Page ${10 + i}`)].sort(),
     );
     // `zq`: 70 lexemes, kept a prefix.
-    expect(await engine.search({ workspaceId, query: 'zq', limit: 50 })).toHaveLength(50);
+    expect((await engine.search({ workspaceId, query: 'zq', limit: 50 })).hits).toHaveLength(50);
     // The prefix inside a word (a suffix's start) and of a word written after the others.
-    expect((await engine.search({ workspaceId, query: 'q7wor', limit: 50 })).map((h) => h.title)).toEqual(['Page 7']);
+    expect((await engine.search({ workspaceId, query: 'q7wor', limit: 50 })).hits.map((h) => h.title)).toEqual([
+      'Page 7',
+    ]);
     const late = doc(workspaceId, 'Late', 'Written after: zq1late.');
     await engine.upsert([late]);
-    expect((await engine.search({ workspaceId, query: 'zq1l', limit: 50 })).map((h) => h.id)).toEqual([late.id]);
+    expect((await engine.search({ workspaceId, query: 'zq1l', limit: 50 })).hits.map((h) => h.id)).toEqual([late.id]);
   });
 
   it('sends a lexeme it already added once only (one writer, two batches)', async () => {

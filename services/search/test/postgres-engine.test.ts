@@ -59,14 +59,20 @@ describe('postgres engine: SEARCH_TS_CONFIG', () => {
       icon: null,
       plainText: 'She was running every day.',
       archived: false,
+      createdBy: null,
+      updatedAt: Date.parse('2026-01-01T00:00:00Z'),
       version: 1,
     };
     await english.engine.upsert([doc]);
     await simple.engine.upsert([doc]);
-    expect((await english.engine.search({ workspaceId, query: 'runs', limit: 5 })).map((h) => h.id)).toEqual([doc.id]);
-    expect(await simple.engine.search({ workspaceId, query: 'runs', limit: 5 })).toEqual([]);
+    expect((await english.engine.search({ workspaceId, query: 'runs', limit: 5 })).hits.map((h) => h.id)).toEqual([
+      doc.id,
+    ]);
+    expect((await simple.engine.search({ workspaceId, query: 'runs', limit: 5 })).hits).toEqual([]);
     // Stop words of the configuration do not empty a query: the folded words still match.
-    expect((await english.engine.search({ workspaceId, query: 'every', limit: 5 })).map((h) => h.id)).toEqual([doc.id]);
+    expect((await english.engine.search({ workspaceId, query: 'every', limit: 5 })).hits.map((h) => h.id)).toEqual([
+      doc.id,
+    ]);
   });
 
   it('refuses a configuration the database does not have, naming the setting', async () => {

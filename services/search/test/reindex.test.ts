@@ -228,6 +228,8 @@ describe('npm run reindex', () => {
       icon: null,
       plainText: 'lantern',
       archived: false,
+      createdBy: null,
+      updatedAt: Date.parse('2026-01-01T00:00:00Z'),
       version: 1,
     });
     await engine.upsert([ghost(ghostLast), ghost(ghostFirst)]);

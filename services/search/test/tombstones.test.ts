@@ -16,6 +16,8 @@ const doc = (workspaceId: string, id: string = randomUUID()): IndexedDocument =>
   icon: null,
   plainText: 'The keeper writes in the log.',
   archived: false,
+  createdBy: null,
+  updatedAt: Date.parse('2026-01-01T00:00:00Z'),
   version: ++version,
 });
 
@@ -47,7 +49,7 @@ describe('search tombstones', () => {
 
     // A late create of the young one is still refused.
     await engine.upsert([doc(workspaceId, young.id)]);
-    expect(await engine.search({ workspaceId, query: 'lighthouse', limit: 20 })).toEqual([]);
+    expect((await engine.search({ workspaceId, query: 'lighthouse', limit: 20 })).hits).toEqual([]);
   });
 
   it('prunes a backlog larger than one batch', async () => {

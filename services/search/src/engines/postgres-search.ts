@@ -390,7 +390,8 @@ export function postgresSearch(reads: PreparedPool, tsConfig: string) {
       return { id: row.id, title: row.title, icon: row.icon, parentId: row.parent_id, snippet, ...matchOf(row) };
     });
     const counted = tally && !tally.filled ? tally.matched : await total(query, parsed);
-    return { hits, total: Math.max(counted, offset + hits.length) };
+    // A page's own hits are matches: the total is never below them (a write between the statements).
+    return { hits, total: hits.length > 0 ? Math.max(counted, offset + hits.length) : counted };
   };
 }
 
