@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 const ALLOWED_HEADERS = 'authorization, content-type, x-request-id, x-mcp-api-key, last-event-id';
-const EXPOSED_HEADERS = 'x-request-id, retry-after, content-disposition, www-authenticate';
+const EXPOSED_HEADERS = 'x-request-id, retry-after, content-disposition, www-authenticate, x-total-count';
 const PREFLIGHT_MAX_AGE_S = '600';
 
 /**

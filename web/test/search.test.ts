@@ -51,7 +51,7 @@ const attribute = (page: Page, selector: string, name: string) =>
   page.$eval(selector, (element, attr) => element.getAttribute(attr as string), name) as Promise<string | null>;
 
 beforeAll(async () => {
-  stack = await startWebPlatform(['workspace', 'document', 'search']);
+  stack = await startWebPlatform(['workspace', 'document', 'comment', 'search']);
   browser = await launchBrowser();
   owner = await stack.signIn('searcher@example.com', 'Searcher');
   workspaceId = (await api('POST', '/workspaces', { name: 'Library' })).id;
@@ -152,6 +152,28 @@ it('closes with Escape, keeping the words, and opens a result with a click', asy
   await page.waitForSelector('[role="listbox"]:not([hidden])');
   await page.locator('[role="option"]').click();
   await waitForPath(page, `/w/${workspaceId}/d/${docs['Tomato varieties']}`);
+  await page.close();
+});
+
+it('finds a word of a comment, says so, and opens the document at its thread', async () => {
+  const documentId = docs['Kitchen rules'];
+  const thread = await api('POST', `/comments/documents/${documentId}/threads`, {
+    anchor: { blockId: 'missing-block', startOffset: 0, endOffset: 4, selectedText: 'Cook' },
+    comment: { content: 'Try the saffron from the market.' },
+  });
+  await indexed('saffron', 1);
+  const page = await openWorkspace();
+  await page.locator(SEARCHBOX).click();
+  await page.keyboard.type('saffron');
+  await page.waitForSelector('[role="option"]');
+  const option = await page.$eval('[role="option"]', (element: any) => element.textContent as string);
+  expect(option).toContain('Kitchen rules');
+  expect(option).toContain('In a comment:');
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await waitForPath(page, `/w/${workspaceId}/d/${documentId}`);
+  expect(await page.evaluate('location.hash')).toBe(`#thread-${thread.id}`);
   await page.close();
 });
 

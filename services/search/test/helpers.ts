@@ -12,7 +12,9 @@ export interface SearchResult {
   icon: string | null;
   parentId: string | null;
   snippet: string;
-  matchField: 'title' | 'content';
+  matchField: 'title' | 'content' | 'comment' | 'attachment';
+  commentThreadId?: string;
+  attachmentId?: string;
 }
 
 /** GET /api/v1/documents/search through the gateway, as `user`. */

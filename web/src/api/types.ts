@@ -119,7 +119,11 @@ export interface SearchResult {
   parentId: string | null;
   /** Plain text with the matched words inside `<mark>` tags: nothing else of it is HTML. */
   snippet: string;
-  matchField: string;
+  matchField: 'title' | 'content' | 'comment' | 'attachment';
+  /** With matchField "comment": the thread whose comment matched. */
+  commentThreadId?: string;
+  /** With matchField "attachment": the file whose text matched. */
+  attachmentId?: string;
 }
 
 export interface PublicDocument {

@@ -56,7 +56,9 @@ export function SearchBox({ workspaceId }: { workspaceId: string }) {
     setOpen(false);
     setText('');
     input.current?.blur();
-    navigate(`/w/${workspaceId}/d/${result.id}`);
+    // A comment's match opens its thread (the link notifications use: useDocumentComments).
+    const thread = result.commentThreadId ? `#thread-${result.commentThreadId}` : '';
+    navigate(`/w/${workspaceId}/d/${result.id}${thread}`);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
