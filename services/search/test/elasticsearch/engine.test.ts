@@ -266,7 +266,9 @@ describe('writes', () => {
     expect(script).toContain('if (s.removed == true || (!text && !state && !author && !later)) { ctx.op = "noop" }');
     // The creator is kept once known; the last change only moves forward; a document is a join parent.
     expect(script).toContain('boolean author = d.createdBy != null && d.createdBy != s.createdBy;');
-    expect(script).toContain('boolean later = s.updatedAt == null || d.updatedAt > s.updatedAt;');
+    expect(script).toContain(
+      'boolean later = d.updatedAt != null && (s.updatedAt == null || d.updatedAt > s.updatedAt);',
+    );
     expect(script).toContain('s.relation = "document";');
   });
 

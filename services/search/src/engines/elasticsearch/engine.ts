@@ -21,6 +21,7 @@ import {
 } from './passages.js';
 import {
   idPageRequest,
+  parseQuery,
   SUBTREE_MAX_DEPTH,
   SUBTREE_MAX_DOCUMENTS,
   searchRequest,
@@ -140,7 +141,8 @@ export class ElasticsearchEngine implements SearchEngine {
   }
 
   async search(query: SearchQuery): Promise<SearchPage> {
-    if (searchRequest(this.alias, query) === null) return { hits: [], total: 0 };
+    // Nothing to look for: no subtree walk either.
+    if (parseQuery(query.query).groups.length === 0) return { hits: [], total: 0 };
     let below: string[] | undefined;
     if (query.parentId !== undefined) {
       below = await this.subtree(query.workspaceId, query.parentId);

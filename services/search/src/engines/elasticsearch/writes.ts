@@ -22,7 +22,7 @@ export const UPSERT_SCRIPT = [
   'boolean state = s.stateVersion == null || v >= s.stateVersion;',
   // Like the Postgres engine: the creator is kept once known, the last change only moves forward.
   'boolean author = d.createdBy != null && d.createdBy != s.createdBy;',
-  'boolean later = s.updatedAt == null || d.updatedAt > s.updatedAt;',
+  'boolean later = d.updatedAt != null && (s.updatedAt == null || d.updatedAt > s.updatedAt);',
   'if (s.removed == true || (!text && !state && !author && !later)) { ctx.op = "noop" } else {',
   '  s.id = d.id; s.workspaceId = d.workspaceId; s.removed = false; s.relation = "document";',
   '  if (author) { s.createdBy = d.createdBy }',
