@@ -17,6 +17,9 @@ import {
 /**
  * The Elasticsearch engine with the real client against recorded Elasticsearch answers: what it
  * sends (paths, query strings, JSON and NDJSON bodies) and what it makes of the answers.
+ * Not a live server: the answers (fixtures/*.json) are hand-written in the Elasticsearch 9 response
+ * shapes of the reference, never captured from a node; how a real node answers these requests is
+ * what the shared contract checks when ELASTICSEARCH_URL is set (contract.test.ts).
  */
 
 const alias = 'wt_es_test-search-documents';
