@@ -6,7 +6,7 @@ import {
   ElasticsearchEngine,
   SUPPORTED_ELASTICSEARCH_MAJOR,
 } from '../../src/engines/elasticsearch/index.js';
-import type { IndexedDocument } from '../../src/engines/engine.js';
+import type { IndexedDocument, IndexedPassage } from '../../src/engines/engine.js';
 import {
   fixture,
   type RecordedElasticsearch,
@@ -17,6 +17,9 @@ import {
 /**
  * The Elasticsearch engine with the real client against recorded Elasticsearch answers: what it
  * sends (paths, query strings, JSON and NDJSON bodies) and what it makes of the answers.
+ * Not a live server: the answers (fixtures/*.json) are hand-written in the Elasticsearch 9 response
+ * shapes of the reference, never captured from a node; how a real node answers these requests is
+ * what the shared contract checks when ELASTICSEARCH_URL is set (contract.test.ts).
  */
 
 const alias = 'wt_es_test-search-documents';
@@ -25,6 +28,10 @@ const ALIAS_PATH = /^\/wt_es_test-search-documents$/;
 const TEMPLATE_PATH = /^\/_index_template\/wt_es_test-search-documents$/;
 const BULK_PATH = /^\/_bulk$/;
 const SEARCH_PATH = /^\/wt_es_test-search-documents\/_search$/;
+const MAPPING_PATH = /^\/wt_es_test-search-documents\/_mapping$/;
+const REFRESH_PATH = /^\/wt_es_test-search-documents\/_refresh$/;
+const DBQ_PATH = /^\/wt_es_test-search-documents\/_delete_by_query$/;
+const MGET_PATH = /^\/wt_es_test-search-documents\/_mget$/;
 
 let es: RecordedElasticsearch;
 const engines: ElasticsearchEngine[] = [];
@@ -42,6 +49,7 @@ afterEach(async () => {
 async function startEngine(refresh?: boolean | 'wait_for'): Promise<ElasticsearchEngine> {
   es.on('PUT', TEMPLATE_PATH, { status: 200, body: fixture('acknowledged') });
   es.on('HEAD', ALIAS_PATH, { status: 200 });
+  es.on('PUT', MAPPING_PATH, { status: 200, body: fixture('acknowledged') });
   const engine = await ElasticsearchEngine.start({ url: es.url, alias, refresh });
   engines.push(engine);
   return engine;
@@ -56,6 +64,8 @@ function doc(overrides: Partial<IndexedDocument> = {}): IndexedDocument {
     icon: null,
     plainText: 'How to nest pages',
     archived: false,
+    createdBy: randomUUID(),
+    updatedAt: 1_763_999_000_000,
     version: 1_764_000_000_000,
     ...overrides,
   };
@@ -70,6 +80,9 @@ function actions(request: RecordedRequest): Array<{ action: string; meta: any; b
   }
   return out;
 }
+
+/** The two ways a search matches a document: its own title or text, and its passages (has_child). */
+const branches = (body: any): any[] => body.query.bool.must[0].bool.should;
 
 /** The word a query item clause looks for (its first, title-word tier). */
 const firstWord = (clause: any): string => clause.bool.should[0].constant_score.filter.match.title.query;
@@ -130,17 +143,39 @@ describe('start: index template and index', () => {
     expect(mappings.properties.textVersion).toMatchObject({ type: 'long' });
     expect(mappings.properties.stateVersion).toMatchObject({ type: 'long' });
     expect(mappings.properties.removed).toEqual({ type: 'boolean' });
+    // Revision 2: the filters' fields, and passages as children of their document (has_child).
+    expect(mappings.properties.createdBy).toEqual({ type: 'keyword' });
+    expect(mappings.properties.updatedAt).toEqual({ type: 'date', format: 'epoch_millis' });
+    expect(mappings.properties.relation).toEqual({ type: 'join', relations: { document: 'passage' } });
+    for (const field of ['passageKind', 'documentId', 'threadId']) {
+      expect(mappings.properties[field]).toEqual({ type: 'keyword' });
+    }
+    expect(mappings.properties.text).toMatchObject({
+      type: 'text',
+      analyzer: 'wiki_text',
+      fields: { ngram: { type: 'text', analyzer: 'wiki_trigram' } },
+    });
     // The concrete index takes settings and mappings from the template; the request adds the alias.
     expect(es.requests[2].body).toEqual({ aliases: { [alias]: { is_write_index: true } } });
   });
 
-  it('is idempotent: a second start replaces the template and leaves the existing index alone', async () => {
+  it("is idempotent: a second start replaces the template and only adds the newer revision's fields to the existing index", async () => {
     await startEngine();
     expect(es.unexpected).toEqual([]);
     expect(es.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `PUT /_index_template/${alias}`,
       `HEAD /${alias}`,
+      `PUT /${alias}/_mapping`,
     ]);
+    expect(es.requests[0].body._meta.revision).toBe(2);
+    // Only fields (adding is the one change Elasticsearch makes in place), never settings.
+    const added = es.requests[2].body;
+    expect(Object.keys(added)).toEqual(['properties']);
+    expect(Object.keys(added.properties).sort()).toEqual(
+      ['createdBy', 'documentId', 'passageKind', 'relation', 'text', 'threadId', 'updatedAt'].sort(),
+    );
+    // The template holds them too, for the indices it makes.
+    expect(es.requests[0].body.template.mappings.properties).toMatchObject(added.properties);
   });
 
   it('starts when another replica created the index between its check and its create', async () => {
@@ -231,7 +266,13 @@ describe('writes', () => {
     expect(script).toContain(
       'if (state) { s.parentId = d.parentId; s.icon = d.icon; s.archived = d.archived; s.stateVersion = v }',
     );
-    expect(script).toContain('if (s.removed == true || (!text && !state)) { ctx.op = "noop" }');
+    expect(script).toContain('if (s.removed == true || (!text && !state && !author && !later)) { ctx.op = "noop" }');
+    // The creator is kept once known; the last change only moves forward; a document is a join parent.
+    expect(script).toContain('boolean author = d.createdBy != null && d.createdBy != s.createdBy;');
+    expect(script).toContain(
+      'boolean later = d.updatedAt != null && (s.updatedAt == null || d.updatedAt > s.updatedAt);',
+    );
+    expect(script).toContain('s.relation = "document";');
   });
 
   it('cuts large writes into several bulk requests (500 actions at most in one)', async () => {
@@ -265,6 +306,10 @@ describe('writes', () => {
       { id: known, archived: true, version: 20 },
       { id: unknown, parentId: null, title: 'Moved', icon: null, version: 21 },
     ]);
+    await engine.patch([{ id: known, archived: false, updatedAt: 1_764_000_000_900, version: 22 }]);
+    const later = actions(es.sent('POST', BULK_PATH)[1])[0].body.script;
+    expect(later.params.updatedAt).toBe(1_764_000_000_900);
+    expect(later.source).toContain('params.updatedAt > s.updatedAt)) { s.updatedAt = params.updatedAt }');
     expect(missing).toEqual([unknown]);
 
     const sent = actions(es.sent('POST', BULK_PATH)[0]);
@@ -273,20 +318,45 @@ describe('writes', () => {
       script: {
         source: expect.stringContaining('if (state) { s.putAll(params.state); s.stateVersion = v }'),
         lang: 'painless',
-        params: { state: { archived: true }, title: null, version: 20 },
+        params: { state: { archived: true }, title: null, updatedAt: null, version: 20 },
       },
     });
-    expect(sent[1].body.script.params).toEqual({ state: { parentId: null, icon: null }, title: 'Moved', version: 21 });
+    expect(sent[1].body.script.params).toEqual({
+      state: { parentId: null, icon: null },
+      title: 'Moved',
+      updatedAt: null,
+      version: 21,
+    });
     expect(sent[1].body.script.source).toContain('if (text) { s.title = params.title; s.textVersion = v }');
     expect(sent[1].body).not.toHaveProperty('upsert');
   });
 
-  it('removes by writing tombstones in bulk (also for ids never indexed), so a late create cannot bring a document back', async () => {
+  it('removes by writing tombstones in bulk (also for ids never indexed), so a late create cannot bring a document back, then deletes their passages', async () => {
     const engine = await startEngine();
     const [held, missing] = [randomUUID(), randomUUID()];
     es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-removes', { index, id1: held, id2: missing }) });
+    es.on('GET', REFRESH_PATH, { status: 200, body: fixture('refresh') });
+    es.on('POST', DBQ_PATH, { status: 200, body: fixture('delete-by-query') });
 
     await engine.remove([held, missing]);
+
+    expect(es.unexpected).toEqual([]);
+    expect(es.requests.slice(3).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /_bulk',
+      // delete_by_query sees what the last refresh made searchable: a passage written just before counts too.
+      `GET /${alias}/_refresh`,
+      `POST /${alias}/_delete_by_query`,
+    ]);
+    const [purge] = es.sent('POST', DBQ_PATH);
+    expect(purge.body.query).toEqual({
+      bool: {
+        filter: [{ exists: { field: 'passageKind' } }],
+        should: [{ terms: { documentId: [held, missing] } }],
+        minimum_should_match: 1,
+        must_not: [{ term: { removed: true } }],
+      },
+    });
+    expect(purge.query.get('conflicts')).toBe('proceed');
 
     const sent = actions(es.sent('POST', BULK_PATH)[0]);
     expect(sent.map((a) => [a.action, a.meta._id, a.body.script.params, a.body.scripted_upsert])).toEqual([
@@ -325,7 +395,7 @@ describe('writes', () => {
     expect(parsing.message).toContain('document_parsing_exception');
 
     es.on('POST', BULK_PATH, { status: 429, body: fixture('error-too-many-requests') });
-    const refused = await engine.remove([a.id]).catch((error) => error);
+    const refused = await engine.upsert([a]).catch((error) => error);
     expect(refused).toBeInstanceOf(errors.ResponseError);
     expect(refused.statusCode).toBe(429);
   });
@@ -361,10 +431,17 @@ describe('search', () => {
     expect(es.unexpected).toEqual([]);
     const { body } = es.sent('POST', SEARCH_PATH)[0];
     expect(body.size).toBe(7);
+    expect(body.from).toBe(0);
+    // Every matching document counted (X-Total-Count), equal scores in id order for stable pages.
+    expect(body.track_total_hits).toBe(true);
+    expect(body.sort).toEqual([{ _score: { order: 'desc' } }, { id: { order: 'asc' } }]);
     expect(body._source).toEqual(['id', 'title', 'icon', 'parentId']);
     expect(body.query.bool.filter).toEqual([{ term: { workspaceId } }, { term: { archived: false } }]);
-    const [word] = body.query.bool.must;
-    expect(word.bool.minimum_should_match).toBe(1);
+    // A document matches by its own title or text, or through a passage (has_child).
+    const [own, passages] = branches(body);
+    expect(own.bool._name).toBe('document');
+    expect(passages.has_child.type).toBe('passage');
+    const [word] = own.bool.must;
     const tiers: Record<string, number> = {};
     const bm25: Record<string, number> = {};
     for (const clause of word.bool.should) {
@@ -386,7 +463,9 @@ describe('search', () => {
     const [exact] = body.query.bool.should;
     expect(exact.constant_score.filter).toEqual({ match: { 'title.exact': { query: 'Pages' } } });
     expect(exact.constant_score.boost).toBeGreaterThan(order[0] * 2);
-    expect(body.query.bool.must_not).toEqual([]);
+    expect(own.bool.must_not).toEqual([]);
+    // The highlight marks the document's own match only, never a passage's words.
+    expect(body.highlight.highlight_query).toEqual({ bool: { must: own.bool.must } });
     expect(body.highlight).toMatchObject({
       pre_tags: ['<mark>'],
       post_tags: ['</mark>'],
@@ -406,7 +485,8 @@ describe('search', () => {
 
     await engine.search({ workspaceId: randomUUID(), query: '"release notes" -draft cats or dogs', limit: 20 });
 
-    const { must, must_not } = es.sent('POST', SEARCH_PATH)[0].body.query.bool;
+    const [own, passages] = branches(es.sent('POST', SEARCH_PATH)[0].body);
+    const { must, must_not } = own.bool;
     expect(must).toHaveLength(2);
     expect(must[0].bool.should).toEqual([
       {
@@ -432,6 +512,15 @@ describe('search', () => {
         },
       },
     ]);
+    // A passage is read the same way, in its own text.
+    const inPassage = passages.has_child.query.bool;
+    expect(inPassage.must).toHaveLength(2);
+    expect(inPassage.must[0].bool.should[0]).toEqual({
+      constant_score: { filter: { match_phrase: { text: { query: 'release notes' } } }, boost: expect.any(Number) },
+    });
+    expect(inPassage.must_not).toEqual([
+      { bool: { should: [{ match: { text: { query: 'draft' } } }], minimum_should_match: 1 } },
+    ]);
   });
 
   it('turns hostile input into plain match text (no query_string), and asks nothing for a query with nothing to find', async () => {
@@ -443,10 +532,10 @@ describe('search', () => {
     const { body } = es.sent('POST', SEARCH_PATH)[0];
     expect(JSON.stringify(body)).not.toMatch(/query_string|"regexp"|"wildcard"/);
     // Punctuation alone is dropped; the rest is text for the analyzer, `title:x` included.
-    expect(body.query.bool.must.map(firstWord)).toEqual(['title:x', 'AND', 'x'.repeat(10_000)]);
+    expect(branches(body)[0].bool.must.map(firstWord)).toEqual(['title:x', 'AND', 'x'.repeat(10_000)]);
 
     for (const query of ['"', '""', '   ', '-alone', '- "', '&|!:*()', '\u0000 -']) {
-      expect(await engine.search({ workspaceId, query, limit: 20 })).toEqual([]);
+      expect(await engine.search({ workspaceId, query, limit: 20 })).toEqual({ hits: [], total: 0 });
     }
     expect(es.sent('POST', SEARCH_PATH)).toHaveLength(1);
   });
@@ -456,8 +545,9 @@ describe('search', () => {
     const [id1, id2, id3, parent] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     es.on('POST', SEARCH_PATH, { status: 200, body: fixture('search-hits', { index, id1, id2, id3, parent }) });
 
-    const hits = await engine.search({ workspaceId: randomUUID(), query: 'pages', limit: 20 });
+    const { hits, total } = await engine.search({ workspaceId: randomUUID(), query: 'pages', limit: 20 });
 
+    expect(total).toBe(3);
     expect(hits).toEqual([
       {
         id: id1,
@@ -500,6 +590,378 @@ describe('search', () => {
   });
 });
 
+describe('pages, filters and passages in a search (ARCHITECTURE 5.20)', () => {
+  /** Answers the subtree walk's level requests from `levels` (parent ids → children), the search with `answer`. */
+  function answerSearches(levels: Map<string, string[]>, answer: unknown) {
+    es.on('POST', SEARCH_PATH, (request) => {
+      const parents = request.body.query.bool.filter.find((clause: any) => clause.terms?.parentId)?.terms.parentId;
+      if (!parents) return { status: 200, body: answer };
+      const children = parents.flatMap((parent: string) => levels.get(parent) ?? []);
+      return {
+        status: 200,
+        body: {
+          ...fixture('search-empty'),
+          hits: { max_score: 0, hits: children.map((id: string) => ({ _index: index, _id: id, _score: 0 })) },
+        },
+      };
+    });
+  }
+
+  it('sends offset as from, the filters as filter clauses on the document, and reads the total', async () => {
+    const engine = await startEngine();
+    const [workspaceId, author, root, child, grandchild] = [
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+    ];
+    // The walk meets `root` again below `grandchild` (a cycle left by moves applied out of order): it stops there.
+    answerSearches(
+      new Map([
+        [root, [child]],
+        [child, [grandchild]],
+        [grandchild, [root]],
+      ]),
+      fixture('search-cjk', { index, id1: grandchild }),
+    );
+
+    const page = await engine.search({
+      workspaceId,
+      query: 'notes',
+      limit: 5,
+      offset: 10,
+      parentId: root,
+      authorId: author,
+      updatedAfter: 1_767_225_600_000,
+      updatedBefore: 1_769_904_000_000,
+    });
+
+    expect(es.unexpected).toEqual([]);
+    expect(page.total).toBe(1);
+    expect(page.hits.map((hit) => hit.id)).toEqual([grandchild]);
+    const sent = es.sent('POST', SEARCH_PATH).map((r) => r.body);
+    // Breadth first, one level per request, tombstones left out, archived documents walked through.
+    expect(sent.slice(0, 3).map((body) => body.query.bool.filter[1].terms.parentId)).toEqual([
+      [root],
+      [child],
+      [grandchild],
+    ]);
+    expect(sent[0]).toEqual({
+      size: 10_000,
+      track_total_hits: false,
+      _source: false,
+      query: {
+        bool: {
+          filter: [{ term: { workspaceId } }, { terms: { parentId: [root] } }],
+          must_not: [{ term: { removed: true } }],
+        },
+      },
+    });
+    expect(sent[1].size).toBe(10_000 - 1);
+    expect(sent).toHaveLength(4);
+    const search = sent[3];
+    expect(search.from).toBe(10);
+    expect(search.size).toBe(5);
+    expect(search.track_total_hits).toBe(true);
+    expect(search.query.bool.filter).toEqual([
+      { term: { workspaceId } },
+      { term: { archived: false } },
+      // Below the parent at any depth, never the parent itself.
+      { terms: { id: [child, grandchild] } },
+      { term: { createdBy: author } },
+      // Both bounds exclusive.
+      { range: { updatedAt: { format: 'epoch_millis', gt: '1767225600000', lt: '1769904000000' } } },
+    ]);
+  });
+
+  it('answers an empty page without searching when nothing is below the parent', async () => {
+    const engine = await startEngine();
+    answerSearches(new Map(), fixture('search-cjk', { index, id1: randomUUID() }));
+
+    expect(
+      await engine.search({ workspaceId: randomUUID(), query: 'notes', limit: 5, parentId: randomUUID() }),
+    ).toEqual({
+      hits: [],
+      total: 0,
+    });
+    expect(es.sent('POST', SEARCH_PATH)).toHaveLength(1);
+  });
+
+  it('looks only where `in` says: the document fields it names, the passage kinds it names', async () => {
+    const engine = await startEngine();
+    es.on('POST', SEARCH_PATH, { status: 200, body: fixture('search-cjk', { index, id1: randomUUID() }) });
+    const workspaceId = randomUUID();
+
+    await engine.search({ workspaceId, query: 'anchor', limit: 5, in: ['title'] });
+    await engine.search({ workspaceId, query: 'anchor', limit: 5, in: ['content', 'comments'] });
+    await engine.search({ workspaceId, query: 'anchor', limit: 5, in: ['attachments'] });
+    const [title, contentAndComments, attachments] = es.sent('POST', SEARCH_PATH).map((r) => r.body);
+
+    const fieldsOf = (clause: any) =>
+      clause.bool.should
+        .filter((c: any) => c.constant_score)
+        .map((c: any) => Object.keys(c.constant_score.filter.match)[0]);
+    // Only the title: no passage branch, the exact-title tier, only the title highlighted.
+    expect(title.query.bool.must).toHaveLength(1);
+    expect(title.query.bool.must[0].bool._name).toBe('document');
+    expect(fieldsOf(title.query.bool.must[0].bool.must[0])).toEqual(['title', 'title.ngram']);
+    expect(title.query.bool.should).toHaveLength(1);
+    expect(Object.keys(title.highlight.fields)).toEqual(['title']);
+
+    // Content and comments: no title anywhere (no exact-title tier), comments only among passages.
+    const [own, passages] = branches(contentAndComments);
+    expect(fieldsOf(own.bool.must[0])).toEqual(['plainText', 'plainText.ngram']);
+    expect(contentAndComments.query.bool.should).toEqual([]);
+    expect(Object.keys(contentAndComments.highlight.fields)).toEqual(['plainText']);
+    expect(passages.has_child.query.bool.filter).toEqual([{ terms: { passageKind: ['comment'] } }]);
+    expect(fieldsOf(passages.has_child.query.bool.must[0])).toEqual(['text', 'text.ngram']);
+
+    // Attachments alone: the passage branch only, and no document highlight at all.
+    expect(attachments.query.bool.must).toHaveLength(1);
+    expect(attachments.query.bool.must[0].has_child.query.bool.filter).toEqual([
+      { terms: { passageKind: ['attachment'] } },
+    ]);
+    expect(attachments).not.toHaveProperty('highlight');
+  });
+
+  it('finds documents through their best passage, scored below any match of their own, highlighted in the passage', async () => {
+    const engine = await startEngine();
+    es.on('POST', SEARCH_PATH, { status: 200, body: fixture('search-cjk', { index, id1: randomUUID() }) });
+
+    await engine.search({ workspaceId: randomUUID(), query: 'zeppelin', limit: 5 });
+
+    const { has_child } = branches(es.sent('POST', SEARCH_PATH)[0].body)[1];
+    expect(has_child.score_mode).toBe('max');
+    expect(has_child.query.bool.filter).toEqual([{ terms: { passageKind: ['comment', 'attachment'] } }]);
+    expect(has_child.inner_hits).toMatchObject({
+      name: 'passage',
+      size: 1,
+      _source: ['id', 'passageKind', 'threadId'],
+      highlight: {
+        pre_tags: ['<mark>'],
+        post_tags: ['</mark>'],
+        encoder: 'html',
+        fields: { text: { number_of_fragments: 1, matched_fields: ['text', 'text.ngram'] } },
+      },
+    });
+    // A word and its parts in a passage, with BM25, stay below a part of a content word.
+    const tiers = has_child.query.bool.must[0].bool.should
+      .filter((c: any) => c.constant_score)
+      .map((c: any) => c.constant_score.boost);
+    expect(tiers.reduce((sum: number, boost: number) => sum + boost, 0) + 0.1 * 2.2 * 15).toBeLessThan(20);
+  });
+
+  it("reads the hits: the document's own match first, else the comment (its thread) or the attachment it was found by", async () => {
+    const engine = await startEngine();
+    const ids = {
+      index,
+      id1: randomUUID(),
+      id2: randomUUID(),
+      id3: randomUUID(),
+      parent: randomUUID(),
+      comment1: randomUUID(),
+      comment2: randomUUID(),
+      thread1: randomUUID(),
+      thread2: randomUUID(),
+      attachment: randomUUID(),
+    };
+    es.on('POST', SEARCH_PATH, { status: 200, body: fixture('search-passages', ids) });
+
+    const page = await engine.search({ workspaceId: randomUUID(), query: 'zeppelin launch', limit: 3, offset: 3 });
+
+    expect(page.total).toBe(12);
+    expect(page.hits).toEqual([
+      {
+        id: ids.id1,
+        title: 'Release plan',
+        icon: null,
+        parentId: ids.parent,
+        snippet: 'Dates, <mark>launch</mark> and <mark>zeppelin</mark> owners.',
+        matchField: 'content',
+      },
+      // Its title holds one of the words, but only the comment held them all: a comment match.
+      {
+        id: ids.id2,
+        title: 'Launch & <review>',
+        icon: '🚀',
+        parentId: null,
+        snippet: 'Can we <mark>launch</mark> the <mark>zeppelin</mark> build on Friday &amp; &lt;not&gt; later?',
+        matchField: 'comment',
+        commentThreadId: ids.thread1,
+      },
+      {
+        id: ids.id3,
+        title: 'Vendors',
+        icon: null,
+        parentId: null,
+        snippet: 'conditions. Terms and conditions.  Penalty clause: <mark>zeppelin</mark> <mark>launch</mark>.',
+        matchField: 'attachment',
+        attachmentId: ids.attachment,
+      },
+    ]);
+  });
+});
+
+describe('passages: writes, removals, lists', () => {
+  function passage(overrides: Partial<IndexedPassage> = {}): IndexedPassage {
+    return {
+      id: randomUUID(),
+      kind: 'comment',
+      documentId: randomUUID(),
+      workspaceId: randomUUID(),
+      threadId: randomUUID(),
+      text: 'Can we ship the zeppelin on Friday?',
+      version: 1_764_000_000_000,
+      ...overrides,
+    };
+  }
+
+  it('writes passages as children routed to their document, after a real-time check of their thread and document tombstones, and checks again after', async () => {
+    const engine = await startEngine('wait_for');
+    const document = randomUUID();
+    const removedThread = randomUUID();
+    const kept = passage({ documentId: document });
+    const older = { ...kept, text: 'older', version: kept.version - 1 };
+    const late = passage({ documentId: document, threadId: removedThread });
+    const file = passage({ kind: 'attachment', documentId: document, threadId: null, text: 'orca manual' });
+    es.on('POST', MGET_PATH, {
+      status: 200,
+      body: fixture('mget-tombstones', { index, document, thread: removedThread, other: kept.threadId as string }),
+    });
+    es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-passages', { index, id1: kept.id }) });
+
+    await engine.upsertPassages([kept, older, late, file]);
+
+    expect(es.unexpected).toEqual([]);
+    expect(es.requests.slice(3).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /${alias}/_mget`,
+      'POST /_bulk',
+      `POST /${alias}/_mget`,
+    ]);
+    const [before, after] = es.sent('POST', MGET_PATH);
+    expect(before.body.ids.sort()).toEqual([document, removedThread, kept.threadId].sort());
+    expect(before.query.get('_source')).toBe('removed');
+    // The comment of the removed thread is not written; the newest write of an id is.
+    const sent = actions(es.sent('POST', BULK_PATH)[0]);
+    expect(sent.map((a) => a.meta)).toEqual([
+      { _index: alias, _id: kept.id, retry_on_conflict: 5, routing: document },
+      { _index: alias, _id: file.id, retry_on_conflict: 5, routing: document },
+    ]);
+    const { version, ...fields } = kept;
+    expect(sent[0].body).toMatchObject({ scripted_upsert: true, upsert: {} });
+    expect(sent[0].body.script.params).toEqual({ passage: fields, version });
+    const script: string = sent[0].body.script.source;
+    expect(script).toContain(
+      'if (s.removed == true || (s.textVersion != null && v < s.textVersion)) { ctx.op = "noop" }',
+    );
+    expect(script).toContain('s.relation = ["name": "passage", "parent": p.documentId];');
+    expect(after.body.ids.sort()).toEqual([document, kept.threadId].sort());
+  });
+
+  it('turns a passage whose thread was removed while it was written into a tombstone', async () => {
+    const engine = await startEngine();
+    const [document, thread] = [randomUUID(), randomUUID()];
+    const comment = passage({ documentId: document, threadId: thread });
+    const other = randomUUID();
+    es.on('POST', MGET_PATH, { status: 200, body: fixture('mget-tombstones', { index, document, thread, other }) });
+    // Before the write the thread was still there.
+    es.on(
+      'POST',
+      MGET_PATH,
+      { status: 200, body: fixture('mget-tombstones', { index, document, thread: other, other: thread }) },
+      1,
+    );
+    es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-passages', { index, id1: comment.id }) });
+
+    await engine.upsertPassages([comment]);
+
+    const [write, tombstone] = es.sent('POST', BULK_PATH).map(actions);
+    expect(write.map((a) => a.meta._id)).toEqual([comment.id]);
+    expect(tombstone.map((a) => [a.meta, a.body.script.params, a.body.scripted_upsert])).toEqual([
+      [{ _index: alias, _id: comment.id, retry_on_conflict: 5 }, { id: comment.id }, true],
+    ]);
+    expect(tombstone[0].body.script.source).toContain('ctx._source.removed = true');
+  });
+
+  it('removes passages by tombstones for their ids and threads, then deletes those of threads and documents after a refresh', async () => {
+    const engine = await startEngine();
+    const [id, thread, document] = [randomUUID(), randomUUID(), randomUUID()];
+    es.on('POST', BULK_PATH, { status: 200, body: fixture('bulk-removes', { index, id1: id, id2: thread }) });
+    es.on('GET', REFRESH_PATH, { status: 200, body: fixture('refresh') });
+    es.on('POST', DBQ_PATH, { status: 200, body: fixture('delete-by-query') });
+
+    await engine.removePassages({ ids: [id], threadIds: [thread], documentIds: [document] });
+    await engine.removePassages({ ids: [id] });
+    await engine.removePassages({});
+
+    expect(es.unexpected).toEqual([]);
+    expect(es.requests.slice(3).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /_bulk',
+      `GET /${alias}/_refresh`,
+      `POST /${alias}/_delete_by_query`,
+      // By ids alone: the tombstones replace the passages in place.
+      'POST /_bulk',
+    ]);
+    const tombstones = actions(es.sent('POST', BULK_PATH)[0]);
+    expect(tombstones.map((a) => [a.meta._id, a.body.script.params])).toEqual([
+      [id, { id }],
+      [thread, { id: thread }],
+    ]);
+    expect(es.sent('POST', DBQ_PATH)[0].body.query.bool.should).toEqual([
+      { terms: { threadId: [thread] } },
+      { terms: { documentId: [document] } },
+    ]);
+  });
+
+  it('names the workspaces of the passages a removal names with one terms aggregation, nothing asked for an empty one', async () => {
+    const engine = await startEngine();
+    const [workspace1, workspace2, id, thread] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    es.on('POST', SEARCH_PATH, { status: 200, body: fixture('passage-workspaces', { workspace1, workspace2 }) });
+
+    expect(await engine.passageWorkspacesOf({})).toEqual([]);
+    expect(await engine.passageWorkspacesOf({ ids: [id], threadIds: [thread] })).toEqual([workspace1, workspace2]);
+
+    const [sent] = es.sent('POST', SEARCH_PATH);
+    expect(es.sent('POST', SEARCH_PATH)).toHaveLength(1);
+    expect(sent.body).toEqual({
+      size: 0,
+      track_total_hits: false,
+      query: {
+        bool: {
+          filter: [{ exists: { field: 'passageKind' } }],
+          should: [{ terms: { id: [id] } }, { terms: { threadId: [thread] } }],
+          minimum_should_match: 1,
+          must_not: [{ term: { removed: true } }],
+        },
+      },
+      aggs: { workspaces: { terms: { field: 'workspaceId', size: 1_000 } } },
+    });
+  });
+
+  it('lists passage ids of a kind ascending, continuing after the last id', async () => {
+    const engine = await startEngine();
+    const [id1, id2, workspaceId] = [randomUUID(), randomUUID(), randomUUID()];
+    es.on('POST', SEARCH_PATH, { status: 200, body: fixture('id-page', { index, id1, id2 }) });
+
+    expect(await engine.listPassageIds({ kind: 'attachment', workspaceId, after: id1, limit: 2 })).toEqual([id1, id2]);
+
+    expect(es.sent('POST', SEARCH_PATH)[0].body).toEqual({
+      size: 2,
+      track_total_hits: false,
+      _source: false,
+      query: {
+        bool: {
+          filter: [{ term: { passageKind: 'attachment' } }, { term: { workspaceId } }],
+          must_not: [{ term: { removed: true } }],
+        },
+      },
+      sort: [{ id: 'asc' }],
+      search_after: [id1],
+    });
+  });
+});
+
 describe('id pages, health, close', () => {
   it('lists ids ascending on the id keyword, continuing after the last id, per workspace or all', async () => {
     const engine = await startEngine();
@@ -513,21 +975,22 @@ describe('id pages, health, close', () => {
     await engine.listIds({ limit: 1000 });
 
     const [page, all] = es.sent('POST', SEARCH_PATH).map((r) => r.body);
+    // Passages are children in the same index: listed apart (listPassageIds).
+    const notPassages = [{ term: { removed: true } }, { exists: { field: 'passageKind' } }];
     expect(page).toEqual({
       size: 2,
       track_total_hits: false,
       _source: false,
-      query: { bool: { filter: [{ term: { workspaceId } }], must_not: [{ term: { removed: true } }] } },
+      query: { bool: { filter: [{ term: { workspaceId } }], must_not: notPassages } },
       sort: [{ id: 'asc' }],
       search_after: ['00000000-0000-0000-0000-000000000000'],
     });
-    expect(all.query).toEqual({ bool: { filter: [], must_not: [{ term: { removed: true } }] } });
+    expect(all.query).toEqual({ bool: { filter: [], must_not: notPassages } });
     expect(all).not.toHaveProperty('search_after');
   });
 
   it('names the workspaces of ids with one real-time mget (tombstones and unknown ids name none), nothing asked for no ids', async () => {
     const engine = await startEngine();
-    const MGET_PATH = /^\/wt_es_test-search-documents\/_mget$/;
     const [id1, id2, id3, workspace1, workspace2] = [
       randomUUID(),
       randomUUID(),

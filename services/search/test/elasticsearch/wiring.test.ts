@@ -23,6 +23,7 @@ describe('SEARCH_ENGINE=elasticsearch', () => {
     const alias = `${prefix}-search-documents`;
     es.on('PUT', new RegExp(`^/_index_template/${alias}$`), { status: 200, body: fixture('acknowledged') });
     es.on('HEAD', new RegExp(`^/${alias}$`), { status: 200 });
+    es.on('PUT', new RegExp(`^/${alias}/_mapping$`), { status: 200, body: fixture('acknowledged') });
     es.on('GET', new RegExp(`^/_cluster/health/${alias}$`), { status: 200, body: fixture('cluster-health-green') });
     const config = loadConfig({
       NODE_ENV: 'test',
@@ -44,6 +45,7 @@ describe('SEARCH_ENGINE=elasticsearch', () => {
     expect(es.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `PUT /_index_template/${alias}`,
       `HEAD /${alias}`,
+      `PUT /${alias}/_mapping`,
       `GET /_cluster/health/${alias}`,
     ]);
   });

@@ -1,8 +1,32 @@
-import { Client, errors } from '@elastic/elasticsearch';
-import type { DocumentPatch, IdPage, IndexedDocument, SearchEngine, SearchHit, SearchQuery } from '../engine.js';
-import { type HitSource, toSearchHits } from './hits.js';
-import { firstIndexName, indexTemplate } from './index-template.js';
-import { idPageRequest, searchRequest } from './query.js';
+import { Client, errors, type estypes } from '@elastic/elasticsearch';
+import type {
+  DocumentPatch,
+  IdPage,
+  IndexedDocument,
+  IndexedPassage,
+  PassageIdPage,
+  PassageRemoval,
+  SearchEngine,
+  SearchPage,
+  SearchQuery,
+} from '../engine.js';
+import { type HitSource, toSearchPage } from './hits.js';
+import { ADDED_FIELDS, firstIndexName, indexTemplate } from './index-template.js';
+import {
+  passageAction,
+  passageIdPageRequest,
+  passagesOf,
+  passageTombstoneAction,
+  passageWorkspacesRequest,
+} from './passages.js';
+import {
+  idPageRequest,
+  parseQuery,
+  SUBTREE_MAX_DEPTH,
+  SUBTREE_MAX_DOCUMENTS,
+  searchRequest,
+  subtreeLevelRequest,
+} from './query.js';
 import {
   type BulkAction,
   bulkBatches,
@@ -70,7 +94,12 @@ export class ElasticsearchEngine implements SearchEngine {
 
   private async install(): Promise<void> {
     await this.client.indices.putIndexTemplate(indexTemplate(this.alias));
-    if (await this.client.indices.exists({ index: this.alias })) return;
+    if (await this.client.indices.exists({ index: this.alias })) {
+      // An index of an older revision gets the fields added since (already there: no change);
+      // its documents gain them on their next write or a reindex (docs/DECISIONS.md).
+      await this.client.indices.putMapping({ index: this.alias, properties: ADDED_FIELDS });
+      return;
+    }
     try {
       await this.client.indices.create({
         index: firstIndexName(this.alias),
@@ -93,7 +122,10 @@ export class ElasticsearchEngine implements SearchEngine {
   }
 
   async remove(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
     await this.bulk(ids.map((id) => removeAction(this.alias, id)));
+    // The tombstones keep late passages out (upsertPassages); the ones already there go now.
+    await this.deletePassages({ documentIds: ids });
   }
 
   async removeWorkspace(workspaceId: string): Promise<void> {
@@ -105,20 +137,46 @@ export class ElasticsearchEngine implements SearchEngine {
       conflicts: 'proceed',
       refresh: this.refresh !== false,
     });
-    // Elasticsearch stops at the first failed batch; what it had deleted stays deleted.
-    const failures = response.failures ?? [];
-    if (failures.length > 0) {
-      const [first] = failures;
-      throw new Error(
-        `Elasticsearch could not purge workspace ${workspaceId}: ${failures.length} failure(s), first ${first.id}: ${first.cause.type} (${first.cause.reason})`,
-      );
-    }
+    throwFailures(response, `could not purge workspace ${workspaceId}`);
   }
 
-  async search(query: SearchQuery): Promise<SearchHit[]> {
-    const request = searchRequest(this.alias, query);
-    if (!request) return [];
-    return toSearchHits(await this.client.search<HitSource>(request));
+  async search(query: SearchQuery): Promise<SearchPage> {
+    // Nothing to look for: no subtree walk either.
+    if (parseQuery(query.query).groups.length === 0) return { hits: [], total: 0 };
+    let below: string[] | undefined;
+    if (query.parentId !== undefined) {
+      below = await this.subtree(query.workspaceId, query.parentId);
+      if (below.length === 0) return { hits: [], total: 0 };
+    }
+    const request = searchRequest(this.alias, query, below);
+    if (!request) return { hits: [], total: 0 };
+    return toSearchPage(await this.client.search<HitSource>(request));
+  }
+
+  /**
+   * The ids below a document at any depth, as the index holds the tree now (so a subtree follows
+   * moves), walked breadth-first one level per request; a cycle left for a moment by moves applied
+   * out of order ends the walk. Bounded: a subtree of more than SUBTREE_MAX_DOCUMENTS documents,
+   * or deeper than SUBTREE_MAX_DEPTH levels, is searched in the part the walk reached.
+   */
+  private async subtree(workspaceId: string, parentId: string): Promise<string[]> {
+    const seen = new Set<string>([parentId]);
+    const below: string[] = [];
+    let level = [parentId];
+    for (let depth = 0; depth < SUBTREE_MAX_DEPTH && level.length > 0; depth += 1) {
+      const room = SUBTREE_MAX_DOCUMENTS - below.length;
+      if (room <= 0) break;
+      const response = await this.client.search(subtreeLevelRequest(this.alias, workspaceId, level, room));
+      level = [];
+      for (const hit of response.hits.hits) {
+        const id = String(hit._id);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        below.push(id);
+        level.push(id);
+      }
+    }
+    return below;
   }
 
   async listIds(page: IdPage): Promise<string[]> {
@@ -141,6 +199,81 @@ export class ElasticsearchEngine implements SearchEngine {
       }
     }
     return [...workspaces];
+  }
+
+  async upsertPassages(passages: readonly IndexedPassage[]): Promise<void> {
+    const newest = new Map<string, IndexedPassage>();
+    for (const p of passages) {
+      const seen = newest.get(p.id);
+      if (!seen || seen.version <= p.version) newest.set(p.id, p);
+    }
+    const owners = (list: readonly IndexedPassage[]) => [
+      ...new Set(list.flatMap((p) => (p.threadId ? [p.threadId, p.documentId] : [p.documentId]))),
+    ];
+    const gone = await this.removedIds(owners([...newest.values()]));
+    const live = [...newest.values()].filter((p) => !gone.has(p.documentId) && !gone.has(p.threadId ?? ''));
+    if (live.length === 0) return;
+    await this.bulk(live.map((p) => passageAction(this.alias, p)));
+    // A thread or document removed while this wrote: its removal's delete may have missed these.
+    const goneSince = await this.removedIds(owners(live));
+    const late = live.filter((p) => goneSince.has(p.documentId) || goneSince.has(p.threadId ?? ''));
+    if (late.length > 0) await this.bulk(late.map((p) => passageTombstoneAction(this.alias, p.id)));
+  }
+
+  async removePassages(removal: PassageRemoval): Promise<void> {
+    // Passages and threads leave tombstones here; documents leave theirs when removed (remove()).
+    const tombstones = [...new Set([...(removal.ids ?? []), ...(removal.threadIds ?? [])])];
+    await this.bulk(tombstones.map((id) => passageTombstoneAction(this.alias, id)));
+    if ((removal.threadIds ?? []).length + (removal.documentIds ?? []).length === 0) return;
+    await this.deletePassages({ threadIds: removal.threadIds, documentIds: removal.documentIds });
+  }
+
+  async passageWorkspacesOf(removal: PassageRemoval): Promise<string[]> {
+    const query = passagesOf(removal);
+    if (!query) return [];
+    const response = await this.client.search(passageWorkspacesRequest(this.alias, query));
+    const buckets = (response.aggregations?.workspaces as estypes.AggregationsStringTermsAggregate | undefined)
+      ?.buckets;
+    return (Array.isArray(buckets) ? buckets : []).map((bucket) => String(bucket.key));
+  }
+
+  async listPassageIds(page: PassageIdPage): Promise<string[]> {
+    const response = await this.client.search(passageIdPageRequest(this.alias, page));
+    return response.hits.hits.map((hit) => String(hit._id));
+  }
+
+  /** The ids among `ids` that hold a tombstone, read in real time (mget). */
+  private async removedIds(ids: readonly string[]): Promise<Set<string>> {
+    const removed = new Set<string>();
+    for (let from = 0; from < ids.length; from += WORKSPACES_OF_CHUNK) {
+      const response = await this.client.mget<{ removed?: boolean }>({
+        index: this.alias,
+        ids: ids.slice(from, from + WORKSPACES_OF_CHUNK),
+        _source: ['removed'],
+      });
+      for (const doc of response.docs) {
+        if ('found' in doc && doc.found && doc._source?.removed === true) removed.add(String(doc._id));
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Deletes the live passages of threads or documents. A refresh first: delete_by_query sees only
+   * what the last refresh made searchable, and a passage written just before its thread's or
+   * document's tombstone must not stay (upsertPassages checks the tombstones after its write).
+   */
+  private async deletePassages(removal: PassageRemoval): Promise<void> {
+    const query = passagesOf(removal);
+    if (!query) return;
+    await this.client.indices.refresh({ index: this.alias });
+    const response = await this.client.deleteByQuery({
+      index: this.alias,
+      query,
+      conflicts: 'proceed',
+      refresh: this.refresh !== false,
+    });
+    throwFailures(response, 'could not delete passages');
   }
 
   async health(): Promise<void> {
@@ -166,6 +299,17 @@ export class ElasticsearchEngine implements SearchEngine {
       missing.push(...missingDocuments(response));
     }
     return missing;
+  }
+}
+
+/** Elasticsearch stops a delete_by_query at the first failed batch; what it had deleted stays deleted. */
+function throwFailures(response: estypes.DeleteByQueryResponse, what: string): void {
+  const failures = response.failures ?? [];
+  if (failures.length > 0) {
+    const [first] = failures;
+    throw new Error(
+      `Elasticsearch ${what}: ${failures.length} failure(s), first ${first.id}: ${first.cause.type} (${first.cause.reason})`,
+    );
   }
 }
 

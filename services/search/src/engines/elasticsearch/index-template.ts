@@ -19,8 +19,13 @@ import type { estypes } from '@elastic/elasticsearch';
  *   and joined by one space, for the exact-title tier.
  */
 
-/** Bumped whenever settings or mappings change (existing indices keep theirs until a reindex). */
-export const TEMPLATE_REVISION = 1;
+/**
+ * Bumped whenever settings or mappings change. New indices take the template; an existing index
+ * gets the fields a revision added (ADDED_FIELDS, put on it at start: adding fields is the one
+ * mapping change Elasticsearch allows in place) and keeps its settings until a reindex.
+ * Revision 2 (issue 30): createdBy, updatedAt, the passages (docs/DECISIONS.md).
+ */
+export const TEMPLATE_REVISION = 2;
 
 export const indexSettings: estypes.IndicesIndexSettings = {
   // One shard: the corpus of a wiki fits one, and BM25 statistics stay the same for every query.
@@ -90,8 +95,35 @@ export const indexMappings: estypes.MappingTypeMapping = {
     stateVersion: { type: 'long', index: false },
     // A deleted document's tombstone.
     removed: { type: 'boolean' },
+    ...addedFields(),
   },
 };
+
+/**
+ * The fields of revision 2 (issue 30, ARCHITECTURE 5.20): the filters' creator and last change,
+ * and the passages (comment and attachment texts), which are child documents of their document in
+ * the same index (`relation`, a join field): `has_child` finds a document by a passage with the
+ * document's own filters, one hit per document, and the total counts documents.
+ */
+function addedFields(): Record<string, estypes.MappingProperty> {
+  return {
+    createdBy: { type: 'keyword' },
+    updatedAt: { type: 'date', format: 'epoch_millis' },
+    // `document` for documents, `passage` (with its document as parent) for passages.
+    relation: { type: 'join', relations: { document: 'passage' } },
+    passageKind: { type: 'keyword' },
+    documentId: { type: 'keyword' },
+    threadId: { type: 'keyword' },
+    text: {
+      type: 'text',
+      analyzer: 'wiki_text',
+      fields: { ngram: { type: 'text', analyzer: 'wiki_trigram' } },
+    },
+  };
+}
+
+/** The fields revision 2 added, put on an index made by revision 1 (`PUT /<alias>/_mapping`). */
+export const ADDED_FIELDS = addedFields();
 
 /** The `PUT /_index_template/<alias>` request. */
 export function indexTemplate(alias: string): estypes.IndicesPutIndexTemplateRequest {

@@ -1,5 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { IdPage, SearchQuery } from '../engine.js';
+import { type IdPage, SEARCH_FIELDS, type SearchQuery } from '../engine.js';
 
 /**
  * What the user typed, read with the websearch syntax the Postgres engine uses
@@ -100,8 +100,23 @@ export const TIERS = {
   titlePart: 100,
   contentWord: 40,
   contentPart: 20,
+  // A comment's or an attachment's text: below any match in the document itself (a word and its
+  // parts together, 15, plus BM25 stay under a part of a content word).
+  passageWord: 10,
+  passagePart: 5,
   bm25: 0.1,
 } as const;
+
+/** A text field a query item may match in, with its tiers. */
+interface TieredField {
+  name: string;
+  word: number;
+  part: number;
+}
+
+const TITLE: TieredField = { name: 'title', word: TIERS.titleWord, part: TIERS.titlePart };
+const CONTENT: TieredField = { name: 'plainText', word: TIERS.contentWord, part: TIERS.contentPart };
+const PASSAGE: TieredField = { name: 'text', word: TIERS.passageWord, part: TIERS.passagePart };
 
 type Clause = estypes.QueryDslQueryContainer;
 
@@ -109,18 +124,14 @@ function tier(match: Clause, boost: number): Clause {
   return { constant_score: { filter: match, boost } };
 }
 
-function itemQuery(item: QueryItem): Clause {
+function itemQuery(item: QueryItem, fields: readonly TieredField[]): Clause {
   if (item.phrase) {
-    const title = { match_phrase: { title: { query: item.text } } };
-    const content = { match_phrase: { plainText: { query: item.text } } };
+    const phrase = (field: string, boost?: number) => ({
+      match_phrase: { [field]: boost === undefined ? { query: item.text } : { query: item.text, boost } },
+    });
     return {
       bool: {
-        should: [
-          tier(title, TIERS.titleWord),
-          tier(content, TIERS.contentWord),
-          { match_phrase: { title: { query: item.text, boost: TIERS.bm25 } } },
-          { match_phrase: { plainText: { query: item.text, boost: TIERS.bm25 } } },
-        ],
+        should: [...fields.map((f) => tier(phrase(f.name), f.word)), ...fields.map((f) => phrase(f.name, TIERS.bm25))],
         minimum_should_match: 1,
       },
     };
@@ -131,25 +142,32 @@ function itemQuery(item: QueryItem): Clause {
   return {
     bool: {
       should: [
-        tier(words('title'), TIERS.titleWord),
-        tier(words('title.ngram'), TIERS.titlePart),
-        tier(words('plainText'), TIERS.contentWord),
-        tier(words('plainText.ngram'), TIERS.contentPart),
-        { match: { title: { query: item.text, operator: 'and', boost: TIERS.bm25 } } },
-        { match: { plainText: { query: item.text, operator: 'and', boost: TIERS.bm25 } } },
+        ...fields.flatMap((f) => [tier(words(f.name), f.word), tier(words(`${f.name}.ngram`), f.part)]),
+        ...fields.map((f) => ({
+          match: { [f.name]: { query: item.text, operator: 'and' as const, boost: TIERS.bm25 } },
+        })),
       ],
       minimum_should_match: 1,
     },
   };
 }
 
-function exclusionQuery(item: QueryItem): Clause {
+/** Every group must match in the fields; inside a group any item is enough. */
+function groupsQuery(parsed: ParsedQuery, fields: readonly TieredField[]): Clause[] {
+  return parsed.groups.map((group) =>
+    group.length === 1
+      ? itemQuery(group[0], fields)
+      : { bool: { should: group.map((item) => itemQuery(item, fields)), minimum_should_match: 1 } },
+  );
+}
+
+function exclusionQuery(item: QueryItem, fields: readonly string[]): Clause {
   // Excluding by parts of words would drop far too much (`-pages` would exclude `Subpages`):
   // whole words and phrases only.
   const match = item.phrase ? 'match_phrase' : 'match';
   return {
     bool: {
-      should: [{ [match]: { title: { query: item.text } } }, { [match]: { plainText: { query: item.text } } }],
+      should: fields.map((field) => ({ [match]: { [field]: { query: item.text } } })),
       minimum_should_match: 1,
     },
   };
@@ -160,48 +178,169 @@ export const HIGHLIGHT_MAX_ANALYZED = 500_000;
 /** Length of a content snippet, in characters of the source text. */
 export const SNIPPET_CHARS = 160;
 
-export const highlight: estypes.SearchHighlight = {
+const highlightBase = {
   type: 'unified',
   pre_tags: ['<mark>'],
   post_tags: ['</mark>'],
   // Escapes the source text (`<`, `&`, quotes) but not the tags above: the snippet is safe HTML.
   encoder: 'html',
   max_analyzed_offset: HIGHLIGHT_MAX_ANALYZED,
-  fields: {
-    // The whole title, marked, when the title matched (by words or by parts of words).
-    title: { number_of_fragments: 0, matched_fields: ['title', 'title.ngram'] },
-    // The best passage of the text; its beginning when only the title matched.
-    plainText: {
-      number_of_fragments: 1,
-      fragment_size: SNIPPET_CHARS,
-      no_match_size: SNIPPET_CHARS,
-      matched_fields: ['plainText', 'plainText.ngram'],
-    },
-  },
-};
+} as const satisfies Omit<estypes.SearchHighlight, 'fields'>;
 
-/** The `_search` request of a query, or null when it holds nothing to look for. */
-export function searchRequest(index: string, query: SearchQuery): estypes.SearchRequest | null {
+/** The best passage of a text field; its beginning when the field did not match. */
+const passageOf = (field: string): estypes.SearchHighlightField => ({
+  number_of_fragments: 1,
+  fragment_size: SNIPPET_CHARS,
+  no_match_size: SNIPPET_CHARS,
+  matched_fields: [field, `${field}.ngram`],
+});
+
+const documentHighlights = {
+  // The whole title, marked, when the title matched (by words or by parts of words).
+  title: { number_of_fragments: 0, matched_fields: ['title', 'title.ngram'] },
+  // The best passage of the text; its beginning when only the title matched.
+  plainText: passageOf('plainText'),
+} satisfies Record<string, estypes.SearchHighlightField>;
+
+export const highlight: estypes.SearchHighlight = { ...highlightBase, fields: documentHighlights };
+
+/** The name of the query that matches a document by its own title or text (`matched_queries`). */
+export const DOCUMENT_MATCH = 'document';
+/** The inner hits that carry a document's best passage. */
+export const BEST_PASSAGE = 'passage';
+
+/** The passage kinds each `in` value looks in. */
+const PASSAGE_KINDS = { comments: 'comment', attachments: 'attachment' } as const;
+
+/** The filters of ARCHITECTURE 5.20 on the documents (a passage is found only through them). */
+function documentFilters(query: SearchQuery, below: readonly string[] | undefined): Clause[] {
+  const filter: Clause[] = [{ term: { workspaceId: query.workspaceId } }, { term: { archived: false } }];
+  if (below !== undefined) filter.push({ terms: { id: [...below] } });
+  if (query.authorId !== undefined) filter.push({ term: { createdBy: query.authorId } });
+  if (query.updatedAfter !== undefined || query.updatedBefore !== undefined) {
+    // Both bounds exclusive, in ms like the indexed values.
+    const range: estypes.QueryDslDateRangeQuery = { format: 'epoch_millis' };
+    if (query.updatedAfter !== undefined) range.gt = String(query.updatedAfter);
+    if (query.updatedBefore !== undefined) range.lt = String(query.updatedBefore);
+    filter.push({ range: { updatedAt: range } });
+  }
+  return filter;
+}
+
+/**
+ * The `_search` request of a query, or null when it holds nothing to look for. `below` is the
+ * subtree of `parentId`, already resolved (subtreeLevelRequest); absent without one.
+ *
+ * One hit per document, so paging (`from`) and the total (`track_total_hits`) count documents: a
+ * document matches by its own title or text (named DOCUMENT_MATCH), or by a comment or attachment
+ * text through `has_child` (its best passage and that passage's highlight come back as inner hits).
+ * The filters sit on the documents, so a passage is found only while its document is shown.
+ */
+export function searchRequest(
+  index: string,
+  query: SearchQuery,
+  below?: readonly string[],
+): estypes.SearchRequest | null {
   const parsed = parseQuery(query.query);
   if (parsed.groups.length === 0) return null;
-  const must = parsed.groups.map((group) =>
-    group.length === 1 ? itemQuery(group[0]) : { bool: { should: group.map(itemQuery), minimum_should_match: 1 } },
+  const where = new Set(query.in ?? SEARCH_FIELDS);
+  const fields = [where.has('title') ? TITLE : null, where.has('content') ? CONTENT : null].filter(
+    (field): field is TieredField => field !== null,
   );
+  const kinds = (['comments', 'attachments'] as const).filter((key) => where.has(key)).map((key) => PASSAGE_KINDS[key]);
+  const branches: Clause[] = [];
+  if (fields.length > 0) {
+    branches.push({
+      bool: {
+        must: groupsQuery(parsed, fields),
+        must_not: parsed.excluded.map((item) => exclusionQuery(item, ['title', 'plainText'])),
+        _name: DOCUMENT_MATCH,
+      },
+    });
+  }
+  if (kinds.length > 0) {
+    branches.push({
+      has_child: {
+        type: 'passage',
+        // The document scores as its best passage.
+        score_mode: 'max',
+        query: {
+          bool: {
+            filter: [{ terms: { passageKind: kinds } }],
+            must: groupsQuery(parsed, [PASSAGE]),
+            must_not: parsed.excluded.map((item) => exclusionQuery(item, ['text'])),
+          },
+        },
+        inner_hits: {
+          name: BEST_PASSAGE,
+          size: 1,
+          _source: ['id', 'passageKind', 'threadId'],
+          highlight: { ...highlightBase, fields: { text: passageOf('text') } },
+        },
+      },
+    });
+  }
+  const fieldsHighlight: Record<string, estypes.SearchHighlightField> = {};
+  if (where.has('title')) fieldsHighlight.title = documentHighlights.title;
+  if (where.has('content')) fieldsHighlight.plainText = documentHighlights.plainText;
   return {
     index,
+    from: query.offset ?? 0,
     size: query.limit,
-    track_total_hits: false,
+    // Exact: X-Total-Count says every matching document.
+    track_total_hits: true,
     _source: ['id', 'title', 'icon', 'parentId'],
     query: {
       bool: {
-        filter: [{ term: { workspaceId: query.workspaceId } }, { term: { archived: false } }],
-        must,
-        must_not: parsed.excluded.map(exclusionQuery),
+        filter: documentFilters(query, below),
+        must: branches.length === 1 ? branches : [{ bool: { should: branches, minimum_should_match: 1 } }],
         // A title that is exactly the query (case and accents folded) comes first.
-        should: [tier({ match: { 'title.exact': { query: query.query.trim() } } }, TIERS.exactTitle)],
+        should: where.has('title')
+          ? [tier({ match: { 'title.exact': { query: query.query.trim() } } }, TIERS.exactTitle)]
+          : [],
       },
     },
-    highlight,
+    // Equal scores in id order, so pages neither repeat nor skip a document.
+    sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
+    ...(fields.length > 0
+      ? {
+          highlight: {
+            ...highlightBase,
+            fields: fieldsHighlight,
+            // The document's own match only: the passages are highlighted in their inner hits.
+            highlight_query: { bool: { must: groupsQuery(parsed, fields) } },
+          },
+        }
+      : {}),
+  };
+}
+
+/** Documents one subtree walk reads at most (the terms filter and max_result_window allow 10,000). */
+export const SUBTREE_MAX_DOCUMENTS = 10_000;
+/** Levels one subtree walk descends at most. */
+export const SUBTREE_MAX_DEPTH = 64;
+
+/**
+ * One level of the walk down a subtree (Elasticsearch has no recursive query): the documents whose
+ * parent is one of `parents`, archived ones too (their children are shown), tombstones not.
+ */
+export function subtreeLevelRequest(
+  index: string,
+  workspaceId: string,
+  parents: readonly string[],
+  size: number,
+): estypes.SearchRequest {
+  return {
+    index,
+    size,
+    track_total_hits: false,
+    _source: false,
+    query: {
+      bool: {
+        filter: [{ term: { workspaceId } }, { terms: { parentId: [...parents] } }],
+        must_not: [{ term: { removed: true } }],
+      },
+    },
   };
 }
 
@@ -219,7 +358,8 @@ export function idPageRequest(index: string, page: IdPage): estypes.SearchReques
     query: {
       bool: {
         filter: page.workspaceId ? [{ term: { workspaceId: page.workspaceId } }] : [],
-        must_not: [{ term: { removed: true } }],
+        // Passages are listed apart (listPassageIds).
+        must_not: [{ term: { removed: true } }, { exists: { field: 'passageKind' } }],
       },
     },
     sort: [{ id: 'asc' }],

@@ -20,8 +20,13 @@ export const UPSERT_SCRIPT = [
   'def s = ctx._source; def d = params.doc; def v = params.version;',
   'boolean text = s.textVersion == null || v >= s.textVersion;',
   'boolean state = s.stateVersion == null || v >= s.stateVersion;',
-  'if (s.removed == true || (!text && !state)) { ctx.op = "noop" } else {',
-  '  s.id = d.id; s.workspaceId = d.workspaceId; s.removed = false;',
+  // Like the Postgres engine: the creator is kept once known, the last change only moves forward.
+  'boolean author = d.createdBy != null && d.createdBy != s.createdBy;',
+  'boolean later = d.updatedAt != null && (s.updatedAt == null || d.updatedAt > s.updatedAt);',
+  'if (s.removed == true || (!text && !state && !author && !later)) { ctx.op = "noop" } else {',
+  '  s.id = d.id; s.workspaceId = d.workspaceId; s.removed = false; s.relation = "document";',
+  '  if (author) { s.createdBy = d.createdBy }',
+  '  if (later) { s.updatedAt = d.updatedAt }',
   '  if (text) { s.title = d.title; s.plainText = d.plainText; s.textVersion = v }',
   '  if (state) { s.parentId = d.parentId; s.icon = d.icon; s.archived = d.archived; s.stateVersion = v }',
   '}',
@@ -34,6 +39,7 @@ export const PATCH_SCRIPT = [
   'if (s.removed == true || (!text && !state)) { ctx.op = "noop" } else {',
   '  if (state) { s.putAll(params.state); s.stateVersion = v }',
   '  if (text) { s.title = params.title; s.textVersion = v }',
+  '  if (params.updatedAt != null && (s.updatedAt == null || params.updatedAt > s.updatedAt)) { s.updatedAt = params.updatedAt }',
   '}',
 ].join('\n');
 
@@ -56,12 +62,13 @@ type BulkLine = Record<string, unknown>;
 /** One action of a bulk request: the action line and its body line. */
 export type BulkAction = [BulkLine, BulkLine];
 
-function scriptedUpdate(
+export function scriptedUpdate(
   index: string,
   id: string,
   source: string,
   params: Record<string, unknown>,
   create: boolean,
+  routing?: string,
 ): BulkAction {
   const body: BulkLine = { script: { source, lang: 'painless', params } };
   if (create) {
@@ -69,7 +76,9 @@ function scriptedUpdate(
     body.scripted_upsert = true;
     body.upsert = {};
   }
-  return [{ update: { _index: index, _id: id, retry_on_conflict: RETRY_ON_CONFLICT } }, body];
+  const meta: BulkLine = { _index: index, _id: id, retry_on_conflict: RETRY_ON_CONFLICT };
+  if (routing !== undefined) meta.routing = routing;
+  return [{ update: meta }, body];
 }
 
 export function upsertAction(index: string, document: IndexedDocument): BulkAction {
@@ -81,6 +90,8 @@ export function upsertAction(index: string, document: IndexedDocument): BulkActi
     icon: document.icon,
     plainText: document.plainText,
     archived: document.archived,
+    createdBy: document.createdBy,
+    updatedAt: document.updatedAt,
   };
   return scriptedUpdate(index, document.id, UPSERT_SCRIPT, { doc, version: document.version }, true);
 }
@@ -90,7 +101,7 @@ export function patchAction(index: string, patch: DocumentPatch): BulkAction {
   if (patch.parentId !== undefined) state.parentId = patch.parentId;
   if (patch.icon !== undefined) state.icon = patch.icon;
   if (patch.archived !== undefined) state.archived = patch.archived;
-  const params = { state, title: patch.title ?? null, version: patch.version };
+  const params = { state, title: patch.title ?? null, updatedAt: patch.updatedAt ?? null, version: patch.version };
   // No upsert: a patch for a document the index does not hold answers 404 and is ignored.
   return scriptedUpdate(index, patch.id, PATCH_SCRIPT, params, false);
 }
