@@ -1,6 +1,6 @@
 import type { Stack } from '@wiki/testing';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
-import { launchBrowser, seriousAxeViolations } from './helpers/browser.js';
+import { chooseMenuItem, launchBrowser, seriousAxeViolations } from './helpers/browser.js';
 import { focused, tabTo, waitForPath } from './helpers/keyboard.js';
 import { startWebPlatform } from './helpers/platform.js';
 
@@ -89,8 +89,7 @@ it('brings the form back when the API refuses the token, then the page the perso
 });
 
 it('signs out from the account menu and says so', async () => {
-  await page.locator('::-p-aria([name="Account: Dora Dev"][role="button"])').click();
-  await page.locator('::-p-aria([name="Sign out"][role="menuitem"])').click();
+  await chooseMenuItem(page, 'Account: Dora Dev', 'Sign out');
   await waitForPath(page, '/sign-in?signedOut=1');
   await page.waitForSelector('::-p-text(You have signed out.)');
   expect(await heldToken()).toBeNull();

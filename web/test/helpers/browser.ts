@@ -74,16 +74,32 @@ export interface AxeViolation {
   summaries: string[];
 }
 
+/** Resolves once no finite animation runs (a menu or dialog done opening). */
+export function animationsSettled(page: Page): Promise<unknown> {
+  return page.waitForFunction(
+    "document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)",
+    { timeout: 5_000 },
+  );
+}
+
+/**
+ * Opens the menu of the button named `button` and chooses its item `item`, once the menu has
+ * finished opening: a click while it still grows can land where the item is not yet.
+ */
+export async function chooseMenuItem(page: Page, button: string, item: string): Promise<void> {
+  await page.locator(`::-p-aria([name="${button}"][role="button"])`).click();
+  await page.locator(`::-p-aria([name="${item}"][role="menuitem"])`).wait();
+  await animationsSettled(page);
+  await page.locator(`::-p-aria([name="${item}"][role="menuitem"])`).click();
+}
+
 /**
  * The serious and critical axe-core violations of the page as it is now (ARCHITECTURE 5.17 asks for
  * none). axe runs through DevTools evaluation, which the app's CSP does not restrict.
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
   // Colours are judged once transitions (a dialog fading in) have ended; endless ones (spinners) never do.
-  await page.waitForFunction(
-    "document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)",
-    { timeout: 5_000 },
-  );
+  await animationsSettled(page);
   await page.evaluate(axeSource);
   const violations = (await page.evaluate(
     "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
