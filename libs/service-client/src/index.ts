@@ -1,3 +1,4 @@
+export * from './comment-texts.js';
 export * from './document-stream.js';
 export * from './document-text.js';
 export * from './peer-replicas.js';
