@@ -1,3 +1,4 @@
+export * from './attachment-texts.js';
 export * from './comment-texts.js';
 export * from './document-stream.js';
 export * from './document-text.js';
