@@ -39,6 +39,7 @@ const invitation: EventData<'invitation.accepted'> = {
 const document: EventData<'document.published'> = {
   id: a,
   workspaceId: b,
+  createdBy: c,
   parentId: null,
   title: 'Notes',
   icon: '📄',
@@ -98,8 +99,8 @@ const samples: { [T in EventType]: EventData<T> } = {
   'comment.thread_resolved': thread,
   'comment.thread_reopened': { ...thread, status: 'open' },
   'comment.thread_deleted': thread,
-  'comment.added': comment,
-  'comment.edited': { ...comment, newMentions: [a] },
+  'comment.added': { ...comment, text: 'Ask @Ada about it' },
+  'comment.edited': { ...comment, text: 'Ask @Ada Lovelace', newMentions: [a] },
   'comment.deleted': { ...comment, mentions: [] },
   'attachment.uploaded': { id: a, documentId: b, workspaceId: c, storageKey: 'ws/doc/file.png' },
   'attachment.deleted': { id: a, documentId: b, workspaceId: c, storageKey: 'ws/doc/file.png' },
@@ -130,6 +131,15 @@ describe('event contracts', () => {
     expect(parseEventData('document.deleted', oldDeleted)).toEqual({ ...oldDeleted, part: 1, parts: 1 });
   });
 
+  it('reads events written before documents named their creator and comments carried their text', () => {
+    const { createdBy: _by, ...oldPublished } = document;
+    expect(parseEventData('document.published', oldPublished)).toEqual(oldPublished);
+    const { createdBy: _creator, ...oldUpdated } = samples['document.updated'];
+    expect(parseEventData('document.updated', oldUpdated)).not.toHaveProperty('createdBy');
+    expect(parseEventData('comment.added', comment)).toEqual(comment);
+    expect(parseEventData('comment.edited', { ...comment, newMentions: [a] })).not.toHaveProperty('text');
+  });
+
   it('drops fields the contract does not list (a producer may add one before its consumers know it)', () => {
     expect(parseEventData('member.added', { ...member, note: 'extra' })).toEqual(member);
   });
@@ -157,6 +167,8 @@ describe('event contracts', () => {
     expect(fails('document.deleted', { ...document, ids: [], cascade: false })).toMatch(/: ids: Array must contain at/);
     expect(fails('document.archived', { ...document, ids: [a, 'x'] })).toMatch(/: ids\.1: Invalid uuid$/);
     expect(fails('document.updated', { ...document, plainText: '', changed: ['colour'] })).toMatch(/: changed\.0: /);
+    expect(fails('document.published', { ...document, createdBy: 'Ada' })).toMatch(/: createdBy: Invalid uuid$/);
+    expect(fails('comment.added', { ...comment, text: 42 })).toMatch(/: text: Expected string, received number$/);
     expect(fails('invitation.accepted', { ...invitation, expiresAt: 'tomorrow' })).toMatch(
       /: expiresAt: Invalid datetime$/,
     );

@@ -71,6 +71,8 @@ const idList = {
 const document = z.object({
   id,
   workspaceId: id,
+  /** The document's creator (search's author filter); absent in events written before it was sent. */
+  createdBy: id.optional(),
   parentId: id.nullable(),
   title: z.string(),
   icon: nullableText,
@@ -115,6 +117,12 @@ const comment = z.object({
   participants: ids,
   participantsTruncated,
 });
+
+/**
+ * For the search index: the comment's content as plain text, mentions shown as `@Name`, at most
+ * the comment service's content limit (10,000 characters). Absent in events written before it.
+ */
+const commentText = z.string().optional();
 
 const attachment = z.object({
   id,
@@ -187,9 +195,9 @@ export const eventContracts = {
   'comment.thread_resolved': thread,
   'comment.thread_reopened': thread,
   'comment.thread_deleted': thread,
-  'comment.added': comment,
+  'comment.added': comment.extend({ text: commentText }),
   /** newMentions: the mentions the edit added (the others were told already). */
-  'comment.edited': comment.extend({ newMentions: ids.optional() }),
+  'comment.edited': comment.extend({ text: commentText, newMentions: ids.optional() }),
   'comment.deleted': comment,
 
   'attachment.uploaded': attachment,

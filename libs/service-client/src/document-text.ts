@@ -7,6 +7,8 @@ import type { CallOptions, ServiceClient } from './service-client.js';
 export interface WholeDocument {
   id: string;
   workspaceId: string;
+  /** The creator's user id (search's author filter); null from a document service that did not send it yet. */
+  createdBy: string | null;
   parentId: string | null;
   title: string;
   icon: string | null;
@@ -56,6 +58,7 @@ export function parseWholeDocument(data: unknown, what: string): WholeDocument {
   if (
     typeof d?.id !== 'string' ||
     typeof d.workspaceId !== 'string' ||
+    (d.createdBy !== undefined && d.createdBy !== null && typeof d.createdBy !== 'string') ||
     (d.parentId !== null && typeof d.parentId !== 'string') ||
     typeof d.title !== 'string' ||
     (d.icon !== null && typeof d.icon !== 'string') ||
@@ -67,6 +70,7 @@ export function parseWholeDocument(data: unknown, what: string): WholeDocument {
   return {
     id: d.id,
     workspaceId: d.workspaceId,
+    createdBy: (d.createdBy as string | null | undefined) ?? null,
     parentId: d.parentId as string | null,
     title: d.title,
     icon: d.icon as string | null,

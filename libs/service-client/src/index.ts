@@ -1,3 +1,5 @@
+export * from './attachment-texts.js';
+export * from './comment-texts.js';
 export * from './document-stream.js';
 export * from './document-text.js';
 export * from './peer-replicas.js';

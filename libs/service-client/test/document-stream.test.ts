@@ -15,6 +15,7 @@ const secret = 'a-test-secret-that-is-long-enough';
 const doc = (id: string, plainText = 'text'): StreamedDocument => ({
   id,
   workspaceId: '0b5f8f4e-2a47-4c55-9a3e-0c0d1a2b3c4d',
+  createdBy: '3c3c3c3c-3c3c-4c3c-8c3c-3c3c3c3c3c3c',
   parentId: null,
   title: `Document ${id.slice(0, 4)}`,
   icon: null,
@@ -71,6 +72,9 @@ describe('streamDocumentsFrom', () => {
     route('incomplete', (reply) =>
       send(reply, [line({ ...doc(A), plainText: undefined }), line({ done: true, count: 1 })], 'end'),
     );
+    route('older', (reply) =>
+      send(reply, [line({ ...doc(A), createdBy: undefined }), line({ done: true, count: 1 })], 'end'),
+    );
     route('refused', (reply) => reply.status(503).send({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -95,6 +99,12 @@ describe('streamDocumentsFrom', () => {
     const { docs, error } = await read('split');
     expect(error).toBeUndefined();
     expect(docs).toEqual([doc(A, 'caf\u00e9 😀 深度学习'), doc(B)]);
+  });
+
+  it('reads a document from a peer that does not send its creator yet with createdBy null', async () => {
+    const { docs, error } = await read('older');
+    expect(error).toBeUndefined();
+    expect(docs).toEqual([{ ...doc(A), createdBy: null }]);
   });
 
   it('refuses an answer that ends without its closing line, after yielding what was whole', async () => {

@@ -40,6 +40,7 @@ const invitation = (_given: Given<'invitation.accepted'>): EventData<'invitation
 const document = (given: Given<'document.published'>): EventData<'document.published'> => ({
   id: given.id ?? randomUUID(),
   workspaceId: randomUUID(),
+  createdBy: randomUUID(),
   parentId: null,
   title: 'Untitled',
   icon: null,
@@ -110,8 +111,8 @@ const defaults: Defaults = {
   'comment.thread_resolved': thread,
   'comment.thread_reopened': thread,
   'comment.thread_deleted': thread,
-  'comment.added': comment,
-  'comment.edited': comment,
+  'comment.added': (given) => ({ ...comment(given), text: 'A test comment' }),
+  'comment.edited': (given) => ({ ...comment(given), text: 'An edited test comment' }),
   'comment.deleted': comment,
   'attachment.uploaded': attachment,
   'attachment.deleted': attachment,

@@ -7,6 +7,7 @@ import type { CommentContext } from './commands/context.js';
 import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
 import { documentDirectory } from './projections/documents.js';
 import { registerCommentRoutes } from './routes/comments.js';
+import { registerInternalRoutes } from './routes/internal.js';
 import { registerThreadRoutes } from './routes/threads.js';
 
 declare module 'fastify' {
@@ -46,5 +47,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   };
   registerThreadRoutes(app, ctx);
   registerCommentRoutes(app, ctx);
+  registerInternalRoutes(app, ctx);
   return app;
 }

@@ -161,6 +161,7 @@ describe('bounded document events', () => {
     expect(ok.body.data).toEqual({
       id: doc.id,
       workspaceId: ws,
+      createdBy: owner.id,
       parentId: null,
       title: 'Text',
       icon: null,

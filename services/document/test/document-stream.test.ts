@@ -61,6 +61,7 @@ describe('internal document stream', () => {
     expect(byId.get(parent.id)).toEqual<StreamedDocument>({
       id: parent.id,
       workspaceId: ws,
+      createdBy: owner.id,
       parentId: null,
       title: 'Parent',
       icon: null,

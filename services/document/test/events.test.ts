@@ -62,6 +62,7 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
       data: {
         id: parent.id,
         workspaceId: ws,
+        createdBy: editor.id,
         parentId: null,
         title: 'Parent',
         icon: null,
@@ -73,23 +74,35 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
       },
     });
 
-    await t.call('PUT', `/api/v1/documents/${parent.id}`, editor, {
+    // Every document.* event names the creator, whoever made the change (search's author filter).
+    await t.call('PUT', `/api/v1/documents/${parent.id}`, owner, {
       title: 'Renamed',
       content: [paragraph('new words')],
     });
     const [updated] = await published('document.updated', parent.id);
-    expect(updated.data).toMatchObject({ title: 'Renamed', plainText: 'new words', changed: ['title', 'content'] });
+    expect(updated.data).toMatchObject({
+      title: 'Renamed',
+      plainText: 'new words',
+      changed: ['title', 'content'],
+      createdBy: editor.id,
+    });
+    expect(updated.actorId).toBe(owner.id);
 
     const child = await createDocument(t, editor, { workspaceId: ws, title: 'Child', parentId: parent.id });
     const grandchild = await createDocument(t, editor, { workspaceId: ws, title: 'Grandchild', parentId: child.id });
     const other = await createDocument(t, editor, { workspaceId: ws, title: 'Other' });
     await t.call('PUT', `/api/v1/documents/${other.id}/move`, editor, { parentId: parent.id });
     const [moved] = await published('document.moved', other.id);
-    expect(moved.data).toMatchObject({ parentId: parent.id, previousParentId: null, reason: 'move' });
+    expect(moved.data).toMatchObject({
+      parentId: parent.id,
+      previousParentId: null,
+      reason: 'move',
+      createdBy: editor.id,
+    });
 
     await t.call('PUT', `/api/v1/documents/${child.id}`, editor, { isArchived: true });
     const [archived] = await published('document.archived', child.id);
-    expect(archived.data.isArchived).toBe(true);
+    expect(archived.data).toMatchObject({ isArchived: true, createdBy: editor.id });
     expect([...archived.data.ids].sort()).toEqual([child.id, grandchild.id].sort());
     await t.call('PUT', `/api/v1/documents/${child.id}`, editor, { isArchived: false });
     const [restored] = await published('document.restored', child.id);
@@ -103,7 +116,13 @@ describe('events: document.* out, projections in (through the gateway and NATS)'
     // A plain delete names the one removed id and re-roots the children with document.moved.
     await t.call('DELETE', `/api/v1/documents/${parent.id}`, editor);
     const [deleted] = await published('document.deleted', parent.id);
-    expect(deleted.data).toMatchObject({ id: parent.id, ids: [parent.id], cascade: false, parentId: null });
+    expect(deleted.data).toMatchObject({
+      id: parent.id,
+      ids: [parent.id],
+      cascade: false,
+      parentId: null,
+      createdBy: editor.id,
+    });
     for (const id of [child.id, other.id]) {
       const reRooted = (await published('document.moved', id)).find((e) => e.data.reason === 'parent-deleted');
       expect(reRooted?.data).toMatchObject({ parentId: null, previousParentId: parent.id });

@@ -233,6 +233,7 @@ describe('queries per request', () => {
     expect(parseEventData('document.updated', event.data)).toEqual({
       id,
       workspaceId,
+      createdBy: res.json().data.createdBy,
       parentId: null,
       title: 'Edited',
       icon: '📘',

@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
-import { AppError, envelope, errorResponses, object, Type, uuid } from '@wiki/http';
+import { AppError, envelope, errorResponses, listOf, object, success, Type, uuid, withDefault } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import { embeddableImage } from '../commands/images.js';
 import type { AttachmentContext } from '../context.js';
-import { findText } from '../db/attachment-texts.js';
+import { findText, textPage } from '../db/attachment-texts.js';
 import { findById } from '../db/attachments.js';
 
 const imageQuery = object(
@@ -52,6 +52,22 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: AttachmentC
     },
   );
 
+  // Every attachment that has text (or one workspace's) in id order, a page at a time, for the
+  // search service's reindex; attachment.text_extracted tells it of each new one from then on.
+  // Pages are small (default 20, at most 100): each text may be up to ATTACHMENTS_TEXT_MAX_CHARS.
+  app.get(
+    '/internal/attachments/texts',
+    {
+      onRequest: requireKind('service'),
+      schema: {
+        hide: true,
+        querystring: textsQuery,
+        response: { 200: listOf(textItem), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => success(await textPage(ctx.pool, request.query)),
+  );
+
   // The text extracted from a file (events/text-extraction.ts), for the search service to index
   // after attachment.text_extracted. 404 until it is extracted, or when the file is gone.
   app.get(
@@ -83,16 +99,21 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: AttachmentC
   );
 }
 
-const attachmentText = envelope(
-  object(
-    {
-      id: uuid,
-      documentId: uuid,
-      workspaceId: uuid,
-      fileName: Type.String(),
-      text: Type.String(),
-      truncated: Type.Boolean(),
-    },
-    ['id', 'documentId', 'workspaceId', 'fileName', 'text', 'truncated'],
-  ),
+const textItem = object(
+  {
+    id: uuid,
+    documentId: uuid,
+    workspaceId: uuid,
+    fileName: Type.String(),
+    text: Type.String(),
+    truncated: Type.Boolean(),
+  },
+  ['id', 'documentId', 'workspaceId', 'fileName', 'text', 'truncated'],
 );
+const attachmentText = envelope(textItem);
+
+const textsQuery = object({
+  workspaceId: uuid,
+  after: uuid,
+  limit: withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 20),
+});

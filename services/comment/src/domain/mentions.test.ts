@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MENTIONS, mentionedUserIds, newlyMentioned, parseMentions } from './mentions.js';
+import {
+  CONTENT_MAX_CHARS,
+  MAX_MENTIONS,
+  mentionedUserIds,
+  newlyMentioned,
+  parseMentions,
+  searchableText,
+} from './mentions.js';
 
 const ADA = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const BOB = '0b9f1d2e-3c4a-4b5c-8d6e-7f8091a2b3c4';
@@ -87,5 +94,25 @@ describe('newlyMentioned', () => {
   it('lists the users an edit adds', () => {
     expect(newlyMentioned([ADA], [ADA, BOB])).toEqual([BOB]);
     expect(newlyMentioned([ADA, BOB], [BOB])).toEqual([]);
+  });
+});
+
+describe('searchableText', () => {
+  it('shows each well-formed mention as @Name and leaves everything else as written', () => {
+    expect(searchableText(`Hi @[ Ada Lovelace ](${ADA}), see @[Bob](${BOB.toUpperCase()}).`)).toBe(
+      'Hi @Ada Lovelace, see @Bob.',
+    );
+    // Escaped, blank or malformed tokens are text.
+    expect(searchableText(`\\@[Ada](${ADA}) @[ ](${BOB}) @[Bob](not-an-id)`)).toBe(
+      `\\@[Ada](${ADA}) @[ ](${BOB}) @[Bob](not-an-id)`,
+    );
+  });
+
+  it('keeps at most CONTENT_MAX_CHARS characters, never splitting one', () => {
+    expect(searchableText('a'.repeat(CONTENT_MAX_CHARS))).toHaveLength(CONTENT_MAX_CHARS);
+    const long = `${'😀'.repeat(CONTENT_MAX_CHARS)}tail`;
+    const text = searchableText(long);
+    expect(Array.from(text)).toHaveLength(CONTENT_MAX_CHARS);
+    expect(text).toBe('😀'.repeat(CONTENT_MAX_CHARS));
   });
 });

@@ -11,6 +11,9 @@ export interface Mention {
   displayName: string;
 }
 
+/** The most characters a comment's content has (the API refuses more: routes/schemas.ts). */
+export const CONTENT_MAX_CHARS = 10_000;
+
 /** The most distinct users one comment can mention (bounds the membership look-ups it causes). */
 export const MAX_MENTIONS = 50;
 
@@ -60,4 +63,19 @@ export function mentionedUserIds(content: string, authorId: string): string[] {
 export function newlyMentioned(before: readonly string[], after: readonly string[]): string[] {
   const old = new Set(before);
   return after.filter((id) => !old.has(id));
+}
+
+/**
+ * The content as a search index shows and matches it (comment events, GET /internal/comments/texts):
+ * each well-formed mention as `@Display Name`, whatever else as written, at most CONTENT_MAX_CHARS
+ * characters (already true of content the API took; the cut never splits a character).
+ */
+export function searchableText(content: string): string {
+  const text = content.replace(TOKEN, (token: string, rawName: string, _id: string, index: number) => {
+    const displayName = rawName.trim();
+    return isEscaped(content, index) || displayName === '' ? token : `@${displayName}`;
+  });
+  if (text.length <= CONTENT_MAX_CHARS) return text;
+  // Counted in code points, as the API's limit is.
+  return Array.from(text).slice(0, CONTENT_MAX_CHARS).join('');
 }

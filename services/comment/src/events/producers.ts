@@ -2,6 +2,7 @@ import type { CommonQueryMethods } from '@wiki/db';
 import { EVENT_MAX_IDS, newEvent, publishInTx } from '@wiki/events';
 import type { CommentRow } from '../db/comments.js';
 import type { ThreadRow } from '../db/threads.js';
+import { searchableText } from '../domain/mentions.js';
 
 /**
  * The events this service emits (ARCHITECTURE 4), their data typed by the contracts of
@@ -75,13 +76,17 @@ export function emitComment(
     mentions: extras.mentions,
     ...boundedParticipants(extras.participants),
   };
+  // added and edited carry the text for the search index; deleted needs none.
+  const text = change === 'deleted' ? undefined : searchableText(comment.content);
   const event =
     change === 'edited'
       ? newEvent('comment.edited', {
           actorId,
           workspaceId: thread.workspaceId,
-          data: extras.newMentions ? { ...data, newMentions: extras.newMentions } : data,
+          data: { ...data, text, ...(extras.newMentions ? { newMentions: extras.newMentions } : {}) },
         })
-      : newEvent(`comment.${change}`, { actorId, workspaceId: thread.workspaceId, data });
+      : change === 'added'
+        ? newEvent('comment.added', { actorId, workspaceId: thread.workspaceId, data: { ...data, text } })
+        : newEvent('comment.deleted', { actorId, workspaceId: thread.workspaceId, data });
   return publishInTx(tx, event);
 }

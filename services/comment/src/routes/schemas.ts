@@ -11,11 +11,12 @@ import {
   uuid,
   withDefault,
 } from '@wiki/http';
+import { CONTENT_MAX_CHARS } from '../domain/mentions.js';
 import { THREAD_STATUS_FILTERS } from '../domain/rules.js';
 
 /** Limits of the comment API (spec 4.6 leaves them open; these are the documented decisions). */
 export const LIMITS = {
-  content: 10_000,
+  content: CONTENT_MAX_CHARS,
   selectedText: 2_000,
   blockId: 255,
   /** Offsets are character positions inside one block. */

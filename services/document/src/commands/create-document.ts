@@ -39,6 +39,7 @@ export async function createDocument(ctx: DocumentContext, actor: Actor, input: 
   const state: DocumentState = {
     id,
     workspaceId: input.workspaceId,
+    createdBy: actor.userId,
     parentId,
     title,
     icon,

@@ -133,7 +133,7 @@ const updateFields = (name: string, input: string) => ({
   ),
   event AS (${insertEnvelopesSql(`
     SELECT jsonb_set(i.template, '{data}', jsonb_build_object(
-      'id', d.id, 'workspaceId', d.workspace_id, 'parentId', d.parent_id, 'title', d.title, 'icon', d.icon,
+      'id', d.id, 'workspaceId', d.workspace_id, 'createdBy', d.created_by, 'parentId', d.parent_id, 'title', d.title, 'icon', d.icon,
       'isArchived', d.is_archived, 'isPublished', d.is_published, 'isTemplate', d.is_template,
       'updatedAt', detail."updatedAt", 'revision', d.revision,
       'plainText', CASE WHEN t.whole THEN d.plain_text ELSE left(d.plain_text, $2::int / 6) END,
@@ -154,7 +154,7 @@ const updateFields = (name: string, input: string) => ({
 const EDIT_COLUMNS = `id uuid, actor_id uuid, edit_source text, edit_authors uuid[], expected_revision int, has_title bool, title text, has_content bool, content text, plain_text text,
   excerpt text, word_count int, has_icon bool, icon text, has_cover bool, cover_image_url text, template jsonb`;
 export const UPDATE_FIELDS = updateFields(
-  'update_fields_v4',
+  'update_fields_v5',
   `SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (${EDIT_COLUMNS}))
     WITH ORDINALITY AS i(id, actor_id, edit_source, edit_authors, expected_revision, has_title, title, has_content, content, plain_text, excerpt, word_count,
       has_icon, icon, has_cover, cover_image_url, template, ord)`,
@@ -165,7 +165,7 @@ export const UPDATE_FIELDS = updateFields(
  * is one row (it assumes 100 for a recordset, and plans the joins for that).
  */
 export const UPDATE_ONE = updateFields(
-  'update_one_v2',
+  'update_one_v3',
   `SELECT *, 1::bigint AS ord FROM json_to_record($1::json) AS i(${EDIT_COLUMNS})`,
 );
 

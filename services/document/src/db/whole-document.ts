@@ -1,10 +1,15 @@
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
 import { iso, shape } from './shape.js';
 
-/** Which document, where it sits, how it shows and its plain text: what DocumentState starts with too. */
+/**
+ * Which document, who created it, where it sits, how it shows and its plain text: what
+ * DocumentState starts with too (so every document.* event can name its creator, for search's
+ * author filter).
+ */
 export const PLACED_TEXT = {
   id: [z.string(), sql.fragment`d.id`],
   workspaceId: [z.string(), sql.fragment`d.workspace_id`],
+  createdBy: [z.string(), sql.fragment`d.created_by`],
   parentId: [z.string().nullable(), sql.fragment`d.parent_id`],
   title: [z.string(), sql.fragment`d.title`],
   icon: [z.string().nullable(), sql.fragment`d.icon`],
@@ -12,8 +17,8 @@ export const PLACED_TEXT = {
 } as const;
 
 /**
- * A document with its whole plain text and what a search index shows beside it (place, icon,
- * archived): what the internal stream and GET /internal/documents/{id}/text send, read by both
+ * A document with its whole plain text and what a search index shows beside it (creator, place,
+ * icon, archived): what the internal stream and GET /internal/documents/{id}/text send, read by both
  * from this one shape (libs/service-client `WholeDocument` on the caller's side).
  */
 export const WholeDocument = shape({

@@ -15,7 +15,7 @@ export type { DocumentChange };
 /**
  * The document.* events (ARCHITECTURE 4), written to the outbox in the caller's transaction, their
  * data typed by the contracts of @wiki/events. Every event carries the document's id,
- * workspaceId, parentId, title, icon, flags (isArchived, isPublished, isTemplate) and updatedAt;
+ * workspaceId, createdBy (its creator, for search's author filter), parentId, title, icon, flags (isArchived, isPublished, isTemplate) and updatedAt;
  * created and updated also its plain text for the search index, cut to a cap (plainTextTruncated
  * says so; the whole text is at GET /internal/documents/{id}/text). Events about a subtree
  * (archived, restored, deleted) name every affected document in `ids`, split over several events
@@ -26,6 +26,7 @@ function describe(doc: DocumentState) {
   return {
     id: doc.id,
     workspaceId: doc.workspaceId,
+    createdBy: doc.createdBy,
     parentId: doc.parentId,
     title: doc.title,
     icon: doc.icon,

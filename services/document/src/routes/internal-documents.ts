@@ -142,6 +142,7 @@ export function registerServiceRoutes(server: FastifyInstance, ctx: DocumentCont
             object({
               id: uuid,
               workspaceId: uuid,
+              createdBy: uuid,
               parentId: nullableUuid,
               title: Type.String(),
               icon: nullable(Type.String()),
