@@ -185,7 +185,7 @@ describe('paging and filters', () => {
     const second = await page('kestrel', `${below}&limit=4&offset=4`, owner, ws);
     expect([first.total, second.total]).toEqual([6, 6]);
     expect([...first.hits, ...second.hits].map((h) => h.id).sort()).toEqual([...mine, theirs.id].sort());
-    expect((await page('kestrel', `${below}&authorId=${editor.userId}`, owner, ws)).hits.map((h) => h.id)).toEqual([
+    expect((await page('kestrel', `${below}&authorId=${editor.id}`, owner, ws)).hits.map((h) => h.id)).toEqual([
       theirs.id,
     ]);
 
@@ -194,9 +194,9 @@ describe('paging and filters', () => {
     expect((await page('kestrel', `&updatedBefore=${later}`, owner, ws)).total).toBe(7);
     // A move takes a document (and what is below it) out of the subtree.
     expectStatus(
-      await stack.request('PUT', `/api/v1/documents/${mine[0]}`, {
+      await stack.request('PUT', `/api/v1/documents/${mine[0]}/move`, {
         token: owner.token,
-        body: { parentId: outside.id },
+        body: { parentId: outside.id, index: 0 },
       }),
       200,
       'move',

@@ -2,7 +2,7 @@ import type { WholeDocument } from '@wiki/service-client';
 import type { IndexedDocument } from './engine.js';
 
 /** A document as an event or a peer describes it: its creator only where it says (newer peers and events). */
-export type DescribedDocument = WholeDocument & { createdBy?: string | null };
+export type DescribedDocument = Omit<WholeDocument, 'createdBy'> & { createdBy?: string | null };
 
 /**
  * The index entry of a document (from the stream, the text route, or an event's data with its

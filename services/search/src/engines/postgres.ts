@@ -389,7 +389,11 @@ export async function createPostgresEngine(options: PostgresEngineOptions): Prom
     });
   }
 
-  async function passageWorkspacesOf({ ids = [], threadIds = [], documentIds = [] }: PassageRemoval): Promise<string[]> {
+  async function passageWorkspacesOf({
+    ids = [],
+    threadIds = [],
+    documentIds = [],
+  }: PassageRemoval): Promise<string[]> {
     if (ids.length + threadIds.length + documentIds.length === 0) return [];
     const rows = await pool.anyFirst(sql.type(z.object({ workspace_id: z.string() }))`
       SELECT DISTINCT workspace_id FROM search_passages

@@ -41,12 +41,15 @@ async function writesOf(events: readonly IndexedEvent[], peers: ServiceClient, l
         break;
       }
       case 'document.moved':
+        // A move changes no document's updatedAt.
         writes.patches.push({ id: event.data.id, parentId: event.data.parentId, version });
         break;
       case 'document.archived':
       case 'document.restored': {
         const archived = event.type === 'document.archived';
-        for (const id of event.data.ids) writes.patches.push({ id, archived, version });
+        // The document service stamps every document of the subtree with the same time (one transaction).
+        const updatedAt = Date.parse(event.data.updatedAt);
+        for (const id of event.data.ids) writes.patches.push({ id, archived, updatedAt, version });
         break;
       }
       case 'document.deleted':
