@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { redactUrl } from '@wiki/config';
 import { createDatabasePool, type DatabasePool, sql, z } from '@wiki/db';
@@ -7,7 +8,9 @@ import {
   createDocument,
   createWorkspace,
   eventually,
+  expectStatus,
   paragraph,
+  pdfWithText,
   type SignedInUser,
   type Stack,
   signInNew,
@@ -33,7 +36,7 @@ describe('npm run reindex', () => {
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
   beforeAll(async () => {
-    t = await startPlatform(['workspace', 'document', 'search']);
+    t = await startPlatform(['workspace', 'document', 'comment', 'attachment', 'search']);
     searchPool = await createDatabasePool(t.config.databaseUrls.search, { maximumPoolSize: 4 });
     documentPool = await createDatabasePool(t.config.databaseUrls.document, { maximumPoolSize: 2 });
     engine = await createSearchEngine(t.config, { pool: searchPool, logger: quiet });
@@ -57,6 +60,8 @@ describe('npm run reindex', () => {
       peers: peers(),
       ...options,
     });
+
+  const idsOf = (hits: SearchHit[]) => hits.map((hit) => hit.id);
 
   async function search(workspaceId: string, query: string): Promise<SearchHit[]> {
     const res = await t.request(
@@ -152,7 +157,16 @@ describe('npm run reindex', () => {
     expect(await search(ws, 'lighthouse')).toEqual([]);
 
     const first = await run({ workspaceId: ws });
-    expect(first).toEqual({ scope: ws, resumedAfter: null, finished: true, batches: 1, indexed: 5, removed: 0 });
+    expect(first).toEqual({
+      scope: ws,
+      resumedAfter: null,
+      finished: true,
+      batches: 1,
+      indexed: 5,
+      removed: 0,
+      comments: { indexed: 0, removed: 0 },
+      attachments: { indexed: 0, removed: 0 },
+    });
     expect(await Promise.all(queries.map((q) => search(ws, q)))).toEqual(before);
     expect(await indexRows(ws)).toEqual(rowsBefore);
     expect(await findProgress(searchPool, ws)).toBeNull();
@@ -164,19 +178,105 @@ describe('npm run reindex', () => {
     expect(await Promise.all(queries.map((q) => search(ws, q)))).toEqual(before);
   });
 
+  it("rebuilds comments' and attachments' texts from their services, and removes those of deleted ones", async () => {
+    const ws = (await createWorkspace(t, owner)).id;
+    const doc = await createDocument(t, owner, {
+      workspaceId: ws,
+      title: 'Port log',
+      content: [paragraph('Arrivals.')],
+    });
+    const thread = async (content: string) =>
+      expectStatus(
+        await t.request('POST', `/api/v1/comments/documents/${doc.id}/threads`, {
+          token: owner.token,
+          body: { anchor: { blockId: 'b', startOffset: 0, endOffset: 1, selectedText: 'A' }, comment: { content } },
+        }),
+        201,
+        'thread',
+      ).body.data as { id: string; comments: Array<{ id: string }> };
+    const kept = await thread('The tugboat arrived late.');
+    const form = new FormData();
+    form.append('workspaceId', ws);
+    form.append('documentId', doc.id);
+    form.append('file', new Blob([new Uint8Array(pdfWithText(['Manifest of the schooner']))]), 'manifest.pdf');
+    const uploaded = await fetch(`${t.gatewayUrl}/api/v1/attachments/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const attachmentId = ((await uploaded.json()) as { data: { id: string } }).data.id;
+    await eventually(
+      async () => {
+        expect(idsOf(await search(ws, 'tugboat'))).toEqual([doc.id]);
+        expect(idsOf(await search(ws, 'schooner'))).toEqual([doc.id]);
+      },
+      { timeoutMs: 20_000 },
+    );
+    const passages = async () => [
+      ...(await engine.listPassageIds({ workspaceId: ws, kind: 'comment', limit: 10 })),
+      ...(await engine.listPassageIds({ workspaceId: ws, kind: 'attachment', limit: 10 })),
+    ];
+    const before = await passages();
+    expect(before).toEqual([kept.comments[0].id, attachmentId]);
+
+    // Emptied by hand, plus the entry of a comment its service no longer has.
+    await searchPool.query(sql.unsafe`DELETE FROM search_passages WHERE workspace_id = ${ws}`);
+    await engine.upsertPassages([
+      {
+        id: randomUUID(),
+        kind: 'comment',
+        documentId: doc.id,
+        workspaceId: ws,
+        threadId: kept.id,
+        text: 'ghost',
+        version: 1,
+      },
+    ]);
+    const summary = await run({ workspaceId: ws });
+    expect(summary).toMatchObject({
+      finished: true,
+      comments: { indexed: 1, removed: 1 },
+      attachments: { indexed: 1, removed: 0 },
+    });
+    expect(await passages()).toEqual(before);
+    expect(idsOf(await search(ws, 'tugboat'))).toEqual([doc.id]);
+    expect((await search(ws, 'schooner'))[0]).toMatchObject({ matchField: 'attachment', attachmentId });
+    expect(await search(ws, 'ghost')).toEqual([]);
+    expect(await run({ workspaceId: ws })).toMatchObject({ comments: { indexed: 1, removed: 0 } });
+  });
+
   it('an interrupted run resumes after its last batch and finishes, with nothing indexed twice', async () => {
     const ws = (await createWorkspace(t, owner)).id;
     const ids = await documentsIn(ws, ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot', 'Golf']);
     await engine.removeWorkspace(ws);
 
     const stopped = await run({ workspaceId: ws, batchSize: 2, stopAfterBatches: 2 });
-    expect(stopped).toEqual({ scope: ws, resumedAfter: null, finished: false, batches: 2, indexed: 4, removed: 0 });
+    expect(stopped).toEqual({
+      scope: ws,
+      resumedAfter: null,
+      finished: false,
+      batches: 2,
+      indexed: 4,
+      removed: 0,
+      comments: { indexed: 0, removed: 0 },
+      attachments: { indexed: 0, removed: 0 },
+    });
     expect(await indexedIds(ws)).toEqual(ids.slice(0, 4));
     expect(await findProgress(searchPool, ws)).toMatchObject({ lastId: ids[3], batches: 2, indexed: 4 });
 
     const resumed = await run({ workspaceId: ws, batchSize: 2 });
     // Totals over both runs: the second streamed only the 3 documents after the checkpoint.
-    expect(resumed).toEqual({ scope: ws, resumedAfter: ids[3], finished: true, batches: 4, indexed: 7, removed: 0 });
+    expect(resumed).toEqual({
+      scope: ws,
+      resumedAfter: ids[3],
+      finished: true,
+      batches: 4,
+      indexed: 7,
+      removed: 0,
+      comments: { indexed: 0, removed: 0 },
+      attachments: { indexed: 0, removed: 0 },
+    });
     expect(await indexedIds(ws)).toEqual(ids);
     expect(await findProgress(searchPool, ws)).toBeNull();
     const hits = await search(ws, 'lantern');
@@ -191,6 +291,8 @@ describe('npm run reindex', () => {
       batches: 2,
       indexed: 7,
       removed: 0,
+      comments: { indexed: 0, removed: 0 },
+      attachments: { indexed: 0, removed: 0 },
     });
 
     // Ctrl-C (the signal) stops after the batch in hand, checkpoint kept.
@@ -289,6 +391,8 @@ describe('npm run reindex', () => {
             PG_URL: t.config.pgUrl,
             DB_PREFIX: t.config.dbPrefix,
             DOCUMENT_URL: t.config.urls.document,
+            COMMENT_URL: t.config.urls.comment,
+            ATTACHMENT_URL: t.config.urls.attachment,
             INTERNAL_TOKEN_SECRET: t.config.internalTokenSecret,
             INTERNAL_API_KEY: t.config.internalApiKey,
             DATA_DIR: t.config.dataDir,
@@ -318,7 +422,7 @@ describe('npm run reindex', () => {
     ]);
     expect(lines).toHaveLength(4);
     expect(lines[3]).toMatch(
-      /^reindex of workspace \S+ finished \(from the first document\): 3 documents indexed in 2 batches, 0 index entries of deleted documents removed, \d+\.\d s$/,
+      /^reindex of workspace \S+ finished \(from the first document\): 3 documents indexed in 2 batches, 0 index entries of deleted documents removed; 0 comments and 0 attachment texts indexed, 0 of deleted ones removed; \d+\.\d s$/,
     );
     expect(await indexedIds(ws)).toEqual(ids);
   });

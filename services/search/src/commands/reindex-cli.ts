@@ -36,7 +36,9 @@ function progressLine(p: ReindexProgress): string {
 function summaryLine(s: ReindexSummary, seconds: number): string {
   const from = s.resumedAfter ? `resumed after ${s.resumedAfter}` : 'from the first document';
   const totals = `${count(s.indexed)} documents indexed in ${count(s.batches)} batches, ${count(s.removed)} index entries of deleted documents removed`;
-  if (s.finished) return `reindex of ${describeScope(s.scope)} finished (${from}): ${totals}, ${seconds.toFixed(1)} s`;
+  const passages = `${count(s.comments.indexed)} comments and ${count(s.attachments.indexed)} attachment texts indexed, ${count(s.comments.removed + s.attachments.removed)} of deleted ones removed`;
+  if (s.finished)
+    return `reindex of ${describeScope(s.scope)} finished (${from}): ${totals}; ${passages}; ${seconds.toFixed(1)} s`;
   return `reindex of ${describeScope(s.scope)} stopped (${from}): ${totals} so far; run it again to resume, or with --restart to start over`;
 }
 

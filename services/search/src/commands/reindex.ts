@@ -10,6 +10,7 @@ import {
 } from '../db/reindex-progress.js';
 import type { SearchEngine } from '../engines/engine.js';
 import { indexedDocument } from '../engines/indexed-document.js';
+import { type PassageCounts, reindexPassages } from './reindex-passages.js';
 
 /** Where the documents come from: the document service's stream (libs/service-client `streamDocumentsFrom`). */
 export type DocumentSource = (from: { workspaceId?: string; after?: string }) => AsyncIterable<StreamedDocument>;
@@ -44,6 +45,9 @@ export interface ReindexSummary {
   batches: number;
   indexed: number;
   removed: number;
+  /** Comments' and attachments' texts, rebuilt once the documents are (zeros when stopped before). */
+  comments: PassageCounts;
+  attachments: PassageCounts;
 }
 
 export const REINDEX_BATCH_SIZE = 200;
@@ -64,6 +68,7 @@ export class ReindexBusyError extends Error {
  * entries between the previous checkpoint and the batch's last id are exactly the ones to check;
  * the checkpoint then moves on. An entry the stream skipped whose document exists was created
  * behind the stream while it ran (the events index it); it stays. Running twice gives the same index.
+ * Then the comments' and attachments' texts, from their services, the same way (reindex-passages.ts).
  */
 export async function reindex(options: ReindexOptions): Promise<ReindexSummary> {
   const scope = options.workspaceId ?? ALL_WORKSPACES;
@@ -131,13 +136,23 @@ async function run(options: ReindexOptions, scope: string): Promise<ReindexSumma
 
   // Everything the index holds after the last document sent: no document is left to claim it.
   progress.removed += await sweep(cursor, undefined, new Set());
+  await saveProgress(pool, progress);
+  // The passages whole, after the documents: a run stopped among them does them again from the start.
+  const passages = await reindexPassages(engine, options.peers, workspaceId);
   await clearProgress(pool, scope);
-  return summary(progress, resumedAfter, true);
+  return summary(progress, resumedAfter, true, passages);
 }
 
-function summary(progress: ReindexProgress, resumedAfter: string | null, finished: boolean): ReindexSummary {
+const NONE: PassageCounts = { indexed: 0, removed: 0 };
+
+function summary(
+  progress: ReindexProgress,
+  resumedAfter: string | null,
+  finished: boolean,
+  passages = { comments: NONE, attachments: NONE },
+): ReindexSummary {
   const { scope, batches, indexed, removed } = progress;
-  return { scope, resumedAfter, finished, batches, indexed, removed };
+  return { scope, resumedAfter, finished, batches, indexed, removed, ...passages };
 }
 
 /** Index ids in (after, upTo] (to the end when upTo is absent) that are not in `kept`. */
