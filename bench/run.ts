@@ -21,6 +21,8 @@
 // search, notification and attachment services start for the endpoint rows on them (search, notifications,
 // notification-count, download).
 // `--only=orphan-sweep` sweeps stores of 10,000 and 100,000 attachment objects (local and S3) and records memory.
+// `--only=attachment` also times the service's text extraction on a text PDF (--extraction-pages=100
+// --extraction-runs=5): pages per second and the worker's memory.
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
 // `--only=footprint` runs the whole platform with `npm start --no-build`, in its default mode (one process) and with
 // --processes=separate, and reads the RSS of everything under the launcher after start and after a short load.
@@ -48,6 +50,7 @@ import {
 import { benchCollab, type CollabBenchReport, writeCollabReport } from './lib/collab.js';
 import { endpointTable, measureEndpoints, servicesOfEndpoints } from './lib/endpoints.js';
 import { benchExport, type ExportBenchReport, writeExportReport } from './lib/export.js';
+import { benchExtraction } from './lib/extraction.js';
 import { benchFootprint, writeFootprintReport } from './lib/footprint.js';
 import { benchHistory, writeHistoryReport } from './lib/history.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
@@ -57,7 +60,7 @@ import { benchOrphanSweep, writeOrphanSweepReport } from './lib/orphan-sweep.js'
 import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
 import { type BenchReport, machineInfo, roundSuffix, writeReport } from './lib/report.js';
 import { benchRunEnvironment } from './lib/run-environment.js';
-import { benchSearch, FRESH } from './lib/search-bench.js';
+import { benchSearch, FRESH, freshOver } from './lib/search-bench.js';
 import { type SearchBenchReport, writeSearchReport } from './lib/search-report.js';
 import { createRoots, creationBody, seedDocuments, spreadCreations } from './lib/seed.js';
 import { benchWeb, writeWebReport } from './lib/web.js';
@@ -111,6 +114,9 @@ const settings = {
   exportRequests: num('export-requests', 30),
   exportSeconds: num('export-seconds', 15),
   exportClients: num('export-clients', 8),
+  /** Text extraction row (with the attachment rows): pages of ~2,000 characters, and runs of it. */
+  extractionPages: num('extraction-pages', 100),
+  extractionRuns: num('extraction-runs', 5),
 };
 /**
  * Above this load average when a run starts, other work shares the machine: the search rows are
@@ -545,13 +551,22 @@ try {
       serviceRssMiB: () => attachmentPart.rssMiB(),
       log,
     });
+    const rssAfter = attachmentPart.rssMiB();
+    log(`text extraction: ${settings.extractionPages}-page PDF, ${settings.extractionRuns} runs`);
+    const extraction = await benchExtraction({
+      pages: settings.extractionPages,
+      runs: settings.extractionRuns,
+      log,
+    });
+    log(`text extraction: ${extraction.medianPagesPerSec} pages/s (median of ${extraction.runs})`);
     const report: AttachmentBenchReport = {
       date: new Date().toISOString(),
       machine: machineInfo(),
       settings: { durationS: settings.durationS, only: settings.only, loadAverageAtStart: loadBefore },
       fileBytes: ATTACHMENT_FILE_BYTES,
       scenarios: rows,
-      rssMiB: { before: rssBefore, after: attachmentPart.rssMiB() },
+      rssMiB: { before: rssBefore, after: rssAfter },
+      extraction,
     };
     const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
     writeAttachmentReport(
@@ -683,7 +698,7 @@ try {
     const share = (scenario: string, connections: number) =>
       row(scenario, connections).requestsPerSec / row('hello-world', connections).requestsPerSec;
     const fresh50 = row(FRESH, 50);
-    const freshLarge = searched.scenarios.find((r) => r.scenario.startsWith(`${FRESH},`))!;
+    const freshLarge = row(freshOver(settings.searchDocuments), 1);
     const loadAfter = loadavg()[0];
     const report: SearchBenchReport = {
       date: new Date().toISOString(),

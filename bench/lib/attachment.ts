@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
+import type { ExtractionResult } from './extraction.js';
 import { type CpuMeter, type LoadResult, load } from './load.js';
 import { type BenchReport, writeResultAndSection } from './report.js';
 
@@ -21,6 +22,8 @@ export interface AttachmentBenchReport {
   scenarios: AttachmentRow[];
   /** The attachment service's RSS before and right after the rows (MiB). */
   rssMiB: { before: number; after: number };
+  /** Text extraction of a many-page PDF by the service's worker (issue 30 point 6). */
+  extraction: ExtractionResult;
 }
 
 export interface AttachmentBenchParts {
@@ -242,9 +245,26 @@ function section(report: AttachmentBenchReport): string {
     ...rows,
     '',
     `Attachment service RSS: ${report.rssMiB.before} MiB before the rows, ${report.rssMiB.after} MiB right after them.`,
+    '',
+    ...extractionSection(report.extraction),
     'Run only these rows with `npm run bench -- --only=attachment`.',
     END,
   ].join('\n');
+}
+
+function extractionSection(e: ExtractionResult): string[] {
+  return [
+    `Text extraction (the service's worker thread, default limits: heap ${e.maxHeapMiB} MiB): a text PDF of ${e.pages} pages of`,
+    `~${e.charsPerPage.toLocaleString('en')} characters (${(e.pdfBytes / 1024).toFixed(0)} KiB, ${e.textChars.toLocaleString('en')} characters of text, ${e.extractedChars.toLocaleString('en')} extracted) read ${e.runs} times one after another,`,
+    'each run timed from starting the worker to its answer:',
+    '',
+    '| scenario | runs | median ms | pages/s (median) | runs ms | peak RSS growth MiB |',
+    '|---|---|---|---|---|---|',
+    `| extract text, ${e.pages}-page PDF | ${e.runs} | ${e.medianMs} | **${e.medianPagesPerSec}** | ${e.runMs.join(', ')} | ${e.peakRssGrowthMiB} |`,
+    '',
+    "Peak RSS growth: the bench process's RSS (the worker thread lives in it) sampled every 5 ms during a run, above",
+    'its RSS just before; the highest of the runs.',
+  ];
 }
 
 /** Writes the JSON result and replaces the attachment section of docs/PERFORMANCE.md. */

@@ -55,8 +55,12 @@ export interface GeneratedDocument {
   text: string;
 }
 
-/** Document `i` of a corpus: a title of 3–6 words and `words` words of text in sentences. */
-export function corpus(words = 150, seed = 12): (i: number) => GeneratedDocument {
+/**
+ * Document `i` of a corpus: a title of 3–6 words and `words` words of text in sentences. Without
+ * `planted`, no planted word and no CJK sentence: the passages use that, so the planted words' counts
+ * stay those of the documents.
+ */
+export function corpus(words = 150, seed = 12, planted = true): (i: number) => GeneratedDocument {
   const vocab = vocabulary(20_000, generator(seed));
   return (i) => {
     const random = generator(seed * 1_000_003 + i);
@@ -74,10 +78,45 @@ export function corpus(words = 150, seed = 12): (i: number) => GeneratedDocument
     }
     if (sentence.length) body.push(`${sentence.join(' ')}.`);
     const at = (k: number) => Math.floor(random() * k);
+    if (!planted) return { title: titleWords.join(' '), text: body.join(' ') };
     if (i % COMMON_EVERY === 3) body.splice(at(body.length), 0, `The ${COMMON_WORD} line was checked.`);
     if (i % RARE_EVERY === 17) body.splice(at(body.length), 0, `Shipped to ${RARE_WORD} today.`);
     if (i % 20 === 5) body.splice(at(body.length), 0, `${CJK_SENTENCES[i % CJK_SENTENCES.length]}。`);
     const title = titleWords.join(' ');
     return { title: title[0].toUpperCase() + title.slice(1), text: body.join(' ') };
+  };
+}
+
+/** Comments on one document in COMMENTED_EVERY (one or two, 40–80 words each) and their words. */
+export const COMMENTED_EVERY = 5;
+/** An attachment text on one document in ATTACHED_EVERY, of ATTACHMENT_CHARS characters. */
+export const ATTACHED_EVERY = 20;
+export const ATTACHMENT_CHARS = 20_000;
+
+export interface GeneratedPassages {
+  comments: string[];
+  attachment: string | null;
+}
+
+/**
+ * The comment and attachment texts of document `i`: words of the same vocabulary and skew as the
+ * documents (so the queries' common words occur in them as they do in text of that length), none
+ * of the planted words. Deterministic like the documents.
+ */
+export function passages(seed = 12): (i: number) => GeneratedPassages {
+  const comment = corpus(80, seed, false);
+  // ~6 characters a word: 4,000 words fill the 20,000 characters.
+  const attachment = corpus(4_000, seed, false);
+  return (i) => {
+    // Indexes of their own (far above any document's), so no passage repeats its document's words.
+    const comments =
+      i % COMMENTED_EVERY === 1
+        ? Array.from({ length: 1 + (i % 2) }, (_, k) => {
+            const words = comment(1_000_000_000 + i * 2 + k).text.split(' ');
+            return words.slice(0, 40 + ((i * 7 + k * 13) % 41)).join(' ');
+          })
+        : [];
+    const attached = i % ATTACHED_EVERY === 7 ? attachment(2_000_000_000 + i).text.slice(0, ATTACHMENT_CHARS) : null;
+    return { comments, attachment: attached };
   };
 }

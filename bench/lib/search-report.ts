@@ -1,7 +1,8 @@
 import type { LoadResult } from './load.js';
 import { type BenchReport, writeResultAndSection } from './report.js';
 import type { IndexingResult, LagResult } from './search.js';
-import type { MatchSpread } from './search-bench.js';
+import { FILTERED, type MatchSpread, type Spread } from './search-bench.js';
+import { ATTACHED_EVERY, ATTACHMENT_CHARS, COMMENTED_EVERY } from './search-corpus.js';
 
 export interface SearchBenchReport {
   date: string;
@@ -10,6 +11,8 @@ export interface SearchBenchReport {
   indexing: IndexingResult[];
   vocabulary: string[];
   matches: Record<string, MatchSpread>;
+  /** The filtered row's query parameters besides the query (issue 30). */
+  filters: string;
   /** hello-world and search rows, each search row compared with the hello-world of its connections. */
   scenarios: LoadResult[];
   lag: LagResult;
@@ -20,6 +23,8 @@ export interface SearchBenchReport {
   sharedMachine: { loadAverage: number; threshold: number } | null;
   targets: Array<{ target: string; measured: string; met: boolean }>;
 }
+
+const spreadText = (s: Spread) => `p10 ${s.p10}, median ${s.p50}, p90 ${s.p90}, mean ${s.mean}`;
 
 const START = '<!-- bench:search:start -->';
 const END = '<!-- bench:search:end -->';
@@ -74,14 +79,29 @@ function section(report: SearchBenchReport): string {
         `- ${i.documents.toLocaleString('en')} documents in ${i.seconds} s: **${i.documentsPerSec} documents/s**, ${i.bytesPerDocument} bytes per document (table with TOAST ${i.tableMiB} MiB, indexes ${i.indexMiB} MiB), slowest batch of 500 ${i.slowestBatchMs} ms.`,
     ),
     '',
+    `Each document has one of 8 generated creators and an updatedAt spread evenly over the year before the fill. After`,
+    `the documents (and timed apart from them, so the figures above compare with runs before passages), their`,
+    `passages through the engine's passage upsert: one or two comments of 40–80 words on one document in`,
+    `${COMMENTED_EVERY}, a ${ATTACHMENT_CHARS.toLocaleString('en')}-character attachment text on one in ${ATTACHED_EVERY}, both of the same vocabulary and skew as the`,
+    'documents (none of the planted words):',
+    '',
+    ...report.indexing.map(
+      ({ documents, passages: p }) =>
+        `- of ${documents.toLocaleString('en')} documents: ${p.comments.toLocaleString('en')} comments and ${p.attachments.toLocaleString('en')} attachment texts (${(p.attachmentChars / 2 ** 20).toFixed(1)} MiB of text) in ${p.seconds} s: **${p.passagesPerSec} passages/s**, slowest batch ${p.slowestBatchMs} ms; passages table with TOAST ${p.tableMiB} MiB, indexes ${p.indexMiB} MiB (every workspace so far).`,
+    ),
+    '',
     `New queries: 2–4 words drawn from the corpus's ${report.vocabulary.length} common words (four or more letters, each in at least`,
     '12 % of the documents), a set of words never sent before in the run (warm-ups included), so the answer cache',
     'cannot help. Documents they match (a sample of 100 such queries, counted in the index):',
     '',
     ...Object.entries(report.matches).map(
       ([documents, s]) =>
-        `- of ${Number(documents).toLocaleString('en')}: p10 ${s.p10}, median ${s.p50}, p90 ${s.p90}, mean ${s.mean}`,
+        `- of ${Number(documents).toLocaleString('en')}: by title or text ${spreadText(s)}; through a comment ${spreadText(s.viaComments)}; through an attachment text ${spreadText(s.viaAttachments)}; in any field ${spreadText(s.anyField)}; with the filters ${spreadText(s.filtered)}`,
     ),
+    '',
+    `"${FILTERED}": the same stream of new queries with \`${report.filters}\` (documents updated in the last`,
+    'half-year, matched in titles, texts and comments: a reader narrowing a search to recent discussions). The',
+    'other new queries search every field, comments and attachment texts included.',
     '',
     'The ten repeated queries are the first ten of that stream, asked in turn: after the first round they come from',
     'the answer cache (valid until their workspace is written).',

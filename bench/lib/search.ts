@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createDatabasePool, createPreparedPool, sql } from '@wiki/db';
+import type { IndexedPassage } from '../../services/search/src/engines/engine.js';
 import { createPostgresEngine } from '../../services/search/src/engines/postgres.js';
-import { corpus } from './search-corpus.js';
+import { corpus, passages } from './search-corpus.js';
 
 /**
  * The search bench's two measurements that are not autocannon runs: filling the index with
@@ -18,14 +19,39 @@ export interface IndexingResult {
   bytesPerDocument: number;
   tableMiB: number;
   indexMiB: number;
+  /** The comment and attachment texts written after the documents (timed apart from them). */
+  passages: PassageIndexing;
 }
+
+export interface PassageIndexing {
+  comments: number;
+  attachments: number;
+  /** Characters of all the attachment texts. */
+  attachmentChars: number;
+  seconds: number;
+  passagesPerSec: number;
+  slowestBatchMs: number;
+  tableMiB: number;
+  indexMiB: number;
+}
+
+/** The generated documents' creators: a few, so an authorId filter keeps one document in AUTHORS. */
+export const AUTHORS = 8;
+/** The documents' updatedAt spreads evenly over the year before the fill. */
+export const UPDATED_SPREAD_MS = 365 * 24 * 3_600_000;
+
+/** How far back document `i` was last updated: a golden-ratio spread, even over the year at any count. */
+const updatedAgo = (i: number) => Math.floor(((i * 0.618_033_988_75) % 1) * UPDATED_SPREAD_MS);
 
 /**
  * Writes `count` generated documents of `workspaceId` straight into the search database through
  * the Postgres engine's bulk upsert (what the indexer and the reindex call), `batch` at a time with
  * two batches in flight: the lexemes are made in this process while Postgres writes the other.
  * Going through the document service would measure document creation (benched on its own) and
- * take minutes for 100,000 documents.
+ * take minutes for 100,000 documents. Each document has one of AUTHORS creators and an updatedAt
+ * within the last year (what the filters narrow). Then the passages of search-corpus.ts (comments
+ * on one document in five, a 20,000-character attachment text on one in twenty) the same way, timed
+ * apart so the documents' figures stay comparable with runs before passages existed.
  */
 export async function fillSearchIndex(
   databaseUrl: string,
@@ -41,56 +67,119 @@ export async function fillSearchIndex(
   try {
     const engine = await createPostgresEngine({ pool, reads, tsConfig: 'simple' });
     const make = corpus();
-    let next = 0;
-    let done = 0;
-    let slowestBatchMs = 0;
-    const started = performance.now();
+    const authors = Array.from({ length: AUTHORS }, () => randomUUID());
+    const ids: string[] = Array.from({ length: count }, () => randomUUID());
     const version = Date.now();
-    const worker = async () => {
-      while (next < count) {
-        const from = next;
-        next = Math.min(count, next + batch);
-        const docs = [];
-        for (let i = from; i < next; i++) {
-          const { title, text } = make(i);
-          docs.push({
+    /** Runs `write` over 0..total in batches, two in flight; answers seconds and the slowest batch. */
+    const inBatches = async (total: number, size: number, write: (from: number, to: number) => Promise<number>) => {
+      let next = 0;
+      let done = 0;
+      let slowestBatchMs = 0;
+      const started = performance.now();
+      const worker = async () => {
+        while (next < total) {
+          const from = next;
+          next = Math.min(total, next + size);
+          const sent = performance.now();
+          const written = await write(from, next);
+          slowestBatchMs = Math.max(slowestBatchMs, performance.now() - sent);
+          const before = done;
+          done += written;
+          if (Math.floor(done / 10_000) !== Math.floor(before / 10_000)) log(`indexed ${done} of ${total}`);
+        }
+      };
+      await Promise.all([worker(), worker()]);
+      return { seconds: (performance.now() - started) / 1000, slowestBatchMs };
+    };
+
+    const documents = await inBatches(count, batch, async (from, to) => {
+      const docs = [];
+      for (let i = from; i < to; i++) {
+        const { title, text } = make(i);
+        docs.push({
+          id: ids[i],
+          workspaceId,
+          parentId: null,
+          title,
+          icon: null,
+          plainText: text,
+          archived: false,
+          createdBy: authors[i % AUTHORS],
+          updatedAt: version - updatedAgo(i),
+          version,
+        });
+      }
+      await engine.upsert(docs);
+      return docs.length;
+    });
+
+    const texts = passages();
+    let comments = 0;
+    let attachments = 0;
+    let attachmentChars = 0;
+    log(`indexing the comments and attachment texts of ${count} documents`);
+    // Batches of documents' passages: a batch of 500 documents holds ~150 comments and 25 attachments.
+    const passageRun = await inBatches(count, batch, async (from, to) => {
+      const rows: IndexedPassage[] = [];
+      for (let i = from; i < to; i++) {
+        const { comments: said, attachment } = texts(i);
+        for (const text of said)
+          rows.push({
             id: randomUUID(),
+            kind: 'comment',
+            documentId: ids[i],
             workspaceId,
-            parentId: null,
-            title,
-            icon: null,
-            plainText: text,
-            archived: false,
-            createdBy: null,
-            updatedAt: version,
+            threadId: randomUUID(),
+            text,
             version,
           });
-        }
-        const sent = performance.now();
-        await engine.upsert(docs);
-        slowestBatchMs = Math.max(slowestBatchMs, performance.now() - sent);
-        const before = done;
-        done += docs.length;
-        if (Math.floor(done / 10_000) !== Math.floor(before / 10_000)) log(`indexed ${done} of ${count}`);
+        if (attachment !== null)
+          rows.push({
+            id: randomUUID(),
+            kind: 'attachment',
+            documentId: ids[i],
+            workspaceId,
+            threadId: null,
+            text: attachment,
+            version,
+          });
+        comments += said.length;
+        attachments += attachment === null ? 0 : 1;
+        attachmentChars += attachment?.length ?? 0;
       }
-    };
-    await Promise.all([worker(), worker()]);
-    const seconds = (performance.now() - started) / 1000;
+      await engine.upsertPassages(rows);
+      return to - from;
+    });
+
     await pool.query(sql.unsafe`VACUUM ANALYZE search_documents`);
+    await pool.query(sql.unsafe`VACUUM ANALYZE search_passages`);
     const sizes = await pool.one(sql.unsafe`
       SELECT pg_total_relation_size('search_documents')::float8 AS total,
              pg_table_size('search_documents')::float8 AS table_bytes,
              pg_indexes_size('search_documents')::float8 AS index_bytes,
-             (SELECT count(*) FROM search_documents)::float8 AS rows`);
+             (SELECT count(*) FROM search_documents)::float8 AS rows,
+             pg_table_size('search_passages')::float8 AS passage_table_bytes,
+             pg_indexes_size('search_passages')::float8 AS passage_index_bytes`);
     const mib = (bytes: unknown) => Math.round((Number(bytes) / 2 ** 20) * 10) / 10;
+    const written = comments + attachments;
     return {
       documents: count,
-      seconds: Math.round(seconds * 100) / 100,
-      documentsPerSec: Math.round(count / seconds),
-      slowestBatchMs: Math.round(slowestBatchMs),
+      seconds: Math.round(documents.seconds * 100) / 100,
+      documentsPerSec: Math.round(count / documents.seconds),
+      slowestBatchMs: Math.round(documents.slowestBatchMs),
       bytesPerDocument: Math.round(Number(sizes.total) / Math.max(1, Number(sizes.rows))),
       tableMiB: mib(sizes.table_bytes),
       indexMiB: mib(sizes.index_bytes),
+      passages: {
+        comments,
+        attachments,
+        attachmentChars,
+        seconds: Math.round(passageRun.seconds * 100) / 100,
+        passagesPerSec: Math.round(written / passageRun.seconds),
+        slowestBatchMs: Math.round(passageRun.slowestBatchMs),
+        tableMiB: mib(sizes.passage_table_bytes),
+        indexMiB: mib(sizes.passage_index_bytes),
+      },
     };
   } finally {
     await reads.end();

@@ -1,7 +1,8 @@
 /**
- * A PDF with one line of text per page (Helvetica, ASCII), built by hand so tests need no PDF
- * writer: the objects, then the cross-reference table at their byte offsets. Readers (poppler,
- * pdf.js) read its text back exactly.
+ * A PDF of text pages (Helvetica, ASCII; each `\n` of a page's text starts a new line), built by
+ * hand so tests need no PDF writer: the objects, then the cross-reference table at their byte
+ * offsets. Readers (poppler, pdf.js) read its text back exactly while each line fits the page's
+ * width (~80 characters): pdf.js drops the glyphs past the page's edge.
  */
 export function pdfWithText(pages: readonly string[]): Buffer {
   const escaped = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
@@ -11,7 +12,8 @@ export function pdfWithText(pages: readonly string[]): Buffer {
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
   ];
   for (const [i, text] of pages.entries()) {
-    const stream = `BT /F1 12 Tf 72 720 Td (${escaped(text)}) Tj ET`;
+    const lines = text.split('\n').map((line) => `(${escaped(line)}) Tj`);
+    const stream = `BT /F1 12 Tf 14 TL 72 720 Td ${lines.join(' T* ')} ET`;
     objects.push(
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`,
     );
