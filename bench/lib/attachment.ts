@@ -247,7 +247,7 @@ function section(report: AttachmentBenchReport): string {
     `Attachment service RSS: ${report.rssMiB.before} MiB before the rows, ${report.rssMiB.after} MiB right after them.`,
     '',
     ...extractionSection(report.extraction),
-    'Run only these rows with `npm run bench -- --only=attachment`.',
+    'Run only these rows with `npm run bench -- --only=attachment` (`--extraction-pages=`, `--extraction-runs=`).',
     END,
   ].join('\n');
 }

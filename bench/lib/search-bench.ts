@@ -10,8 +10,8 @@ import { commonWords, freshQueries } from './search-queries.js';
  * (the only ones in the index then), a search whose every request is a query not asked before
  * (the answer cache cannot help) beside ten queries asked again and again, and new queries with
  * the filters of issue 30 (filterParams below), at 10 and 50 connections; then, with a workspace
- * of `documents` added, new queries in it one at a time (p95); each beside a hello-world at the same connections, run just before it. Then the time
- * from a write to its being searchable.
+ * of `documents` added, new queries in it one at a time (p95); each beside a hello-world at the
+ * same connections, run just before it. Then the time from a write to its being searchable.
  */
 export interface SearchBenchOptions {
   gatewayUrl: string;
@@ -105,10 +105,13 @@ async function matchSpread(
   const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 1 });
   try {
     const next = freshQueries(words, 7_777);
-    const counts = { documents: [], comments: [], attachments: [], any: [], filtered: [] } as Record<
-      'documents' | 'comments' | 'attachments' | 'any' | 'filtered',
-      number[]
-    >;
+    const counts: Record<'documents' | 'comments' | 'attachments' | 'any' | 'filtered', number[]> = {
+      documents: [],
+      comments: [],
+      attachments: [],
+      any: [],
+      filtered: [],
+    };
     const after = new Date(updatedAfter).toISOString();
     for (let i = 0; i < sample; i++) {
       const tsquery = parseQuery(next()).tsquery as string;

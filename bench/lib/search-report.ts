@@ -1,6 +1,6 @@
 import type { LoadResult } from './load.js';
 import { type BenchReport, writeResultAndSection } from './report.js';
-import type { IndexingResult, LagResult } from './search.js';
+import { AUTHORS, type IndexingResult, type LagResult } from './search.js';
 import { FILTERED, type MatchSpread, type Spread } from './search-bench.js';
 import { ATTACHED_EVERY, ATTACHMENT_CHARS, COMMENTED_EVERY } from './search-corpus.js';
 
@@ -79,9 +79,9 @@ function section(report: SearchBenchReport): string {
         `- ${i.documents.toLocaleString('en')} documents in ${i.seconds} s: **${i.documentsPerSec} documents/s**, ${i.bytesPerDocument} bytes per document (table with TOAST ${i.tableMiB} MiB, indexes ${i.indexMiB} MiB), slowest batch of 500 ${i.slowestBatchMs} ms.`,
     ),
     '',
-    `Each document has one of 8 generated creators and an updatedAt spread evenly over the year before the fill. After`,
-    `the documents (and timed apart from them, so the figures above compare with runs before passages), their`,
-    `passages through the engine's passage upsert: one or two comments of 40–80 words on one document in`,
+    `Each document has one of ${AUTHORS} generated creators and an updatedAt spread evenly over the year before the fill. After`,
+    'the documents (and timed apart from them, so the figures above compare with runs before passages), their',
+    "passages through the engine's passage upsert: one or two comments of 40–80 words on one document in",
     `${COMMENTED_EVERY}, a ${ATTACHMENT_CHARS.toLocaleString('en')}-character attachment text on one in ${ATTACHED_EVERY}, both of the same vocabulary and skew as the`,
     'documents (none of the planted words):',
     '',

@@ -38,7 +38,7 @@ export interface PassageIndexing {
 /** The generated documents' creators: a few, so an authorId filter keeps one document in AUTHORS. */
 export const AUTHORS = 8;
 /** The documents' updatedAt spreads evenly over the year before the fill. */
-export const UPDATED_SPREAD_MS = 365 * 24 * 3_600_000;
+const UPDATED_SPREAD_MS = 365 * 24 * 3_600_000;
 
 /** How far back document `i` was last updated: a golden-ratio spread, even over the year at any count. */
 const updatedAgo = (i: number) => Math.floor(((i * 0.618_033_988_75) % 1) * UPDATED_SPREAD_MS);
@@ -70,8 +70,8 @@ export async function fillSearchIndex(
     const authors = Array.from({ length: AUTHORS }, () => randomUUID());
     const ids: string[] = Array.from({ length: count }, () => randomUUID());
     const version = Date.now();
-    /** Runs `write` over 0..total in batches, two in flight; answers seconds and the slowest batch. */
-    const inBatches = async (total: number, size: number, write: (from: number, to: number) => Promise<number>) => {
+    /** Runs `write` over documents 0..total in batches, two in flight; answers seconds and the slowest batch. */
+    const inBatches = async (what: string, total: number, write: (from: number, to: number) => Promise<void>) => {
       let next = 0;
       let done = 0;
       let slowestBatchMs = 0;
@@ -79,20 +79,21 @@ export async function fillSearchIndex(
       const worker = async () => {
         while (next < total) {
           const from = next;
-          next = Math.min(total, next + size);
+          next = Math.min(total, next + batch);
+          const to = next;
           const sent = performance.now();
-          const written = await write(from, next);
+          await write(from, to);
           slowestBatchMs = Math.max(slowestBatchMs, performance.now() - sent);
           const before = done;
-          done += written;
-          if (Math.floor(done / 10_000) !== Math.floor(before / 10_000)) log(`indexed ${done} of ${total}`);
+          done += to - from;
+          if (Math.floor(done / 10_000) !== Math.floor(before / 10_000)) log(`indexed ${what} ${done} of ${total}`);
         }
       };
       await Promise.all([worker(), worker()]);
       return { seconds: (performance.now() - started) / 1000, slowestBatchMs };
     };
 
-    const documents = await inBatches(count, batch, async (from, to) => {
+    const documents = await inBatches('documents', count, async (from, to) => {
       const docs = [];
       for (let i = from; i < to; i++) {
         const { title, text } = make(i);
@@ -110,7 +111,6 @@ export async function fillSearchIndex(
         });
       }
       await engine.upsert(docs);
-      return docs.length;
     });
 
     const texts = passages();
@@ -119,7 +119,7 @@ export async function fillSearchIndex(
     let attachmentChars = 0;
     log(`indexing the comments and attachment texts of ${count} documents`);
     // Batches of documents' passages: a batch of 500 documents holds ~150 comments and 25 attachments.
-    const passageRun = await inBatches(count, batch, async (from, to) => {
+    const passageRun = await inBatches('the passages of documents', count, async (from, to) => {
       const rows: IndexedPassage[] = [];
       for (let i = from; i < to; i++) {
         const { comments: said, attachment } = texts(i);
@@ -148,7 +148,6 @@ export async function fillSearchIndex(
         attachmentChars += attachment?.length ?? 0;
       }
       await engine.upsertPassages(rows);
-      return to - from;
     });
 
     await pool.query(sql.unsafe`VACUUM ANALYZE search_documents`);

@@ -16,6 +16,14 @@ describe('extractText (a worker thread bounded in time and memory)', () => {
     expect(result.truncated).toBe(false);
   });
 
+  it('reads every line of a page of many lines (a page of ~2,000 characters, as the bench makes)', async () => {
+    const lines = Array.from({ length: 25 }, (_, i) => `Line ${i} of the ledger, ${'word '.repeat(12).trim()}`);
+    const result = await extractText(pdfWithText([lines.join('\n'), 'Last page']), 'pdf', limits);
+    expect(result.outcome).toBe('text');
+    if (result.outcome !== 'text') return;
+    expect(result.text.split('\n')).toEqual([...lines, '', 'Last page']);
+  });
+
   it('reads the paragraphs of a Word document', async () => {
     const doc = new Document({
       sections: [{ children: [new Paragraph('Budget for the lighthouse'), new Paragraph('Zebra crossing')] }],
