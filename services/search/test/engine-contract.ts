@@ -478,6 +478,35 @@ export function describeEngineContract(name: string, makeEngine: () => Promise<E
         expect((await search(workspaceId, 'owners'))[0].matchField).toBe('content');
       });
 
+      it('counts documents found only through a passage also when documents fill the page', async () => {
+        const workspaceId = randomUUID();
+        const ada = randomUUID();
+        const own = doc(workspaceId, 'Heron', 'Notes on heron watching.', { createdBy: ada });
+        const commented = doc(workspaceId, 'Birds', 'Nothing here.', { createdBy: ada });
+        const filed = doc(workspaceId, 'Files', 'Nothing either.');
+        const archived = doc(workspaceId, 'Old', 'Gone.', { archived: true, createdBy: ada });
+        await engine.upsert([own, commented, filed, archived]);
+        await engine.upsertPassages([
+          passage(commented, 'comment', 'A heron by the pond.'),
+          passage(filed, 'attachment', 'heron heron heron'),
+          passage(archived, 'attachment', 'heron'),
+        ]);
+        const first = await filtered(workspaceId, 'heron', { limit: 1 });
+        expect(first).toMatchObject({ ids: [own.id], total: 3 });
+        const rest = await filtered(workspaceId, 'heron', { limit: 2, offset: 1 });
+        expect(rest.total).toBe(3);
+        expect(rest.ids.sort()).toEqual([commented.id, filed.id].sort());
+        expect(await filtered(workspaceId, 'heron', { offset: 3 })).toMatchObject({ ids: [], total: 3 });
+        expect(await filtered(workspaceId, 'heron', { limit: 1, authorId: ada })).toMatchObject({
+          ids: [own.id],
+          total: 2,
+        });
+        expect(await filtered(workspaceId, 'heron', { limit: 1, in: ['attachments'] })).toMatchObject({
+          ids: [filed.id],
+          total: 1,
+        });
+      });
+
       it('hides passages of archived documents, of other workspaces and outside the filters', async () => {
         const workspaceId = randomUUID();
         const [ada] = [randomUUID()];

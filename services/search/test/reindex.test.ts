@@ -8,7 +8,6 @@ import {
   createDocument,
   createWorkspace,
   eventually,
-  expectStatus,
   paragraph,
   pdfWithText,
   type SignedInUser,
@@ -20,6 +19,7 @@ import { ReindexBusyError, type ReindexOptions, reindex } from '../src/commands/
 import { findProgress } from '../src/db/reindex-progress.js';
 import type { SearchEngine, SearchHit } from '../src/engines/engine.js';
 import { createSearchEngine } from '../src/engines/index.js';
+import { startThread, uploadFile } from './helpers.js';
 
 /**
  * Issue 12 point 6: `npm run reindex` rebuilds the index from the document service. The real
@@ -62,6 +62,8 @@ describe('npm run reindex', () => {
     });
 
   const idsOf = (hits: SearchHit[]) => hits.map((hit) => hit.id);
+  /** A summary's passage counts in a workspace without comments or files. */
+  const NO_PASSAGES = { comments: { indexed: 0, removed: 0 }, attachments: { indexed: 0, removed: 0 } };
 
   async function search(workspaceId: string, query: string): Promise<SearchHit[]> {
     const res = await t.request(
@@ -164,8 +166,7 @@ describe('npm run reindex', () => {
       batches: 1,
       indexed: 5,
       removed: 0,
-      comments: { indexed: 0, removed: 0 },
-      attachments: { indexed: 0, removed: 0 },
+      ...NO_PASSAGES,
     });
     expect(await Promise.all(queries.map((q) => search(ws, q)))).toEqual(before);
     expect(await indexRows(ws)).toEqual(rowsBefore);
@@ -185,27 +186,13 @@ describe('npm run reindex', () => {
       title: 'Port log',
       content: [paragraph('Arrivals.')],
     });
-    const thread = async (content: string) =>
-      expectStatus(
-        await t.request('POST', `/api/v1/comments/documents/${doc.id}/threads`, {
-          token: owner.token,
-          body: { anchor: { blockId: 'b', startOffset: 0, endOffset: 1, selectedText: 'A' }, comment: { content } },
-        }),
-        201,
-        'thread',
-      ).body.data as { id: string; comments: Array<{ id: string }> };
-    const kept = await thread('The tugboat arrived late.');
-    const form = new FormData();
-    form.append('workspaceId', ws);
-    form.append('documentId', doc.id);
-    form.append('file', new Blob([new Uint8Array(pdfWithText(['Manifest of the schooner']))]), 'manifest.pdf');
-    const uploaded = await fetch(`${t.gatewayUrl}/api/v1/attachments/upload`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${owner.token}` },
-      body: form,
-    });
-    expect(uploaded.status).toBe(201);
-    const attachmentId = ((await uploaded.json()) as { data: { id: string } }).data.id;
+    const kept = await startThread(t, owner, doc.id, 'The tugboat arrived late.');
+    const attachmentId = await uploadFile(
+      t,
+      owner,
+      { workspaceId: ws, documentId: doc.id },
+      { name: 'manifest.pdf', body: pdfWithText(['Manifest of the schooner']) },
+    );
     await eventually(
       async () => {
         expect(idsOf(await search(ws, 'tugboat'))).toEqual([doc.id]);
@@ -218,7 +205,7 @@ describe('npm run reindex', () => {
       ...(await engine.listPassageIds({ workspaceId: ws, kind: 'attachment', limit: 10 })),
     ];
     const before = await passages();
-    expect(before).toEqual([kept.comments[0].id, attachmentId]);
+    expect(before).toEqual([kept.commentId, attachmentId]);
 
     // Emptied by hand, plus the entry of a comment its service no longer has.
     await searchPool.query(sql.unsafe`DELETE FROM search_passages WHERE workspace_id = ${ws}`);
@@ -228,7 +215,7 @@ describe('npm run reindex', () => {
         kind: 'comment',
         documentId: doc.id,
         workspaceId: ws,
-        threadId: kept.id,
+        threadId: kept.threadId,
         text: 'ghost',
         version: 1,
       },
@@ -259,8 +246,7 @@ describe('npm run reindex', () => {
       batches: 2,
       indexed: 4,
       removed: 0,
-      comments: { indexed: 0, removed: 0 },
-      attachments: { indexed: 0, removed: 0 },
+      ...NO_PASSAGES,
     });
     expect(await indexedIds(ws)).toEqual(ids.slice(0, 4));
     expect(await findProgress(searchPool, ws)).toMatchObject({ lastId: ids[3], batches: 2, indexed: 4 });
@@ -274,8 +260,7 @@ describe('npm run reindex', () => {
       batches: 4,
       indexed: 7,
       removed: 0,
-      comments: { indexed: 0, removed: 0 },
-      attachments: { indexed: 0, removed: 0 },
+      ...NO_PASSAGES,
     });
     expect(await indexedIds(ws)).toEqual(ids);
     expect(await findProgress(searchPool, ws)).toBeNull();
@@ -291,8 +276,7 @@ describe('npm run reindex', () => {
       batches: 2,
       indexed: 7,
       removed: 0,
-      comments: { indexed: 0, removed: 0 },
-      attachments: { indexed: 0, removed: 0 },
+      ...NO_PASSAGES,
     });
 
     // Ctrl-C (the signal) stops after the batch in hand, checkpoint kept.

@@ -12,7 +12,7 @@ import {
 } from '@wiki/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform } from '../../../test/platform.js';
-import { type SearchResult, searchAs } from './helpers.js';
+import { type SearchResult, searchAs, startThread, uploadFile } from './helpers.js';
 
 /**
  * ARCHITECTURE 5.20 end to end: comments written to the comment service and a PDF uploaded to the
@@ -44,36 +44,9 @@ async function page(query: string, extra = '', user = owner, ws = workspaceId): 
   return { status: res.status, total: Number(res.headers['x-total-count']), hits: res.body.data ?? [] };
 }
 
-async function comment(
-  documentId: string,
-  content: string,
-  user = owner,
-): Promise<{ threadId: string; commentId: string }> {
-  const res = expectStatus(
-    await stack.request('POST', `/api/v1/comments/documents/${documentId}/threads`, {
-      token: user.token,
-      body: { anchor: { blockId: 'b1', startOffset: 0, endOffset: 4, selectedText: 'text' }, comment: { content } },
-    }),
-    201,
-    'thread',
-  );
-  return { threadId: res.body.data.id, commentId: res.body.data.comments[0].id };
-}
-
-async function upload(documentId: string, name: string, body: Buffer): Promise<string> {
-  const form = new FormData();
-  form.append('workspaceId', workspaceId);
-  form.append('documentId', documentId);
-  form.append('file', new Blob([new Uint8Array(body)], { type: 'application/pdf' }), name);
-  const res = await fetch(`${stack.gatewayUrl}/api/v1/attachments/upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${owner.token}` },
-    body: form,
-  });
-  const answer = (await res.json()) as { data: { id: string } };
-  expect(res.status, JSON.stringify(answer)).toBe(201);
-  return answer.data.id;
-}
+const comment = (documentId: string, content: string) => startThread(stack, owner, documentId, content);
+const upload = (documentId: string, name: string, body: Buffer) =>
+  uploadFile(stack, owner, { workspaceId, documentId }, { name, body });
 
 describe('comments and attachments are searchable', () => {
   it('finds a word of a comment and of an attached PDF, says where, and forgets them when deleted', async () => {

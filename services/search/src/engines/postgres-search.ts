@@ -148,11 +148,11 @@ function searchStatement(extraLexemes: boolean) {
     NULL::uuid AS passage_id, NULL::text AS kind, NULL::uuid AS thread_id`;
   const shown = `d.workspace_id = ${p.workspace}::uuid AND NOT d.archived AND ${documentFilters(p)}`;
   return {
-    name: `search_page_v3_${extraLexemes ? 'config' : 'simple'}`,
+    name: `search_page_v4_${extraLexemes ? 'config' : 'simple'}`,
     text: `
       WITH RECURSIVE ${q.sql}
       ${belowCte(p)}
-      candidates AS (
+      documents AS MATERIALIZED (
         SELECT ${ranked(1)} FROM search_documents d, q
         WHERE ${p.inTitle}::boolean AND d.title_key = ${p.key} AND d.tsv @@ q.q AND ${shown}
         UNION ALL
@@ -163,22 +163,36 @@ function searchStatement(extraLexemes: boolean) {
         (SELECT ${ranked(3)} FROM search_documents d, q
          WHERE ${p.inContent}::boolean AND d.tsv @@ q.q AND (${p.inTitle}::boolean OR ${CONTENT_ONLY}) AND ${shown}
          LIMIT ${p.candidates}::int)
-        UNION ALL
-        (SELECT p.document_id, false, false, ts_rank('${RANK_WEIGHTS}'::float4[], p.rank_tsv, q.q, 1), 4,
-                p.id, p.kind, p.thread_id
-         FROM search_passages p CROSS JOIN q JOIN search_documents d ON d.id = p.document_id
-         WHERE (${p.inComments}::boolean OR ${p.inAttachments}::boolean) AND ${passageMatch(p)}
-         LIMIT ${p.candidates}::int)
       ),
+      -- Passages rank below every document's own match: only as many as the page still lacks are
+      -- looked at (none when the documents fill it), one more to tell whether there are others.
+      wanted AS (
+        SELECT CASE WHEN ${p.inComments}::boolean OR ${p.inAttachments}::boolean
+                    THEN greatest(0, ${p.offset}::int + ${p.limit}::int - (SELECT count(DISTINCT id) FROM documents)::int)
+                    ELSE 0 END AS n
+      ),
+      passages AS MATERIALIZED (
+        SELECT p.document_id AS id, false AS exact, false AS in_title,
+               ts_rank('${RANK_WEIGHTS}'::float4[], p.rank_tsv, q.q, 1) AS rank, 4 AS source, p.id AS passage_id, p.kind, p.thread_id
+        FROM search_passages p CROSS JOIN q JOIN search_documents d ON d.id = p.document_id
+        WHERE (SELECT n FROM wanted) > 0 AND ${passageMatch(p)}
+        LIMIT (SELECT CASE WHEN n = 0 THEN 0 ELSE greatest(n, ${p.candidates}::int) + 1 END FROM wanted)
+      ),
+      candidates AS (SELECT * FROM documents UNION ALL SELECT * FROM passages),
       best AS (
         SELECT DISTINCT ON (id) id, exact, in_title, source = 4 AS in_passage, rank, passage_id, kind, thread_id
         FROM candidates
         ORDER BY id, exact DESC, in_title DESC, source = 4, rank DESC, passage_id
       ),
+      -- The candidates' documents are all the matches unless a kind stopped at its limit, or
+      -- passages may match but were not all looked at: then the total is counted apart.
       tally AS (
         SELECT (SELECT count(*) FROM best) AS matched,
-               coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM candidates WHERE source > 1 GROUP BY source) c), 0)
-                 >= ${p.candidates}::int AS filled
+               coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM documents WHERE source > 1 GROUP BY source) c), 0)
+                 >= ${p.candidates}::int
+               OR ((${p.inComments}::boolean OR ${p.inAttachments}::boolean)
+                   AND (SELECT count(*) FROM passages) >= (SELECT CASE WHEN n = 0 THEN 0 ELSE greatest(n, ${p.candidates}::int) + 1 END FROM wanted))
+                 AS filled
       ),
       page AS (
         SELECT * FROM best ORDER BY exact DESC, in_title DESC, in_passage, rank DESC, id
@@ -206,8 +220,9 @@ const COUNT_PARAMS = ['workspace', ...FILTER_PARAMS];
 function countStatement(extraLexemes: boolean) {
   const q = queryCtes(extraLexemes);
   const p = paramsFrom(q.next, COUNT_PARAMS);
+  const unfiltered = `(${p.parent}::uuid IS NULL AND ${p.author}::uuid IS NULL AND ${p.after}::timestamptz IS NULL AND ${p.before}::timestamptz IS NULL)`;
   return {
-    name: `search_count_v1_${extraLexemes ? 'config' : 'simple'}`,
+    name: `search_count_v2_${extraLexemes ? 'config' : 'simple'}`,
     text: `
       WITH RECURSIVE ${q.sql}
       ${belowCte(p)}
@@ -217,8 +232,15 @@ function countStatement(extraLexemes: boolean) {
           AND ((${p.inTitle}::boolean AND d.title_tsv @@ q.q)
                OR (${p.inContent}::boolean AND (${p.inTitle}::boolean OR ${CONTENT_ONLY})))
         UNION
+        -- Without filters a passage counts unless its document is archived: one hashed look-up in
+        -- the workspace's few archived documents instead of reading each passage's document.
+        SELECT p.document_id FROM search_passages p CROSS JOIN q
+        WHERE ${unfiltered} AND p.workspace_id = ${p.workspace}::uuid AND p.tsv @@ q.q
+          AND ((p.kind = 'comment' AND ${p.inComments}::boolean) OR (p.kind = 'attachment' AND ${p.inAttachments}::boolean))
+          AND p.document_id NOT IN (SELECT a.id FROM search_documents a WHERE a.workspace_id = ${p.workspace}::uuid AND a.archived)
+        UNION
         SELECT p.document_id FROM search_passages p CROSS JOIN q JOIN search_documents d ON d.id = p.document_id
-        WHERE ${passageMatch(p)}
+        WHERE NOT ${unfiltered} AND ${passageMatch(p)}
       )
       SELECT count(*)::int AS total FROM matches`,
   };
