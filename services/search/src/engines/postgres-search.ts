@@ -105,11 +105,35 @@ function documentFilters(p: Record<string, string>): string {
     AND (${p.before}::timestamptz IS NULL OR d.updated_at < ${p.before}::timestamptz)`;
 }
 
+/** A matching passage `p` of the workspace, of a kind `in` allows. */
+function passageOfKind(p: Record<string, string>): string {
+  return `p.workspace_id = ${p.workspace}::uuid AND p.tsv @@ q.q
+    AND ((p.kind = 'comment' AND ${p.inComments}::boolean) OR (p.kind = 'attachment' AND ${p.inAttachments}::boolean))`;
+}
+
 /** A passage of an allowed kind, of a shown document of the workspace that passes the filters. */
 function passageMatch(p: Record<string, string>): string {
-  return `p.workspace_id = ${p.workspace}::uuid AND p.tsv @@ q.q
-    AND ((p.kind = 'comment' AND ${p.inComments}::boolean) OR (p.kind = 'attachment' AND ${p.inAttachments}::boolean))
+  return `${passageOfKind(p)}
     AND d.workspace_id = ${p.workspace}::uuid AND NOT d.archived AND ${documentFilters(p)}`;
+}
+
+/** True when no filter is given (`in` aside). */
+function unfiltered(p: Record<string, string>): string {
+  return `(${p.parent}::uuid IS NULL AND ${p.author}::uuid IS NULL AND ${p.after}::timestamptz IS NULL AND ${p.before}::timestamptz IS NULL)`;
+}
+
+/**
+ * The documents of matching passages, without reading their documents when no filter is given:
+ * a passage counts unless its document is archived (one hashed look-up in the workspace's few
+ * archived documents); with filters, each passage's document is read to apply them.
+ */
+function passageDocuments(p: Record<string, string>, extra = 'true'): string {
+  return `SELECT p.document_id FROM search_passages p CROSS JOIN q
+        WHERE ${extra} AND ${unfiltered(p)} AND ${passageOfKind(p)}
+          AND p.document_id NOT IN (SELECT a.id FROM search_documents a WHERE a.workspace_id = ${p.workspace}::uuid AND a.archived)
+        UNION ALL
+        SELECT p.document_id FROM search_passages p CROSS JOIN q JOIN search_documents d ON d.id = p.document_id
+        WHERE ${extra} AND NOT ${unfiltered(p)} AND ${passageMatch(p)}`;
 }
 
 /**
@@ -148,7 +172,7 @@ function searchStatement(extraLexemes: boolean) {
     NULL::uuid AS passage_id, NULL::text AS kind, NULL::uuid AS thread_id`;
   const shown = `d.workspace_id = ${p.workspace}::uuid AND NOT d.archived AND ${documentFilters(p)}`;
   return {
-    name: `search_page_v4_${extraLexemes ? 'config' : 'simple'}`,
+    name: `search_page_v5_${extraLexemes ? 'config' : 'simple'}`,
     text: `
       WITH RECURSIVE ${q.sql}
       ${belowCte(p)}
@@ -178,6 +202,12 @@ function searchStatement(extraLexemes: boolean) {
         WHERE (SELECT n FROM wanted) > 0 AND ${passageMatch(p)}
         LIMIT (SELECT CASE WHEN n = 0 THEN 0 ELSE greatest(n, ${p.candidates}::int) + 1 END FROM wanted)
       ),
+      -- With the page full of documents, the passages' documents only count towards the total, read
+      -- without ranking; past the first ones, the total is counted apart.
+      passage_documents AS MATERIALIZED (
+        SELECT document_id AS id FROM (${passageDocuments(p, '(SELECT n FROM wanted) = 0 AND (' + p.inComments + '::boolean OR ' + p.inAttachments + '::boolean)')}) found
+        LIMIT ${p.candidates}::int + 1
+      ),
       candidates AS (SELECT * FROM documents UNION ALL SELECT * FROM passages),
       best AS (
         SELECT DISTINCT ON (id) id, exact, in_title, source = 4 AS in_passage, rank, passage_id, kind, thread_id
@@ -187,11 +217,11 @@ function searchStatement(extraLexemes: boolean) {
       -- The candidates' documents are all the matches unless a kind stopped at its limit, or
       -- passages may match but were not all looked at: then the total is counted apart.
       tally AS (
-        SELECT (SELECT count(*) FROM best) AS matched,
+        SELECT (SELECT count(*) FROM (SELECT id FROM best UNION SELECT id FROM passage_documents) m) AS matched,
                coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM documents WHERE source > 1 GROUP BY source) c), 0)
                  >= ${p.candidates}::int
-               OR ((${p.inComments}::boolean OR ${p.inAttachments}::boolean)
-                   AND (SELECT count(*) FROM passages) >= (SELECT CASE WHEN n = 0 THEN 0 ELSE greatest(n, ${p.candidates}::int) + 1 END FROM wanted))
+               OR (SELECT count(*) FROM passages) >= (SELECT CASE WHEN n = 0 THEN 1 ELSE greatest(n, ${p.candidates}::int) + 1 END FROM wanted)
+               OR (SELECT count(*) FROM passage_documents) > ${p.candidates}::int
                  AS filled
       ),
       page AS (
@@ -220,9 +250,8 @@ const COUNT_PARAMS = ['workspace', ...FILTER_PARAMS];
 function countStatement(extraLexemes: boolean) {
   const q = queryCtes(extraLexemes);
   const p = paramsFrom(q.next, COUNT_PARAMS);
-  const unfiltered = `(${p.parent}::uuid IS NULL AND ${p.author}::uuid IS NULL AND ${p.after}::timestamptz IS NULL AND ${p.before}::timestamptz IS NULL)`;
   return {
-    name: `search_count_v2_${extraLexemes ? 'config' : 'simple'}`,
+    name: `search_count_v3_${extraLexemes ? 'config' : 'simple'}`,
     text: `
       WITH RECURSIVE ${q.sql}
       ${belowCte(p)}
@@ -232,15 +261,7 @@ function countStatement(extraLexemes: boolean) {
           AND ((${p.inTitle}::boolean AND d.title_tsv @@ q.q)
                OR (${p.inContent}::boolean AND (${p.inTitle}::boolean OR ${CONTENT_ONLY})))
         UNION
-        -- Without filters a passage counts unless its document is archived: one hashed look-up in
-        -- the workspace's few archived documents instead of reading each passage's document.
-        SELECT p.document_id FROM search_passages p CROSS JOIN q
-        WHERE ${unfiltered} AND p.workspace_id = ${p.workspace}::uuid AND p.tsv @@ q.q
-          AND ((p.kind = 'comment' AND ${p.inComments}::boolean) OR (p.kind = 'attachment' AND ${p.inAttachments}::boolean))
-          AND p.document_id NOT IN (SELECT a.id FROM search_documents a WHERE a.workspace_id = ${p.workspace}::uuid AND a.archived)
-        UNION
-        SELECT p.document_id FROM search_passages p CROSS JOIN q JOIN search_documents d ON d.id = p.document_id
-        WHERE NOT ${unfiltered} AND ${passageMatch(p)}
+        ${passageDocuments(p)}
       )
       SELECT count(*)::int AS total FROM matches`,
   };
