@@ -171,6 +171,8 @@ function searchStatement(extraLexemes: boolean) {
     ts_rank('${RANK_WEIGHTS}'::float4[], d.rank_tsv, q.q, 1) AS rank, ${source} AS source,
     NULL::uuid AS passage_id, NULL::text AS kind, NULL::uuid AS thread_id`;
   const shown = `d.workspace_id = ${p.workspace}::uuid AND NOT d.archived AND ${documentFilters(p)}`;
+  // Passages may match and the documents fill the page: they are only counted.
+  const onlyCounted = `(SELECT n FROM wanted) = 0 AND (${p.inComments}::boolean OR ${p.inAttachments}::boolean)`;
   return {
     name: `search_page_v5_${extraLexemes ? 'config' : 'simple'}`,
     text: `
@@ -205,7 +207,7 @@ function searchStatement(extraLexemes: boolean) {
       -- With the page full of documents, the passages' documents only count towards the total, read
       -- without ranking; past the first ones, the total is counted apart.
       passage_documents AS MATERIALIZED (
-        SELECT document_id AS id FROM (${passageDocuments(p, '(SELECT n FROM wanted) = 0 AND (' + p.inComments + '::boolean OR ' + p.inAttachments + '::boolean)')}) found
+        SELECT document_id AS id FROM (${passageDocuments(p, onlyCounted)}) found
         LIMIT ${p.candidates}::int + 1
       ),
       candidates AS (SELECT * FROM documents UNION ALL SELECT * FROM passages),

@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import type { DatabasePool } from '@wiki/db';
 import { type EventBus, type EventFor, type Logger, startConsumer } from '@wiki/events';
 import { fetchAttachmentText, type ServiceClient } from '@wiki/service-client';
-import type { IndexedPassage, PassageRemoval, SearchEngine } from '../engines/engine.js';
+import type { IndexedPassage, SearchEngine } from '../engines/engine.js';
 
 const TYPES = [
   'comment.added',
@@ -16,9 +16,10 @@ const TYPES = [
 /** What the passage indexer follows, parsed against the event contracts of @wiki/events. */
 export type PassageEvent = EventFor<(typeof TYPES)[number]>;
 
+/** Applied upserts first, then removals: a comment added and deleted in one batch ends removed. */
 interface Writes {
   upserts: IndexedPassage[];
-  removals: Required<Pick<PassageRemoval, 'ids' | 'threadIds'>> & { ids: string[]; threadIds: string[] };
+  removals: { ids: string[]; threadIds: string[] };
 }
 
 /**
