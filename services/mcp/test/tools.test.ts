@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   addMember,
   createDocument,
@@ -5,6 +6,7 @@ import {
   eventually,
   expectStatus,
   paragraph,
+  publishEvent,
   type SignedInUser,
   type Stack,
   signInNew,
@@ -197,6 +199,44 @@ describe.each(TRANSPORTS)('tools over %s', (kind: TransportKind) => {
     ]);
     const none = await mcp.call('wikiSearch', { workspaceId: ws.id, query: 'submarine' });
     expect(none.json).toMatchObject({ results: [], count: 0 });
+  });
+
+  it('wikiSearch says when a comment matched, and which thread', async () => {
+    const ws = await createWorkspace(stack, owner);
+    const doc = await createDocument(stack, owner, { workspaceId: ws.id, title: 'Launch plan', content: [] });
+    const [commentId, threadId] = [randomUUID(), randomUUID()];
+    // The comment service is not part of this stack: its event, as it publishes it, is.
+    await publishEvent(stack.config, {
+      type: 'comment.added',
+      workspaceId: ws.id,
+      data: {
+        commentId,
+        threadId,
+        documentId: doc.id,
+        workspaceId: ws.id,
+        authorId: owner.id,
+        threadCreatedBy: owner.id,
+        mentions: [],
+        participants: [owner.id],
+        text: 'Should the dirigible wait for calmer winds?',
+      },
+    });
+    const found = await eventually(async () => {
+      const r = await mcp.call('wikiSearch', { workspaceId: ws.id, query: 'dirigible' });
+      expect(r.json.count).toBe(1);
+      return r;
+    });
+    expect(found.json.results).toEqual([
+      {
+        id: doc.id,
+        title: 'Launch plan',
+        icon: null,
+        parentId: null,
+        matchField: 'comment',
+        commentThreadId: threadId,
+        excerpt: expect.stringContaining('dirigible wait'),
+      },
+    ]);
   });
 
   it('wikiGetDocument answers metadata and text, and pages long text with offset and limit', async () => {

@@ -81,7 +81,7 @@ export const TOOLS: ToolDefinition[] = [
     name: 'wikiSearch',
     title: 'Search documents',
     description:
-      'Full-text search in one workspace, best match first: id, title, matchField (title or content), excerpt. Finds parts of words, ignores accents; "quoted phrases", OR and -word work.',
+      'Full-text search in one workspace, best match first, one result per document: id, title, matchField (title, content, comment with commentThreadId, or attachment with attachmentId: the text of an attached PDF, Word, HTML or text file), excerpt. Finds parts of words, ignores accents; "quoted phrases", OR and -word work.',
     inputSchema: input(
       {
         workspaceId: uuid('Workspace id'),

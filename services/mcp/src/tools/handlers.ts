@@ -340,6 +340,8 @@ export const HANDLERS: Record<string, ToolHandler> = {
           parentId: string | null;
           snippet: string;
           matchField: string;
+          commentThreadId?: string;
+          attachmentId?: string;
         }>
       >(ctx.caller, 'search', 'GET', `/api/v1/documents/search?${query}`),
     );
@@ -352,6 +354,9 @@ export const HANDLERS: Record<string, ToolHandler> = {
         icon: h.icon,
         parentId: h.parentId,
         matchField: h.matchField,
+        // Where a comment or a file matched (absent for title and content matches).
+        commentThreadId: h.commentThreadId,
+        attachmentId: h.attachmentId,
         excerpt: snippetText(h.snippet),
       })),
       count: hits.length,
