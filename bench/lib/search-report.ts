@@ -1,21 +1,13 @@
-import type { LoadResult } from './load.js';
 import { type BenchReport, writeResultAndSection } from './report.js';
-import { AUTHORS, type IndexingResult, type LagResult } from './search.js';
-import { FILTERED, type MatchSpread, type Spread } from './search-bench.js';
+import { AUTHORS } from './search.js';
+import { FILTERED, type SearchBenchResult, type Spread } from './search-bench.js';
 import { ATTACHED_EVERY, ATTACHMENT_CHARS, COMMENTED_EVERY } from './search-corpus.js';
 
-export interface SearchBenchReport {
+/** What benchSearch measured, with the run's circumstances and the targets judged. */
+export interface SearchBenchReport extends SearchBenchResult {
   date: string;
   machine: BenchReport['machine'];
   settings: Record<string, unknown>;
-  indexing: IndexingResult[];
-  vocabulary: string[];
-  matches: Record<string, MatchSpread>;
-  /** The filtered row's query parameters besides the query (issue 30). */
-  filters: string;
-  /** hello-world and search rows, each search row compared with the hello-world of its connections. */
-  scenarios: LoadResult[];
-  lag: LagResult;
   /**
    * Set when something else kept the machine busy (load average at the start of the run above
    * this threshold): the figures are then reported, not judged against their targets.

@@ -111,6 +111,9 @@ describe('gateway: the /collab WebSocket upgrade, CORS and the collab identity r
       headers: { origin: 'https://app.example.com' },
     });
     expect(listed.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    // What a page on the allowed origin may read of an answer: a search's total among them.
+    const exposed = String(listed.headers['access-control-expose-headers']).split(', ');
+    expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'retry-after', 'x-total-count']));
     const other = await gw.app.inject({
       method: 'OPTIONS',
       url: '/api/v1/workspaces',

@@ -77,18 +77,8 @@ describe('remembered search answers', () => {
     await replicaA.search({ workspaceId: one, query: 'costs', limit: 20 });
     expect(db.statements()).toBe(1);
   });
-});
 
-describe('remembered search answers, per workspace', () => {
-  let db: CountedDatabase;
-  let replicaA: SearchEngine;
-  let replicaB: SearchEngine;
-
-  beforeAll(async () => {
-    db = await countedSearchDatabase();
-    [replicaA, replicaB] = [await cachedReplica(db), await cachedReplica(db)];
-  });
-  afterAll(() => db?.drop());
+  // Per workspace: each test below writes workspaces of its own.
 
   it('keeps the answers of a workspace when another one is written (upsert, patch, removal, purge)', async () => {
     const [quiet, busy] = [randomUUID(), randomUUID()];
