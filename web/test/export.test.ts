@@ -112,12 +112,18 @@ describe('the Export menu: PDF, Word and Markdown downloads', () => {
     // A .docx is a zip.
     expect(docx.subarray(0, 2).toString('latin1')).toBe('PK');
 
+    // ArrowUp opens on the last item, the zip with sub-pages (web/test/jobs.test.ts); Markdown is above it.
+    await page.keyboard.press('ArrowUp');
+    expect(await activeText()).toBe('With sub-pages (zip)…');
     await page.keyboard.press('ArrowUp');
     expect(await activeText()).toBe('Markdown');
     // Arrows wrap around; Home and End go to the ends.
+    await page.keyboard.press('End');
     await page.keyboard.press('ArrowDown');
     expect(await activeText()).toBe('PDF');
     await page.keyboard.press('End');
+    expect(await activeText()).toBe('With sub-pages (zip)…');
+    await page.keyboard.press('ArrowUp');
     expect(await activeText()).toBe('Markdown');
     await page.keyboard.press('Enter');
     await eventually(async () => expect(await statusText()).toBe(`Downloaded ${FILE}.md`), { timeoutMs: 30_000 });

@@ -4,6 +4,7 @@ import { type DatabasePool, sql } from '@wiki/db';
 import type { HealthCheck } from '@wiki/http';
 import { createMembershipAccess, type MembershipAccess } from '@wiki/projections';
 import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
+import type { ServiceClient } from '@wiki/service-client';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance } from 'fastify';
 import { createImageCleaner } from './commands/clean-image.js';
@@ -11,6 +12,7 @@ import type { ExtractionLimits } from './commands/extract-text.js';
 import type { AttachmentContext } from './context.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { registerInternalRoutes } from './routes/internal.js';
+import { registerImportUploadRoutes } from './routes/internal-uploads.js';
 import { loadAttachmentSettings } from './settings.js';
 
 declare module 'fastify' {
@@ -20,6 +22,8 @@ declare module 'fastify' {
     /** The object store the routes, consumers and the sweep share. */
     attachmentStorage: ObjectStorage;
     attachmentSpoolDir: string;
+    /** Calls to the other services (the import file sweep asks the document service). */
+    attachmentPeers: ServiceClient;
     /** What the text extraction consumer (events/text-extraction.ts) may spend per file. */
     attachmentTextLimits: ExtractionLimits & { maxFileBytes: number };
   }
@@ -56,6 +60,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('attachmentMembership', membership);
   app.decorate('attachmentStorage', storage);
   app.decorate('attachmentSpoolDir', spoolDir);
+  app.decorate('attachmentPeers', peers);
   app.decorate('attachmentTextLimits', { ...settings.textExtraction, maxFileBytes: settings.uploadMaxBytes });
   const ctx: AttachmentContext = {
     pool: deps.pool as DatabasePool,
@@ -69,5 +74,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   };
   await registerAttachmentRoutes(app, ctx);
   registerInternalRoutes(app, ctx);
+  await registerImportUploadRoutes(app, ctx);
   return app;
 }

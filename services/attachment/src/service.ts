@@ -4,6 +4,7 @@ import { membershipMigrations } from '@wiki/projections';
 import { defineService, type StartOptions, startService as startWithKit } from '@wiki/service';
 import { loadStorageSettings } from '@wiki/storage';
 import { buildApp } from './app.js';
+import { startImportFileSweeper } from './events/import-file-sweep.js';
 import { startOrphanSweeper } from './events/orphan-sweeper.js';
 import { startOwnerDeletions } from './events/owner-deletions.js';
 import { startTextExtraction } from './events/text-extraction.js';
@@ -27,7 +28,11 @@ export const attachmentService = defineService({
     ({ app, bus, pool, logger }) =>
       startTextExtraction(bus, pool, app.attachmentStorage, app.attachmentTextLimits, logger),
   ],
-  jobs: [({ app, pool, logger }) => startOrphanSweeper(pool, app.attachmentStorage, app.attachmentSpoolDir, logger)],
+  jobs: [
+    ({ app, pool, logger }) => startOrphanSweeper(pool, app.attachmentStorage, app.attachmentSpoolDir, logger),
+    ({ app, pool, logger }) =>
+      startImportFileSweeper({ pool, storage: app.attachmentStorage, peers: app.attachmentPeers, logger }, logger),
+  ],
 });
 
 export const startService = (config: Config, opts?: StartOptions) => startWithKit(attachmentService, config, opts);

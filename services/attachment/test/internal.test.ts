@@ -47,9 +47,10 @@ async function image(
   workspaceId: string,
   identity: string | null,
   maxBytes: number | string = 1 << 20,
+  route: 'image' | 'file' = 'image',
 ): Promise<Answer> {
   const query = new URLSearchParams({ url: key, workspaceId, maxBytes: String(maxBytes) });
-  const res = await fetch(`${stack.config.urls.attachment}/internal/attachments/image?${query}`, {
+  const res = await fetch(`${stack.config.urls.attachment}/internal/attachments/${route}?${query}`, {
     headers: identity ? { 'x-wiki-identity': identity } : {},
   });
   return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
@@ -131,5 +132,22 @@ describe('GET /internal/attachments/image', () => {
     );
     expect(noWorkspace.status).toBe(400);
     expect(((await noWorkspace.json()) as { error: { code: string } }).error.code).toBe('VALIDATION_ERROR');
+  });
+});
+
+describe('GET /internal/attachments/file', () => {
+  it('answers any file of the workspace as bytes, never another workspace’s, never over the cap', async () => {
+    const mine = await withFiles('Ola');
+    const theirs = await withFiles('Pia');
+    const token = await asExport();
+    const text = await image(keyOf(mine.text), mine.ws.id, token, 1 << 20, 'file');
+    expect(text.status).toBe(200);
+    expect(text.bytes.toString()).toBe('plain words');
+    // Handed out as bytes, never as a page or a script.
+    expect(text.type).toBe('application/octet-stream');
+    expect((await image(keyOf(mine.svg), mine.ws.id, token, 1 << 20, 'file')).status).toBe(200);
+    expect((await image(keyOf(theirs.text), mine.ws.id, token, 1 << 20, 'file')).status).toBe(404);
+    expect((await image(keyOf(mine.text), mine.ws.id, token, 3, 'file')).status).toBe(413);
+    expect((await image(keyOf(mine.text), mine.ws.id, null, 1 << 20, 'file')).status).toBe(401);
   });
 });

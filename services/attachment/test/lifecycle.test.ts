@@ -93,6 +93,7 @@ describe('large files', () => {
     const a = JSON.parse(up.result.body).data;
     expect(a.fileSize).toBe(size);
     expect(up.growth).toBeLessThan(16 * MiB);
+    expect(up.bufferGrowth).toBeLessThan(12 * MiB);
 
     const down = await rssGrowthDuring(async () => {
       // node:http, whose socket pauses while its reader is behind. The reader takes its time (5 ms
@@ -122,6 +123,7 @@ describe('large files', () => {
     });
     expect(down.result).toEqual({ status: 200, length: size, sha256: sha256Of(size) });
     expect(down.growth).toBeLessThan(16 * MiB);
+    expect(down.bufferGrowth).toBeLessThan(12 * MiB);
   });
 
   it('keeps nothing of an upload cut off half-way', async () => {

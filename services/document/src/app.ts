@@ -14,6 +14,8 @@ import { registerArchivedRoutes } from './routes/archived-documents.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerCollabRoutes } from './routes/internal-collab.js';
 import { registerServiceRoutes } from './routes/internal-documents.js';
+import { registerImportRoutes } from './routes/internal-imports.js';
+import { registerTreeServiceRoutes } from './routes/internal-tree.js';
 import { registerPublicRoutes } from './routes/public-documents.js';
 import { registerRevisionRoutes } from './routes/revisions.js';
 import { loadDocumentSettings } from './settings.js';
@@ -83,5 +85,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerPublicRoutes(app, ctx);
   await registerCollabRoutes(app, ctx);
   registerServiceRoutes(app, ctx);
+  registerTreeServiceRoutes(app, ctx);
+  registerImportRoutes(app, ctx);
   return app;
 }

@@ -157,6 +157,28 @@ describe('internal collaboration API (through the gateway with X-Internal-Api-Ke
       expect(last.data.plainText).toBe('only for search index');
     });
 
+    it('names everyone whose typing a save holds in document.updated (editors), for watching', async () => {
+      const doc = await createDocument(t, owner, { workspaceId: ws, title: 'Together', content: [paragraph('a')] });
+      const saved = await t.internal('POST', `${base(doc.id)}/collab-state`, {
+        body: form({
+          collabState: randomBytes(16),
+          jsonContent: JSON.stringify([paragraph('typed by two')]),
+          idpUid: `idp|${editor.email}`,
+          editorIdpUids: JSON.stringify([`idp|${owner.email}`, `idp|${editor.email}`]),
+        }),
+      });
+      expect(saved.status).toBe(200);
+      const updated = (await t.outbox('document.updated')).filter((e) => e.data.id === doc.id).at(-1)!;
+      expect(updated.actorId).toBe(editor.id);
+      expect(updated.data.editors).toEqual([owner.id, editor.id]);
+      // A save without content (plain text for search only) names nobody but its actor.
+      await t.internal('POST', `${base(doc.id)}/collab-state`, {
+        body: form({ collabState: randomBytes(8), plainText: 'search only' }),
+      });
+      const last = (await t.outbox('document.updated')).filter((e) => e.data.id === doc.id).at(-1)!;
+      expect(last.data.editors).toBeUndefined();
+    });
+
     it('validates the form: collabState required, jsonContent must be blocks, limits enforced', async () => {
       const target = await createDocument(t, owner, { workspaceId: ws, title: 'Target' });
       const missing = await t.internal('POST', `${base(target.id)}/collab-state`, { body: form({ plainText: 'x' }) });

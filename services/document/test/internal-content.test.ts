@@ -38,4 +38,22 @@ describe('the internal content route', () => {
     );
     expect(missing.status).toBe(404);
   });
+
+  it('answers a workspace outline (ids, parents, titles in sibling order) without archived documents', async () => {
+    const ws = (await createWorkspace(t, owner)).id;
+    const root = await createDocument(t, owner, { workspaceId: ws, title: 'Root' });
+    const a = await createDocument(t, owner, { workspaceId: ws, parentId: root.id, title: 'A' });
+    const b = await createDocument(t, owner, { workspaceId: ws, parentId: root.id, title: 'B' });
+    const archived = await t.call('PUT', `/api/v1/documents/${b.id}`, owner, { isArchived: true });
+    expect(archived.status).toBe(200);
+    const path = `/internal/documents/tree?workspaceId=${ws}`;
+    const ok = await t.direct('GET', path, await t.serviceToken('export'));
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.documents).toEqual([
+      { id: root.id, parentId: null, title: 'Root' },
+      { id: a.id, parentId: root.id, title: 'A' },
+    ]);
+    expect((await t.direct('GET', path, null)).status).toBe(401);
+    expect((await t.direct('GET', '/internal/documents/tree', await t.serviceToken('export'))).status).toBe(400);
+  });
 });

@@ -5,9 +5,13 @@ import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { JobQueue } from './jobs/queue.js';
 import { ExportClient } from './queue/client.js';
 import { UserSlots } from './queue/user-slots.js';
 import { registerExportRoutes } from './routes/export.js';
+import { registerImportRoutes } from './routes/import.js';
+import { registerJobRoutes } from './routes/jobs.js';
+import { registerTreeExportRoutes } from './routes/tree-export.js';
 import { type ExportSettings, hasApi } from './settings.js';
 
 declare module 'fastify' {
@@ -80,6 +84,26 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       slots,
       logger: app.log,
     });
+    const jobs = new JobQueue(config.redisUrl, prefix, settings);
+    app.addHook('onClose', () => jobs.close());
+    await jobs.ready();
+    registerTreeExportRoutes(app, {
+      pool: deps.pool,
+      queue: jobs,
+      perUser: settings.concurrentPerUser,
+      membership: app.exportMembership,
+      peers,
+    });
+    await registerImportRoutes(app, {
+      pool: deps.pool,
+      queue: jobs,
+      perUser: settings.concurrentPerUser,
+      membership: app.exportMembership,
+      peers,
+      storage,
+      maxBytes: settings.importMaxBytes,
+    });
+    registerJobRoutes(app, { pool: deps.pool, storage });
   }
   return app;
 }

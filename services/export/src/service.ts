@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Config } from '@wiki/config';
 import { membershipMigrations } from '@wiki/projections';
 import {
@@ -10,8 +11,16 @@ import {
 import { loadStorageSettings } from '@wiki/storage';
 import { buildApp, queuePrefixOf } from './app.js';
 import { startExpiredFileSweeper } from './files/expired-files.js';
+import { startJobFileSweeper } from './files/expired-job-files.js';
+import { startOrphanUploadSweeper } from './files/orphan-uploads.js';
 import { startExportWorker } from './queue/worker.js';
 import { type ExportSettings, hasApi, hasWorker, loadExportSettings } from './settings.js';
+
+/** The service's own migrations, the jobs table (src/ and dist/ both sit beside migrations/). */
+export const exportMigrations = {
+  dir: fileURLToPath(new URL('../migrations', import.meta.url)),
+  table: 'pgmigrations',
+};
 
 /**
  * The export service (ARCHITECTURE 5.10): the API role checks the caller against the membership
@@ -24,7 +33,7 @@ export function exportService(overrides: Partial<ExportSettings> = {}): ServiceD
   const settingsOf = (config: Config): ExportSettings => ({ ...loadExportSettings(config.env), ...overrides });
   return defineService({
     name: 'export',
-    migrations: [membershipMigrations],
+    migrations: [membershipMigrations, exportMigrations],
     poolSize: 4,
     // Read before anything opens (runServiceMain): a bad value stops the part with exit 78.
     settings: (config) => ({ export: settingsOf(config), storage: loadStorageSettings(config) }),
@@ -34,7 +43,7 @@ export function exportService(overrides: Partial<ExportSettings> = {}): ServiceD
       async ({ app, bus }) => (hasApi(app.exportSettings.role) ? app.exportMembership.startProjection(bus) : []),
     ],
     jobs: [
-      async ({ config, app, logger }: RuntimeKit) =>
+      async ({ config, app, logger, pool }: RuntimeKit) =>
         hasWorker(app.exportSettings.role)
           ? startExportWorker({
               config,
@@ -42,8 +51,13 @@ export function exportService(overrides: Partial<ExportSettings> = {}): ServiceD
               prefix: queuePrefixOf(config, app.exportSettings),
               logger,
               storage: app.exportStorage,
+              pool,
             })
           : [],
+      ({ pool, app, logger }: RuntimeKit) =>
+        startJobFileSweeper(pool, app.exportStorage, app.exportSettings.sweepIntervalMs, logger),
+      ({ pool, app, logger }: RuntimeKit) =>
+        startOrphanUploadSweeper(pool, app.exportStorage, app.exportSettings.sweepIntervalMs, logger),
       // Either role may sweep the files nobody collected; one replica at a time does.
       ({ pool, app, logger }: RuntimeKit) =>
         startExpiredFileSweeper(

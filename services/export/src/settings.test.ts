@@ -32,9 +32,11 @@ describe('loadExportSettings', () => {
         EXPORT_CONCURRENT_PER_USER: '5',
         EXPORT_FILE_TTL_MS: '60000',
         EXPORT_SWEEP_INTERVAL_MS: '10000',
+        EXPORT_DOWNLOAD_TTL_MS: '3600000',
         EXPORT_CHROMIUM_SANDBOX: 'false',
         EXPORT_CHROMIUM_USER: '1001:1002',
         CHROMIUM_PATH: '/opt/chromium/chrome',
+        IMPORT_MAX_BYTES: '1048576',
       }),
     ).toEqual({
       role: 'worker',
@@ -50,9 +52,11 @@ describe('loadExportSettings', () => {
       concurrentPerUser: 5,
       fileTtlMs: 60_000,
       sweepIntervalMs: 10_000,
+      downloadTtlMs: 3_600_000,
       chromiumSandbox: false,
       chromiumUser: { uid: 1001, gid: 1002 },
       chromiumPath: '/opt/chromium/chrome',
+      importMaxBytes: 1_048_576,
     });
   });
 
@@ -65,9 +69,11 @@ describe('loadExportSettings', () => {
       ['EXPORT_QUEUE_PREFIX', 'has space'],
       ['EXPORT_IMAGE_MAX_BYTES', '100'],
       ['EXPORT_CONCURRENT_PER_USER', '0'],
+      ['EXPORT_DOWNLOAD_TTL_MS', '10'],
       ['EXPORT_CHROMIUM_SANDBOX', 'maybe'],
       ['EXPORT_CHROMIUM_USER', '0:0'],
       ['EXPORT_CHROMIUM_USER', 'nobody'],
+      ['IMPORT_MAX_BYTES', '10'],
     ] as const) {
       expect(() => loadExportSettings({ [name]: value })).toThrow(ConfigError);
       expect(() => loadExportSettings({ [name]: value })).toThrow(name);

@@ -43,6 +43,11 @@ export interface ExportSettings {
   fileTtlMs: number;
   sweepIntervalMs: number;
   /**
+   * How long a finished tree export (a job's zip) can be downloaded (EXPORT_DOWNLOAD_TTL_MS,
+   * default 24 h); then the sweep removes it and its download answers 410.
+   */
+  downloadTtlMs: number;
+  /**
    * Chromium's own sandbox (EXPORT_CHROMIUM_SANDBOX, default true). Run as root, the browser is
    * started as EXPORT_CHROMIUM_USER (`uid:gid`, default nobody's 65534:65534), since Chromium
    * refuses its sandbox to root. `false` runs it with --no-sandbox, for containers whose seccomp
@@ -52,6 +57,12 @@ export interface ExportSettings {
   chromiumUser: { uid: number; gid: number };
   /** The browser PDFs are printed with (CHROMIUM_PATH, default Debian's /usr/bin/chromium). */
   chromiumPath: string;
+  /** The largest import upload (IMPORT_MAX_BYTES, default 256 MiB): 413 past it. */
+  importMaxBytes: number;
+  /** Documents per creating call of an import: the document service's 1,000 unless given (tests, to see several calls). */
+  importBatchDocuments?: number;
+  /** Called before each creating call of an import, from 0 (tests: something happens between two calls). */
+  beforeImportBatch?: (batch: number, importId: string) => Promise<void>;
 }
 
 export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
@@ -67,9 +78,11 @@ export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
   concurrentPerUser: 3,
   fileTtlMs: 15 * 60_000,
   sweepIntervalMs: 5 * 60_000,
+  downloadTtlMs: 24 * 3_600_000,
   chromiumSandbox: true,
   chromiumUser: { uid: 65534, gid: 65534 },
   chromiumPath: '/usr/bin/chromium',
+  importMaxBytes: 256 * 1024 * 1024,
 };
 
 /** `uid:gid` of a user other than root. */
@@ -103,9 +116,12 @@ export function loadExportSettings(env: Env): ExportSettings {
     EXPORT_CONCURRENT_PER_USER: wholeNumber(d.concurrentPerUser, { min: 1, max: 1000 }),
     EXPORT_FILE_TTL_MS: wholeNumber(d.fileTtlMs, { min: 1_000, max: 7 * 24 * 3_600_000 }),
     EXPORT_SWEEP_INTERVAL_MS: wholeNumber(d.sweepIntervalMs, { min: 1_000, max: 24 * 3_600_000 }),
+    EXPORT_DOWNLOAD_TTL_MS: wholeNumber(d.downloadTtlMs, { min: 1_000, max: 30 * 24 * 3_600_000 }),
     EXPORT_CHROMIUM_SANDBOX: flag(d.chromiumSandbox),
     EXPORT_CHROMIUM_USER: otherUser(d.chromiumUser),
     CHROMIUM_PATH: text(d.chromiumPath),
+    // The worker holds the whole upload in memory while it plans it: 2 GiB is the ceiling.
+    IMPORT_MAX_BYTES: wholeNumber(d.importMaxBytes, { min: 1024, max: 2 * 1024 * 1024 * 1024 }),
   });
   return {
     role: read.EXPORT_ROLE,
@@ -121,9 +137,11 @@ export function loadExportSettings(env: Env): ExportSettings {
     concurrentPerUser: read.EXPORT_CONCURRENT_PER_USER,
     fileTtlMs: read.EXPORT_FILE_TTL_MS,
     sweepIntervalMs: read.EXPORT_SWEEP_INTERVAL_MS,
+    downloadTtlMs: read.EXPORT_DOWNLOAD_TTL_MS,
     chromiumSandbox: read.EXPORT_CHROMIUM_SANDBOX,
     chromiumUser: read.EXPORT_CHROMIUM_USER,
     chromiumPath: read.CHROMIUM_PATH,
+    importMaxBytes: read.IMPORT_MAX_BYTES,
   };
 }
 

@@ -232,12 +232,39 @@ describe('OpenAPI', () => {
   it('describes the export route with its formats and a binary answer', async () => {
     const res = await fetch(`${stack.serviceUrls.export}/openapi.json`);
     const spec = (await res.json()) as { paths: Record<string, any> };
-    expect(Object.keys(spec.paths)).toEqual(['/api/v1/documents/{id}/export']);
+    expect(Object.keys(spec.paths).sort()).toEqual([
+      '/api/v1/documents/import',
+      '/api/v1/documents/{id}/export',
+      '/api/v1/jobs/{id}',
+      '/api/v1/jobs/{id}/download',
+      '/api/v1/workspaces/{id}/export',
+    ]);
     const get = spec.paths['/api/v1/documents/{id}/export'].get;
     const format = get.parameters.find((p: { name: string }) => p.name === 'format');
     expect(format).toMatchObject({ in: 'query', required: true });
     expect(format.schema.enum).toEqual(['pdf', 'docx', 'markdown']);
     expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '503']);
+    // The tree export (ARCHITECTURE 5.19): a job, four formats.
+    const post = spec.paths['/api/v1/documents/{id}/export'].post;
+    const body = post.requestBody.content['application/json'].schema;
+    expect(body.properties.format.enum).toEqual(['markdown', 'html', 'pdf', 'docx']);
+    expect(Object.keys(post.responses).sort()).toEqual(['202', '400', '401', '403', '404', '409', '429', '503']);
+    const download = spec.paths['/api/v1/jobs/{id}/download'].get;
+    expect(Object.keys(download.responses).sort()).toEqual(['200', '400', '401', '404', '409', '410', '503']);
+    // The import (ARCHITECTURE 5.19): a multipart upload that starts a job.
+    const upload = spec.paths['/api/v1/documents/import'].post;
+    expect(Object.keys(upload.responses).sort()).toEqual([
+      '202',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '415',
+      '429',
+      '503',
+    ]);
   });
 });
 

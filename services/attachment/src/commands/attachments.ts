@@ -23,32 +23,70 @@ import { type SpooledFile, spool } from './spool.js';
 export interface UploadForm {
   workspaceId?: string;
   documentId?: string;
+  /** An import's upload (internal route): who imports, the import, and a name for the file. */
+  userId?: string;
+  importId?: string;
+  fileName?: string;
   file?: { stream: Readable; fileName: string; truncated: () => boolean };
+}
+
+/**
+ * Who uploads: a signed-in user (the public route), or an import job of the export service on
+ * behalf of the form's `userId` (the internal route), whose document may not exist yet.
+ */
+export type Uploader = { kind: 'user'; actor: Actor } | { kind: 'import'; requestId?: string };
+
+interface UploadIds {
+  workspaceId: string;
+  documentId: string;
+  actor: Actor;
+  importId: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function checkIds(form: Pick<UploadForm, 'workspaceId' | 'documentId'>): { workspaceId: string; documentId: string } {
+/** The form's ids, checked: what the uploader needs present and well-formed. */
+function checkIds(form: UploadForm, uploader: Uploader): UploadIds {
   const details = [];
-  for (const field of ['workspaceId', 'documentId'] as const) {
+  const required = uploader.kind === 'import' ? (['workspaceId', 'documentId', 'userId'] as const) : IDS;
+  for (const field of [...required, ...(uploader.kind === 'import' ? (['importId'] as const) : [])]) {
     const value = form[field];
-    if (value === undefined) details.push({ field, message: 'is required' });
-    else if (!UUID.test(value)) details.push({ field, message: 'must be a valid uuid' });
+    if (value === undefined) {
+      if (field !== 'importId') details.push({ field, message: 'is required' });
+    } else if (!UUID.test(value)) details.push({ field, message: 'must be a valid uuid' });
   }
   if (details.length) throw badRequest(details.map((d) => `${d.field} ${d.message}`).join('; '), details);
+  const actor =
+    uploader.kind === 'user'
+      ? uploader.actor
+      : { userId: (form.userId as string).toLowerCase(), requestId: uploader.requestId };
   return {
     workspaceId: (form.workspaceId as string).toLowerCase(),
     documentId: (form.documentId as string).toLowerCase(),
+    actor,
+    importId: uploader.kind === 'import' ? (form.importId?.toLowerCase() ?? null) : null,
   };
 }
+
+const IDS = ['workspaceId', 'documentId'] as const;
+
+/** Whether the form holds every id the uploader's check needs, so that it can run before the file is read. */
+const hasIds = (form: UploadForm, uploader: Uploader) =>
+  form.workspaceId !== undefined &&
+  form.documentId !== undefined &&
+  (uploader.kind === 'user' || form.userId !== undefined);
 
 /**
  * EDITOR or above in the workspace, and the document in that workspace (else 404 for it) and not
  * archived (409: an archived document takes no new files until it is restored).
  */
-async function authorizeUpload(ctx: AttachmentContext, actor: Actor, workspaceId: string, documentId: string) {
+async function authorizeUpload(ctx: AttachmentContext, ids: UploadIds, uploader: Uploader) {
+  const { actor, workspaceId, documentId } = ids;
   await ctx.membership.requireRole(workspaceId, actor.userId, 'EDITOR', 'Workspace', actor.requestId);
   const doc = await documentOf(ctx, documentId, actor.requestId);
+  // An import stores its images before it makes their documents (with the ids it chose): a
+  // document that does not exist yet is its to make; one that does must be as for any upload.
+  if (!doc && uploader.kind === 'import') return;
   if (!doc || doc.workspaceId !== workspaceId) throw notFound('Document');
   if (doc.isArchived)
     throw refusal('DOCUMENT_ARCHIVED', 'The document is archived: restore it before adding files to it');
@@ -75,16 +113,15 @@ function dimensions(mime: string, head: Buffer): { width: number | null; height:
  */
 export async function upload(
   ctx: AttachmentContext,
-  actor: Actor,
+  uploader: Uploader,
   readForm: (onFile: (form: UploadForm) => Promise<void>) => Promise<UploadForm>,
 ): Promise<AttachmentRow> {
   // Set inside the form reader's callback: an object, so that the compiler sees the writes.
   const state: { spooled?: SpooledFile; cleaned?: SpooledFile; authorized?: boolean } = {};
   try {
     const form = await readForm(async (partial) => {
-      if (partial.workspaceId !== undefined && partial.documentId !== undefined) {
-        const ids = checkIds(partial);
-        await authorizeUpload(ctx, actor, ids.workspaceId, ids.documentId);
+      if (hasIds(partial, uploader)) {
+        await authorizeUpload(ctx, checkIds(partial, uploader), uploader);
         state.authorized = true;
       }
       const file = partial.file as NonNullable<UploadForm['file']>;
@@ -93,7 +130,8 @@ export async function upload(
         throw new AppError('PAYLOAD_TOO_LARGE', `The file is too large (at most ${ctx.uploadMaxBytes} bytes)`);
       }
     });
-    const ids = checkIds(form);
+    const ids = checkIds(form, uploader);
+    const { actor } = ids;
     const spooled = state.spooled;
     if (!form.file || !spooled) throw badRequest('file is required', [{ field: 'file', message: 'is required' }]);
     if (spooled.size === 0)
@@ -101,17 +139,17 @@ export async function upload(
     const mimeType = sniffMime(spooled.head.subarray(0, SNIFF_BYTES), spooled.size);
     const cleaning = ctx.images !== undefined && CLEANED_TYPES.has(mimeType);
     // Before the image is worked on: a caller who may not upload here costs no re-encoding.
-    if (cleaning && !state.authorized) await authorizeUpload(ctx, actor, ids.workspaceId, ids.documentId);
+    if (cleaning && !state.authorized) await authorizeUpload(ctx, ids, uploader);
     const cleaned = cleaning ? await ctx.images?.clean(spooled, mimeType, ctx.spoolDir) : undefined;
     state.cleaned = cleaned?.file;
     const stored = cleaned?.file ?? spooled;
     // Asked (again) right before storing, however early the ids came: the document may have been
     // archived or deleted while the bytes arrived or the image was cleaned (a deletion that lands
     // after this is caught by its tombstone in insertAttachment).
-    await authorizeUpload(ctx, actor, ids.workspaceId, ids.documentId);
+    await authorizeUpload(ctx, ids, uploader);
 
     const id = randomUUID();
-    const fileName = displayName(form.file.fileName);
+    const fileName = displayName(form.fileName ?? form.file.fileName);
     const { width, height } = cleaned ?? dimensions(mimeType, stored.head);
     const storageKey = storageKeyOf(ids.workspaceId, ids.documentId, id, fileName);
     await ctx.storage.putFile(storageKey, stored.path, stored.size, mimeType);
@@ -131,6 +169,7 @@ export async function upload(
           height,
           sha256: stored.sha256,
           uploadedBy: actor.userId,
+          importId: ids.importId,
         });
         if (inserted) {
           await publishInTx(

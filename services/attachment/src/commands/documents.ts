@@ -15,7 +15,11 @@ export type DocumentState = z.infer<typeof documentState>;
  * it does not exist). Asked on every use rather than kept from events: publishing, archiving and
  * deleting must take effect at once for the files too.
  */
-export function documentOf(ctx: AttachmentContext, id: string, requestId?: string): Promise<DocumentState | null> {
+export function documentOf(
+  ctx: Pick<AttachmentContext, 'peers'>,
+  id: string,
+  requestId?: string,
+): Promise<DocumentState | null> {
   return ctx.peers.get('document', `/internal/documents/${id}`, { requestId, parse: (d) => documentState.parse(d) });
 }
 

@@ -21,7 +21,8 @@ const columns = sql.fragment`
   file_name AS "fileName", file_size AS "fileSize", mime_type AS "mimeType", width, height, sha256,
   uploaded_by AS "uploadedBy", created_at AS "createdAt"`;
 
-export type NewAttachment = Omit<AttachmentRow, 'createdAt'>;
+/** importId: the import that stored it (the internal route), for that import's rollback. */
+export type NewAttachment = Omit<AttachmentRow, 'createdAt'> & { importId?: string | null };
 
 /**
  * Stores the row unless its document or workspace was deleted meanwhile (a tombstone of
@@ -30,9 +31,9 @@ export type NewAttachment = Omit<AttachmentRow, 'createdAt'>;
 export function insertAttachment(db: CommonQueryMethods, a: NewAttachment): Promise<AttachmentRow | null> {
   return db.maybeOne(sql.type(AttachmentRow)`
     INSERT INTO attachments (id, workspace_id, document_id, storage_key, file_name, file_size, mime_type,
-      width, height, sha256, uploaded_by)
+      width, height, sha256, uploaded_by, import_id)
     SELECT ${a.id}, ${a.workspaceId}, ${a.documentId}, ${a.storageKey}, ${a.fileName}, ${a.fileSize},
-      ${a.mimeType}, ${a.width}, ${a.height}, ${a.sha256}, ${a.uploadedBy}
+      ${a.mimeType}, ${a.width}, ${a.height}, ${a.sha256}, ${a.uploadedBy}, ${a.importId ?? null}
     WHERE NOT EXISTS (SELECT 1 FROM removed_owners WHERE id IN (${a.documentId}, ${a.workspaceId}))
     RETURNING ${columns}`);
 }
@@ -48,6 +49,36 @@ export function findByKey(db: CommonQueryMethods, key: string): Promise<Attachme
 export function listByDocument(db: CommonQueryMethods, documentId: string): Promise<readonly AttachmentRow[]> {
   return db.any(sql.type(AttachmentRow)`
     SELECT ${columns} FROM attachments WHERE document_id = ${documentId} ORDER BY created_at, id`);
+}
+
+/** Removes the rows an import stored; what went. */
+export function deleteByImport(db: CommonQueryMethods, importId: string): Promise<readonly AttachmentRow[]> {
+  return db.any(sql.type(AttachmentRow)`DELETE FROM attachments WHERE import_id = ${importId} RETURNING ${columns}`);
+}
+
+/** Files still marked with their import, stored before `before` (ISO), oldest id first. */
+export function staleImportFiles(
+  db: CommonQueryMethods,
+  before: string,
+  limit: number,
+): Promise<readonly AttachmentRow[]> {
+  return db.any(sql.type(AttachmentRow)`
+    SELECT ${columns} FROM attachments WHERE import_id IS NOT NULL AND created_at < ${before}::timestamptz
+    ORDER BY id LIMIT ${limit}`);
+}
+
+/** Drops the import mark of these files: they are their documents' now. */
+export async function settleImportFiles(db: CommonQueryMethods, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db.query(
+    sql.unsafe`UPDATE attachments SET import_id = NULL WHERE id = ANY(${sql.array(ids, 'uuid')})`,
+  );
+  return result.rowCount;
+}
+
+export function deleteByIds(db: CommonQueryMethods, ids: readonly string[]): Promise<readonly AttachmentRow[]> {
+  return db.any(sql.type(AttachmentRow)`
+    DELETE FROM attachments WHERE id = ANY(${sql.array(ids, 'uuid')}) RETURNING ${columns}`);
 }
 
 export function deleteById(db: CommonQueryMethods, id: string): Promise<AttachmentRow | null> {

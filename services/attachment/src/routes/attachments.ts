@@ -29,11 +29,15 @@ const errors = errorResponses(400, 401, 403, 404);
 /** Room for the form around the file (boundaries, part headers, the two ids). */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
+/** The text fields each upload form reads (others are ignored). */
+type FormField = Exclude<keyof UploadForm, 'file'>;
+const UPLOAD_FIELDS: readonly FormField[] = ['workspaceId', 'documentId'];
+
 /**
  * Reads the multipart body part by part. The file's stream is handed to `onFile` as it arrives
  * (never buffered), with the ids when they came first; other parts are ignored.
  */
-function formReader(request: FastifyRequest) {
+export function formReader(request: FastifyRequest, fields: readonly FormField[] = UPLOAD_FIELDS) {
   return async (onFile: (form: UploadForm) => Promise<void>): Promise<UploadForm> => {
     if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Expected multipart/form-data');
     const form: UploadForm = {};
@@ -52,12 +56,29 @@ function formReader(request: FastifyRequest) {
           if (!stream.readableEnded) stream.resume();
           throw error;
         }
-      } else if (part.fieldname === 'workspaceId' || part.fieldname === 'documentId') {
+      } else if ((fields as readonly string[]).includes(part.fieldname)) {
         if (part.valueTruncated) throw new AppError('VALIDATION_ERROR', `${part.fieldname} is too long`);
-        form[part.fieldname] = String(part.value);
+        form[part.fieldname as FormField] = String(part.value);
       }
     }
     return form;
+  };
+}
+
+/** The multipart parser of an upload route's scope. */
+export const multipartOptions = (ctx: AttachmentContext) => ({
+  // The size limit cuts the file stream (checked after spooling, see upload); one file part.
+  throwFileSizeLimit: false,
+  limits: { fileSize: ctx.uploadMaxBytes, files: 1, fields: 8, fieldSize: 1024, parts: 12, headerPairs: 50 },
+});
+
+/** A body that announces more than the largest file and its form is refused before it is read. */
+export function refuseLargeBody(ctx: AttachmentContext) {
+  return async (request: FastifyRequest) => {
+    const length = Number(request.headers['content-length']);
+    if (Number.isFinite(length) && length > ctx.uploadMaxBytes + FORM_OVERHEAD_BYTES) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `The file is too large (at most ${ctx.uploadMaxBytes} bytes)`);
+    }
   };
 }
 
@@ -112,23 +133,13 @@ async function serveFile(ctx: AttachmentContext, row: AttachmentRow, request: Fa
 /** Spec 4.7 with ARCHITECTURE 5.9. */
 export async function registerAttachmentRoutes(server: FastifyInstance, ctx: AttachmentContext): Promise<void> {
   await server.register(async (scope) => {
-    await scope.register(multipart, {
-      // The size limit cuts the file stream (checked after spooling, see upload); one file part.
-      throwFileSizeLimit: false,
-      limits: { fileSize: ctx.uploadMaxBytes, files: 1, fields: 5, fieldSize: 1024, parts: 10, headerPairs: 50 },
-    });
+    await scope.register(multipart, multipartOptions(ctx));
     const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
     app.post(
       `${BASE}/upload`,
       {
-        // A body that announces more than the largest file and its form is refused before it is read.
-        onRequest: async (request) => {
-          const length = Number(request.headers['content-length']);
-          if (Number.isFinite(length) && length > ctx.uploadMaxBytes + FORM_OVERHEAD_BYTES) {
-            throw new AppError('PAYLOAD_TOO_LARGE', `The file is too large (at most ${ctx.uploadMaxBytes} bytes)`);
-          }
-        },
+        onRequest: refuseLargeBody(ctx),
         schema: {
           tags,
           summary: 'Uploads a file to a document (multipart/form-data: file, workspaceId, documentId); EDITOR or above',
@@ -137,7 +148,7 @@ export async function registerAttachmentRoutes(server: FastifyInstance, ctx: Att
         },
       },
       async (request, reply) => {
-        const row = await upload(ctx, requireActor(request), formReader(request));
+        const row = await upload(ctx, { kind: 'user', actor: requireActor(request) }, formReader(request));
         return reply.status(201).send(success(presentAttachment(row)));
       },
     );

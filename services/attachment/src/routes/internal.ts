@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireKind } from '@wiki/auth';
 import { AppError, envelope, errorResponses, listOf, object, success, Type, uuid, withDefault } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
-import { embeddableImage } from '../commands/images.js';
+import { embeddableImage, exportableFile } from '../commands/images.js';
 import type { AttachmentContext } from '../context.js';
 import { findText, textPage } from '../db/attachment-texts.js';
 import { findById } from '../db/attachments.js';
@@ -46,6 +46,36 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: AttachmentC
       }
       return reply
         .type(row.mimeType)
+        .header('content-length', row.fileSize)
+        .header('x-content-type-options', 'nosniff')
+        .send(body);
+    },
+  );
+
+  // Any file's bytes for a tree export's zip (attachments written as files beside the documents).
+  app.get(
+    '/internal/attachments/file',
+    {
+      onRequest: requireKind('service'),
+      schema: {
+        hide: true,
+        querystring: imageQuery,
+        response: {
+          200: Type.Unsafe<Readable>({ description: 'The file, with its stored type' }),
+          ...errorResponses(400, 401, 403, 404, 413),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { url, workspaceId, maxBytes } = request.query;
+      const row = await exportableFile(ctx, url, workspaceId, maxBytes);
+      const body = await ctx.storage.get(row.storageKey);
+      if (!body) {
+        ctx.logger.error({ key: row.storageKey, id: row.id }, 'attachment object missing');
+        throw new AppError('NOT_FOUND', 'File not found');
+      }
+      return reply
+        .type('application/octet-stream')
         .header('content-length', row.fileSize)
         .header('x-content-type-options', 'nosniff')
         .send(body);

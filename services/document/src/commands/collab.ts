@@ -139,7 +139,7 @@ export async function saveCollab(
     await saveCollabState(tx, documentId, save.state);
     if (changed.length === 0) return;
     const updated = await updateDocument(tx, documentId, patch);
-    await emitUpdated(tx, editorId, updated, changed, save.plainText ?? updated.plainText);
+    await emitUpdated(tx, editorId, updated, changed, save.plainText ?? updated.plainText, patch.editAuthors);
   });
 }
 

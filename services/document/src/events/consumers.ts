@@ -3,8 +3,10 @@ import {
   type EventBus,
   type EventFor,
   type Logger,
+  liveSubject,
   type RunningConsumer,
   startConsumer,
+  THREAD_COUNTS_TOPIC,
   type TypedEvent,
 } from '@wiki/events';
 import { markThreadDeleted, setThreadOpen } from '../db/comment-threads.js';
@@ -37,6 +39,18 @@ export async function applyThreadEvent(event: EventFor<'comment.*'>, tx: Databas
   }
 }
 
+/**
+ * Tells the notification replicas that the trees of these events' workspaces show new counts, once
+ * they are committed: a page told of the comment event itself could read the tree before this
+ * service has counted it, and would then show the old count until something else changed.
+ */
+export function announceThreadCounts(bus: EventBus, events: readonly EventFor<'comment.*'>[]): void {
+  const workspaces = new Set<string>();
+  for (const event of events) if (event.type.startsWith('comment.thread_')) workspaces.add(event.data.workspaceId);
+  for (const workspaceId of workspaces)
+    bus.nc.publish(liveSubject(bus.prefix, THREAD_COUNTS_TOPIC), JSON.stringify({ workspaceId }));
+}
+
 export async function startDocumentConsumers(deps: {
   bus: EventBus;
   pool: DatabasePool;
@@ -53,6 +67,7 @@ export async function startDocumentConsumers(deps: {
       name: 'document-comment-threads',
       types: ['comment.*'],
       handle: applyThreadEvent,
+      applied: (events) => announceThreadCounts(bus, events),
     }),
     startConsumer({
       bus,

@@ -3,6 +3,7 @@ import {
   capText,
   createEnvelope,
   type DocumentChange,
+  EVENT_MAX_IDS,
   type EventEnvelope,
   newEvent,
   publishInTx,
@@ -59,20 +60,28 @@ export const createdEnvelope = (actorId: string, doc: DocumentState): EventEnvel
     }),
   );
 
-/** `changed` names the fields that changed. */
+/** `changed` names the fields that changed; `editors`, everyone whose edits it holds (a collab save). */
 export const emitUpdated = (
   tx: CommonQueryMethods,
   actorId: string | null,
   doc: DocumentState,
   changed: DocumentChange[],
   plainText = doc.plainText,
+  editors: readonly string[] = [],
 ) =>
   publishInTx(
     tx,
     newEvent('document.updated', {
       actorId,
       workspaceId: doc.workspaceId,
-      data: { ...describe(doc), ...eventText(plainText), changed, revision: doc.revision },
+      data: {
+        ...describe(doc),
+        ...eventText(plainText),
+        changed,
+        revision: doc.revision,
+        // Bounded like every id list of an event; the first ones are kept.
+        ...(editors.length > 0 ? { editors: editors.slice(0, EVENT_MAX_IDS) } : {}),
+      },
     }),
   );
 

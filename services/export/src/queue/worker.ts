@@ -1,14 +1,19 @@
 import { Readable } from 'node:stream';
 import type { Config } from '@wiki/config';
+import type { DatabasePool } from '@wiki/db';
 import { createServiceClient, type ServiceClient } from '@wiki/service-client';
 import { createStorage, type ObjectStorage } from '@wiki/storage';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { readDocument } from '../domain/model.js';
+import { parseImportParams } from '../import-job/params.js';
+import { runImport } from '../import-job/run.js';
+import { startJobRunner } from '../jobs/runner.js';
 import { renderHtml } from '../render/html.js';
 import { attachmentImageSource, loadImages } from '../render/images.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { PdfRenderer } from '../render/pdf.js';
 import type { ExportSettings } from '../settings.js';
+import { exportTree } from '../tree/export-tree.js';
 import {
   DOCUMENT_GONE,
   type ExportJobData,
@@ -34,10 +39,14 @@ export interface ExportWorkerOptions {
   peers?: ServiceClient;
   /** Where finished files go (the configured store unless given): the API streams them from there. */
   storage?: ObjectStorage;
+  /** The export database: with it, this worker also runs the long jobs (tree exports, jobs/runner.ts). */
+  pool?: DatabasePool;
 }
 
 export interface RunningWorker {
   worker: Worker<ExportJobData, ExportJobResult>;
+  /** The worker of long jobs, when it was started with the database. */
+  jobWorker?: Worker;
   renderer: PdfRenderer;
   stop(): Promise<void>;
 }
@@ -155,12 +164,59 @@ export async function startExportWorker(options: ExportWorkerOptions): Promise<R
   worker.on('error', (error) => logger.error({ err: error }, 'the export worker hit an error'));
   await worker.waitUntilReady();
 
+  // Long jobs share this worker's clients and browser.
+  const jobs = options.pool
+    ? await startJobRunner({
+        config,
+        pool: options.pool,
+        storage,
+        settings,
+        prefix,
+        logger,
+        handlers: {
+          export: async (run) => {
+            const outcome = await exportTree(
+              {
+                id: run.row.id,
+                workspaceId: run.row.workspaceId,
+                params: run.row.params,
+                runId: run.runId,
+                requestId: run.requestId,
+                start: run.start,
+                progress: run.progress,
+              },
+              {
+                peers,
+                images,
+                storage,
+                pdf: renderer,
+                imageMaxBytes: settings.imageMaxBytes,
+                renderDocx: async (doc, loaded) => (await loadDocxRenderer()).renderDocx(doc, loaded),
+              },
+            );
+            if (!outcome) return null;
+            const { fileKey, ...facts } = outcome;
+            return { fileKey, result: { downloadUrl: `/api/v1/jobs/${run.row.id}/download`, ...facts } };
+          },
+          import: (run) =>
+            runImport(run, {
+              peers,
+              storage,
+              batchDocuments: settings.importBatchDocuments,
+              beforeBatch: settings.beforeImportBatch,
+            }),
+        },
+        cleanUp: { import: (row) => storage.delete(parseImportParams(row.params).uploadKey) },
+      })
+    : undefined;
+
   return {
     worker,
+    jobWorker: jobs?.worker as Worker | undefined,
     renderer,
     async stop() {
       // Jobs in hand finish first (a graceful stop loses nothing), then the browser goes.
-      await worker.close();
+      await Promise.all([worker.close(), jobs?.stop()]);
       await renderer.close();
     },
   };

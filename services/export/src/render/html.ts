@@ -63,11 +63,14 @@ function runToHtml(run: Run): string {
 
 const runsToHtml = (runs: Run[]) => runs.map(runToHtml).join('');
 
-function nested(children: Block[], images: Map<string, LoadedImage>): string {
+/** An image's bytes to inline, or (a file written beside the page) the relative address to show it from. */
+export type HtmlImages = Map<string, LoadedImage | string>;
+
+function nested(children: Block[], images: HtmlImages): string {
   return children.length > 0 ? `<div class="nested">${blocksToHtml(children, images)}</div>` : '';
 }
 
-function blockToHtml(block: Block, images: Map<string, LoadedImage>): string {
+function blockToHtml(block: Block, images: HtmlImages): string {
   switch (block.kind) {
     case 'heading':
       return `<h${block.level}>${runsToHtml(block.runs)}</h${block.level}>${nested(block.children, images)}`;
@@ -93,8 +96,11 @@ function blockToHtml(block: Block, images: Map<string, LoadedImage>): string {
     case 'image': {
       const image = block.url ? images.get(block.url) : undefined;
       const caption = block.caption ? `<figcaption>${escapeHtml(block.caption)}</figcaption>` : '';
+      const width = block.width ? ` style="width:${Math.round(Math.min(block.width, 2000))}px"` : '';
+      if (typeof image === 'string') {
+        return `<figure><img src="${escapeHtml(image)}" alt="${escapeHtml(block.caption || block.name)}"${width}>${caption}</figure>`;
+      }
       if (image) {
-        const width = block.width ? ` style="width:${Math.round(Math.min(block.width, 2000))}px"` : '';
         const src = `data:${image.mime};base64,${Buffer.from(image.data).toString('base64')}`;
         return `<figure><img src="${src}" alt="${escapeHtml(block.caption || block.name)}"${width}>${caption}</figure>`;
       }
@@ -111,7 +117,7 @@ function blockToHtml(block: Block, images: Map<string, LoadedImage>): string {
   }
 }
 
-function blocksToHtml(blocks: Block[], images: Map<string, LoadedImage>): string {
+function blocksToHtml(blocks: Block[], images: HtmlImages): string {
   let out = '';
   let open: 'ul' | 'ol' | 'check' | null = null;
   for (const block of blocks) {
@@ -131,9 +137,14 @@ function blocksToHtml(blocks: Block[], images: Map<string, LoadedImage>): string
   return out;
 }
 
-export function renderHtml(doc: ExportDocument, images: Map<string, LoadedImage> = new Map()): string {
+/** What Chromium prints: nothing but inlined images. */
+const PRINT_POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'";
+/** A page of an HTML export, read from a folder: its images are files beside it; still no script. */
+export const FILE_POLICY = "default-src 'none'; img-src data: *; style-src 'unsafe-inline'";
+
+export function renderHtml(doc: ExportDocument, images: HtmlImages = new Map(), policy = PRINT_POLICY): string {
   const title = escapeHtml(doc.title);
-  return `<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'"><title>${title}</title><style>${STYLE}</style></head><body>${
+  return `<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${policy}"><title>${title}</title><style>${STYLE}</style></head><body>${
     doc.title.trim() ? `<h1 class="title">${title}</h1>` : ''
   }${blocksToHtml(doc.blocks, images)}</body></html>`;
 }

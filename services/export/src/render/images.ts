@@ -18,7 +18,15 @@ export interface ImageRequest {
 export interface ImageSource {
   /** The attachment's bytes, or null when it cannot be had (missing, another workspace's, too large). */
   load(storageKey: string, request: ImageRequest): Promise<Uint8Array | null>;
+  /**
+   * Any attachment's bytes (not only a raster image), for a tree export that writes attachments
+   * into its zip as files; `load` stands in when a source has no such read.
+   */
+  loadFile?(storageKey: string, request: ImageRequest): Promise<Uint8Array | null>;
 }
+
+/** The largest attachment a tree export writes into its zip; a larger one stays a link. */
+export const ATTACHMENT_FILE_MAX_BYTES = 32 * 1024 * 1024;
 
 /** How long one image may take to arrive before the export goes on without it. */
 export const IMAGE_FETCH_TIMEOUT_MS = 10_000;
@@ -29,11 +37,12 @@ export const IMAGE_FETCH_TIMEOUT_MS = 10_000;
  * export is worth more without a picture than not at all. The client logs the failures it sees.
  */
 export function attachmentImageSource(peers: ServiceClient): ImageSource {
-  return {
-    async load(storageKey, { workspaceId, maxBytes, requestId }) {
+  const read =
+    (route: 'image' | 'file') =>
+    async (storageKey: string, { workspaceId, maxBytes, requestId }: ImageRequest) => {
       const query = new URLSearchParams({ url: storageKey, workspaceId, maxBytes: String(maxBytes) });
       try {
-        const answer = await peers.getBytes('attachment', `/internal/attachments/image?${query}`, {
+        const answer = await peers.getBytes('attachment', `/internal/attachments/${route}?${query}`, {
           maxBytes,
           requestId,
           timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
@@ -44,8 +53,8 @@ export function attachmentImageSource(peers: ServiceClient): ImageSource {
       } catch {
         return null;
       }
-    },
-  };
+    };
+  return { load: read('image'), loadFile: read('file') };
 }
 
 const ATTACHMENT_PATH = '/api/v1/attachments/file';

@@ -62,6 +62,16 @@ export function runsToMarkdown(runs: Run[]): string {
     .join('\n');
 }
 
+/**
+ * A heading's text: a `#` at its start needs no escape after the marker, but `#`s at its end
+ * after a space would be read as the heading's closing sequence and dropped, so they are escaped.
+ */
+function headingText(runs: Run[]): string {
+  return runsToMarkdown(runs)
+    .replace(/^\\#/, '#')
+    .replace(/(^|[ \t])(#+[ \t]*)$/, '$1\\$2');
+}
+
 function indent(text: string, prefix: string, first = prefix): string {
   return text
     .split('\n')
@@ -81,11 +91,7 @@ function tableToMarkdown(rows: Run[][][]): string {
 function blockToMarkdown(block: Block, number: number): string {
   switch (block.kind) {
     case 'heading':
-      return withChildren(
-        `${'#'.repeat(block.level)} ${runsToMarkdown(block.runs).replace(/^\\#/, '#')}`,
-        block.children,
-        '',
-      );
+      return withChildren(`${'#'.repeat(block.level)} ${headingText(block.runs)}`, block.children, '');
     case 'paragraph':
       return withChildren(runsToMarkdown(block.runs), block.children, '');
     case 'item': {
@@ -150,7 +156,7 @@ function blocksToMarkdown(blocks: Block[]): string {
 }
 
 export function renderMarkdown(doc: ExportDocument): Buffer {
-  const title = doc.title.trim() ? `# ${runsToMarkdown([{ text: doc.title }]).replace(/^\\#/, '#')}\n\n` : '';
+  const title = doc.title.trim() ? `# ${headingText([{ text: doc.title }])}\n\n` : '';
   const body = blocksToMarkdown(doc.blocks);
   return Buffer.from(`${title}${body}${body ? '\n' : ''}`, 'utf8');
 }

@@ -7,6 +7,7 @@ import { ancestorsQuery } from '../../api/queries';
 import { useApi } from '../../auth/AuthContext';
 import { ROLE_LEVEL } from '../../members/rules';
 import { useWorkspaceRole } from '../../members/useWorkspaceRole';
+import { ImportButton } from '../jobs/ImportButton';
 import { ArchivedDocuments } from './ArchivedDocuments';
 import type { TreeCommands, TreeDialogKind } from './commands';
 import { type DropZone, moveAmongSiblings, moveForDrop, REFUSED } from './moves';
@@ -252,6 +253,12 @@ export function DocumentTreePanel({ workspaceId }: { workspaceId: string }) {
       >
         New document
       </Button>
+      <ImportButton
+        workspaceId={workspaceId}
+        currentId={currentId}
+        disabled={!canChange}
+        describedBy={canChange ? undefined : readOnlyHintId}
+      />
       {!canChange && role && (
         <p id={readOnlyHintId} className="tree-hint">
           You can read these documents; your role ({role.toLowerCase()}) does not allow changing them.
