@@ -49,6 +49,11 @@ export function accessFor(method: string, path: string): Access {
       return (method === 'GET' || method === 'HEAD') && s.length === 5 && s[3] !== '' && s[4] === 'info'
         ? 'public'
         : 'user';
+    case 'email':
+      // An e-mail's one-click unsubscribe link (RFC 8058): its signed token stands in for a sign-in.
+      return (method === 'GET' || method === 'HEAD' || method === 'POST') && s.length === 4 && s[3] === 'unsubscribe'
+        ? 'public'
+        : 'user';
     default:
       return 'user';
   }

@@ -12,15 +12,24 @@ export const API_PREFIX = '/api/v1';
 export const ROUTES: ReadonlyArray<{ pattern: string; service: ServiceName }> = [
   { pattern: '/api/v1/documents/search', service: 'search' },
   { pattern: '/api/v1/documents/:id/export', service: 'export' },
+  // Long jobs live with exports (ARCHITECTURE 5.19): tree exports, imports and their progress.
+  { pattern: '/api/v1/documents/import', service: 'export' },
+  { pattern: '/api/v1/workspaces/:id/export', service: 'export' },
+  { pattern: '/api/v1/jobs', service: 'export' },
+  { pattern: '/api/v1/documents/:id/watch', service: 'notification' },
   { pattern: '/api/v1/documents', service: 'document' },
   { pattern: '/api/v1/public/documents', service: 'document' },
   { pattern: '/api/v1/internal/documents', service: 'document' },
   { pattern: '/api/v1/workspaces', service: 'workspace' },
   { pattern: '/api/v1/invitations', service: 'workspace' },
   { pattern: '/api/v1/users', service: 'workspace' },
+  { pattern: '/api/v1/email/unsubscribe', service: 'workspace' },
   { pattern: '/api/v1/comments', service: 'comment' },
   { pattern: '/api/v1/attachments', service: 'attachment' },
   { pattern: '/api/v1/notifications', service: 'notification' },
+  // Webhooks live with notifications (ARCHITECTURE 5.18): they consume the same events.
+  { pattern: '/api/v1/workspaces/:id/webhooks', service: 'notification' },
+  { pattern: '/api/v1/webhooks', service: 'notification' },
   { pattern: '/api/v1/mcp', service: 'mcp' },
 ];
 

@@ -182,6 +182,8 @@ describe('public routes', () => {
     ['GET', '/api/v1/public/documents/0b6c8a51-7d52-4b8e-9d8f-2f1d4f0d7a11', 'document'],
     ['GET', '/api/v1/public/documents/0b6c8a51-7d52-4b8e-9d8f-2f1d4f0d7a11/children', 'document'],
     ['GET', '/api/v1/invitations/tok-123/info', 'workspace'],
+    ['GET', '/api/v1/email/unsubscribe?token=u1.abc', 'workspace'],
+    ['POST', '/api/v1/email/unsubscribe?token=u1.abc', 'workspace'],
   ])('%s %s reaches the %s service without a credential and without an identity', async (method, url, service) => {
     const res = await gw.app.inject({ method: method as 'GET', url, headers: { 'x-wiki-identity': 'spoofed' } });
     expect(res.statusCode).toBe(200);
@@ -192,6 +194,18 @@ describe('public routes', () => {
   it('keeps accepting and declining an invitation behind a Bearer token', async () => {
     expectUnauthorized(await gw.app.inject({ method: 'POST', url: '/api/v1/invitations/tok-123/accept' }));
     expectUnauthorized(await gw.app.inject({ method: 'POST', url: '/api/v1/invitations/tok-123/info' }));
+  });
+
+  it('opens exactly the unsubscribe link: its neighbours still need a Bearer token', async () => {
+    for (const [method, url] of [
+      ['PUT', '/api/v1/email/unsubscribe?token=u1.abc'],
+      ['DELETE', '/api/v1/email/unsubscribe'],
+      ['POST', '/api/v1/email/unsubscribe/again'],
+      ['POST', '/api/v1/email/subscribe'],
+      ['GET', '/api/v1/email'],
+      ['PUT', '/api/v1/users/me/preferences'],
+    ] as const)
+      expectUnauthorized(await gw.app.inject({ method, url }));
   });
 
   it('does not let percent-encoding smuggle a protected path into a public one', async () => {

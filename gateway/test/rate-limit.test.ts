@@ -73,6 +73,7 @@ describe('rate limits', () => {
     for (let i = 0; i < PUBLIC_LIMIT; i++)
       expect((await call('/api/v1/public/documents/abc', { ip })).statusCode).toBe(200);
     expectLimited(await call('/api/v1/invitations/tok/info', { ip }));
+    expectLimited(await call('/api/v1/email/unsubscribe?token=u1.abc', { ip }));
     expect((await call('/api/v1/public/documents/abc', { ip: freshIp() })).statusCode).toBe(200);
   });
 

@@ -1,13 +1,15 @@
+import { signUnsubscribeToken } from '@wiki/auth';
 import { type SignedInUser, type Stack, signInNew } from '@wiki/testing';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { launchBrowser, seriousAxeViolations, signInPage } from './helpers/browser.js';
 import { focused, tabTo } from './helpers/keyboard.js';
 import { startWebPlatform } from './helpers/platform.js';
 
 /**
- * MCP keys on `/settings` (issue 28 point 7, ARCHITECTURE 5.3 and 5.17): `button` "New MCP key"
- * makes a key that is shown once with a Copy button and works against /api/v1/mcp; a deleted key
- * stops working; the page says how to connect an assistant.
+ * Personal settings at `/settings` (ARCHITECTURE 5.17). MCP keys (issue 28 point 7, 5.3): `button`
+ * "New MCP key" makes a key that is shown once with a Copy button and works against /api/v1/mcp; a
+ * deleted key stops working; the page says how to connect an assistant. E-mail (issue 31, 5.18):
+ * one select per notification type, saved at once, kept.
  */
 let stack: Stack;
 let browser: Browser;
@@ -134,4 +136,91 @@ it('deletes a key after asking, and a deleted key no longer works', async () => 
   await page.locator(aria('Delete key', 'button')).click();
   await page.waitForSelector('::-p-text(You have no MCP keys yet)');
   expect(await keysOfPerson()).toEqual([]);
+});
+
+const selectValue = (name: string) => page.$eval(aria(name, 'combobox'), (select: any) => select.value as string);
+const emailPreferences = async () =>
+  (await stack.request('GET', '/api/v1/users/me', { token: person.token })).body.data.preference.emailNotifications;
+
+it('has one e-mail select per notification type, saved from the keyboard and kept after a reload', async () => {
+  await page.goto(`${stack.gatewayUrl}/settings`);
+  await page.waitForSelector(aria('E-mail', 'heading'));
+  const labels = ['Mentions', 'Replies', 'Resolved threads', 'Invitations', 'Watched documents', 'Disabled webhooks'];
+  for (const label of labels) await page.waitForSelector(aria(label, 'combobox'));
+  expect(await selectValue('Mentions')).toBe('instant');
+  expect(await selectValue('Replies')).toBe('digest');
+  const options = await page.$eval(aria('Replies', 'combobox'), (select: any) =>
+    [...select.options].map((o: any) => o.textContent as string),
+  );
+  expect(options).toEqual(['Off', 'Instant', 'In the digest']);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+
+  // On a closed select an arrow key picks the option before: digest -> instant, instant -> off.
+  await tabTo(page, 'Replies');
+  await page.keyboard.press('ArrowUp');
+  await page.waitForSelector('::-p-text(Saved: Replies.)');
+  await tabTo(page, 'Mentions');
+  await page.keyboard.press('ArrowUp');
+  await page.waitForSelector('::-p-text(Saved: Mentions.)');
+  expect(await emailPreferences()).toMatchObject({
+    COMMENT_REPLY: 'instant',
+    COMMENT_MENTION: 'off',
+    DOCUMENT_UPDATED: 'digest',
+  });
+
+  await page.reload();
+  await page.waitForSelector(aria('Replies', 'combobox'));
+  expect(await selectValue('Replies')).toBe('instant');
+  expect(await selectValue('Mentions')).toBe('off');
+  expect(await selectValue('Watched documents')).toBe('digest');
+});
+
+it('says when a change was not saved, and shows what is stored', async () => {
+  await page.goto(`${stack.gatewayUrl}/settings`);
+  await page.waitForSelector(aria('Watched documents', 'combobox'));
+  // The connection breaks for the save alone (the browser drops it; the server never sees it).
+  const dropSaves = (request: HTTPRequest) =>
+    request.method() === 'PUT' && request.url().endsWith('/api/v1/users/me/preferences')
+      ? request.abort('connectionreset')
+      : request.continue();
+  await page.setRequestInterception(true);
+  page.on('request', dropSaves);
+  try {
+    await tabTo(page, 'Watched documents');
+    await page.keyboard.press('ArrowUp');
+    await page.waitForSelector('::-p-text(Watched documents was not saved)');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+  } finally {
+    page.off('request', dropSaves);
+    await page.setRequestInterception(false);
+  }
+  expect(await selectValue('Watched documents')).toBe('digest');
+  expect((await emailPreferences()).DOCUMENT_UPDATED).toBe('digest');
+});
+
+it('unsubscribes from an e-mail’s link in the browser: the page, its button, the settings after', async () => {
+  const before = (await emailPreferences()).COMMENT_REPLY;
+  expect(before).not.toBe('off');
+  const token = signUnsubscribeToken(stack.config.internalTokenSecret, { userId: person.id, type: 'COMMENT_REPLY' });
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) refused.push(message.text());
+  });
+  await page.goto(`${stack.gatewayUrl}/api/v1/email/unsubscribe?token=${encodeURIComponent(token)}`);
+  await page.waitForSelector('::-p-text(e-mails about replies to your comments)');
+  expect((await emailPreferences()).COMMENT_REPLY).toBe(before);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  // Its one style is allowed by hash: the button is styled (not the browser's grey).
+  const background = await page.evaluate("getComputedStyle(document.querySelector('button')).backgroundColor");
+  expect(background).toBe('rgb(24, 100, 171)');
+
+  await tabTo(page, 'Unsubscribe');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('::-p-text(will no longer get e-mails about replies to your comments)');
+  expect(refused).toEqual([]);
+  expect((await emailPreferences()).COMMENT_REPLY).toBe('off');
+
+  await page.locator(aria('your settings', 'link')).click();
+  await page.waitForSelector(aria('Replies', 'combobox'));
+  expect(await selectValue('Replies')).toBe('off');
 });

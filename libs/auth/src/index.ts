@@ -5,3 +5,4 @@ export * from './plugin.js';
 export * from './profile.js';
 export * from './provider-settings.js';
 export * from './roles.js';
+export * from './unsubscribe-token.js';

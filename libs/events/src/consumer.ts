@@ -17,6 +17,12 @@ import { dlqSubject, filterSubjectFor, wantsSubject } from './subjects.js';
 import { traceConsume } from './tracing.js';
 import { isConnectionError } from './transient.js';
 
+/** Where a consumed event sits in the stream, for a handler that orders by it or waits for older ones. */
+export interface StreamPosition {
+  /** The JetStream stream sequence of the message that carried the event (see AckFloor). */
+  streamSeq: number;
+}
+
 /**
  * `P`: the event types (or patterns) consumed. When all are of the catalog (contracts.ts), the
  * handlers receive typed events whose data has been parsed against its contract.
@@ -29,13 +35,18 @@ export interface ConsumerOptions<P extends string = string> {
   /** Event types or NATS-style patterns: `['member.added', 'member.removed']`, `['document.*']`. */
   types: readonly P[];
   /** Applies the event; runs in the transaction that records it as consumed. Throw to retry. */
-  handle: (event: EventFor<P>, tx: DatabaseTransactionConnection) => Promise<void>;
+  handle: (event: EventFor<P>, tx: DatabaseTransactionConnection, position: StreamPosition) => Promise<void>;
   /**
    * Applies the events of a transaction (one or several, in order, each new to this consumer):
    * for a handler that can do a batch in fewer statements than one per event. Defaults to
    * `handle` for each. Must have the same effect as `handle` on each event in turn.
+   * `positions[i]` is where `events[i]` sits in the stream.
    */
-  handleBatch?: (events: EventFor<P>[], tx: DatabaseTransactionConnection) => Promise<void>;
+  handleBatch?: (
+    events: EventFor<P>[],
+    tx: DatabaseTransactionConnection,
+    positions: StreamPosition[],
+  ) => Promise<void>;
   logger: Logger;
   /** Deliveries before the event is dead-lettered (default 10). */
   maxDeliver?: number;
@@ -47,6 +58,11 @@ export interface ConsumerOptions<P extends string = string> {
   prefetch?: number;
   /** Most events applied in one transaction (default 100). */
   batchSize?: number;
+  /**
+   * Told of the events a transaction applied once it has committed (never of skipped redeliveries):
+   * for a signal that others may now read what the events changed. Must not throw or wait.
+   */
+  applied?: (events: EventFor<P>[]) => void;
 }
 
 export interface RunningConsumer {
@@ -142,6 +158,12 @@ async function ensureDurable(
   }
 }
 
+/** A message read and checked, waiting to be applied. */
+interface Ready {
+  m: JsMsg;
+  envelope: EventEnvelope;
+}
+
 /** A header value must be one line; keep it short enough for any log or UI that shows it. */
 function headerValue(text: string): string {
   return text.replace(/[\r\n]+/g, ' ').slice(0, 1000);
@@ -167,9 +189,14 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
   const { bus, pool, name, types, logger } = opts;
   // The one place where envelopes become typed events: processBatch has checked them against
   // their contracts (and EventFor<P> is the plain envelope for types outside the catalog).
-  const handle = opts.handle as (event: EventEnvelope, tx: DatabaseTransactionConnection) => Promise<void>;
+  const handle = opts.handle as (
+    event: EventEnvelope,
+    tx: DatabaseTransactionConnection,
+    position: StreamPosition,
+  ) => Promise<void>;
+  const applied = opts.applied as ((events: EventEnvelope[]) => void) | undefined;
   const handleBatch = opts.handleBatch as
-    | ((events: EventEnvelope[], tx: DatabaseTransactionConnection) => Promise<void>)
+    | ((events: EventEnvelope[], tx: DatabaseTransactionConnection, positions: StreamPosition[]) => Promise<void>)
     | undefined;
   if (!CONSUMER_NAME.test(name)) throw new Error(`Invalid consumer name "${name}"`);
   const maxDeliver = opts.maxDeliver ?? 10;
@@ -240,13 +267,13 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
    * for the lot instead of one per event. Answers how many were new. Throws if any handler throws;
    * nothing of the batch is then committed.
    */
-  async function applyBatch(envelopes: EventEnvelope[]): Promise<number> {
-    return pool.transaction(async (tx) => {
+  async function applyBatch(ready: readonly Ready[]): Promise<number> {
+    const done = await pool.transaction(async (tx) => {
       const fresh = new Set(
         await tx.anyFirst(sql.type(z.object({ event_id: z.string() }))`
           INSERT INTO event_consumed (consumer, event_id)
           SELECT ${name}, id FROM unnest(${sql.array(
-            envelopes.map((e) => e.id),
+            ready.map((r) => r.envelope.id),
             'uuid',
           )}) AS id
           ON CONFLICT DO NOTHING
@@ -254,12 +281,29 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
         `),
       );
       // delete(): an event delivered twice within one batch runs once.
-      const events = envelopes.filter((envelope) => fresh.delete(envelope.id));
-      if (events.length === 0) return 0;
-      if (handleBatch) await handleBatch(events, tx);
-      else for (const event of events) await handle(event, tx);
-      return events.length;
+      const todo = ready.filter((r) => fresh.delete(r.envelope.id));
+      if (todo.length === 0) return [];
+      const positions = todo.map((r) => ({ streamSeq: r.m.seq }));
+      if (handleBatch)
+        await handleBatch(
+          todo.map((r) => r.envelope),
+          tx,
+          positions,
+        );
+      else for (const [i, r] of todo.entries()) await handle(r.envelope, tx, positions[i]);
+      return todo;
     });
+    if (applied && done.length > 0) {
+      try {
+        applied(done.map((r) => r.envelope));
+      } catch (error) {
+        logger.warn(
+          { ...log, error: errorText(error) },
+          'the applied-events callback failed (the events stay applied)',
+        );
+      }
+    }
+    return done.length;
   }
 
   /** Extends the server's ack deadline of messages while they are being handled. */
@@ -278,7 +322,7 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
     const attempt = m.info.deliveryCount;
     const done = keepAlive([m]);
     try {
-      const applied = await traceConsume(name, [envelope], () => applyBatch([envelope]));
+      const applied = await traceConsume(name, [envelope], () => applyBatch([{ m, envelope }]));
       if (applied === 0) logger.debug({ ...log, eventId: envelope.id }, 'event already applied; skipped');
       // Not confirmed: the effect is committed, and a redelivery caused by a lost ack is a no-op.
       m.ack();
@@ -303,7 +347,7 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
    * fails, one by one, so that only a failing event is retried or dead-lettered.
    */
   async function processBatch(batch: readonly JsMsg[]): Promise<void> {
-    const ready: Array<{ m: JsMsg; envelope: EventEnvelope }> = [];
+    const ready: Ready[] = [];
     for (const m of batch) {
       if (!wantsSubject(bus.prefix, types, m.subject)) {
         m.ack(); // shares the filter subject but is not for this consumer
@@ -327,8 +371,11 @@ export async function startConsumer<const P extends string>(opts: ConsumerOption
     const done = keepAlive(ready.map((r) => r.m));
     try {
       try {
-        const envelopes = ready.map((r) => r.envelope);
-        await traceConsume(name, envelopes, () => applyBatch(envelopes));
+        await traceConsume(
+          name,
+          ready.map((r) => r.envelope),
+          () => applyBatch(ready),
+        );
         for (const { m } of ready) m.ack();
         return;
       } catch (error) {

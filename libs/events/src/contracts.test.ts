@@ -105,6 +105,7 @@ const samples: { [T in EventType]: EventData<T> } = {
   'attachment.uploaded': { id: a, documentId: b, workspaceId: c, storageKey: 'ws/doc/file.png' },
   'attachment.deleted': { id: a, documentId: b, workspaceId: c, storageKey: 'ws/doc/file.png' },
   'attachment.text_extracted': { id: a, documentId: b, workspaceId: c, characters: 1200, truncated: false },
+  'job.finished': { id: a, kind: 'export', status: 'done', ownerId: b, workspaceId: c, documentId: a },
 };
 
 const types = Object.keys(eventContracts) as EventType[];
@@ -112,7 +113,7 @@ const types = Object.keys(eventContracts) as EventType[];
 describe('event contracts', () => {
   it('has a contract for every type of the catalog (ARCHITECTURE 4) the services produce or will', () => {
     expect(types.sort()).toEqual(Object.keys(samples).sort());
-    expect(types).toHaveLength(30);
+    expect(types).toHaveLength(31);
     expect(isEventType('document.created')).toBe(true);
     expect(isEventType('document.exploded')).toBe(false);
     expect(isEventType('toString')).toBe(false);

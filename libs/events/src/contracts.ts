@@ -1,5 +1,6 @@
 import { z } from '@wiki/db';
 import type { EventEnvelope, NewEvent } from './envelope.js';
+import { EMAIL_MODES, NOTIFICATION_TYPES } from './notification-types.js';
 
 /**
  * The event catalog (ARCHITECTURE 4) as one zod schema per type: what each event's `data` holds.
@@ -134,10 +135,17 @@ const attachment = z.object({
 export const eventContracts = {
   'user.upserted': userUpserted,
   /**
-   * A user's preference that other services act on changed (sent when a preference update sets
-   * it): for now only notificationsEnabled, which the notification service honours.
+   * A user's preferences that other services act on, as they are after the change (sent when a
+   * preference update sets one of them): the notification service honours notificationsEnabled,
+   * e-mails by emailNotifications (ARCHITECTURE 5.18) and writes them in the locale. The two
+   * optional fields are absent on events written before e-mail existed.
    */
-  'user.preferences_changed': z.object({ userId: id, notificationsEnabled: z.boolean() }),
+  'user.preferences_changed': z.object({
+    userId: id,
+    notificationsEnabled: z.boolean(),
+    emailNotifications: z.record(z.enum(NOTIFICATION_TYPES), z.enum(EMAIL_MODES)).optional(),
+    locale: z.string().max(10).nullable().optional(),
+  }),
 
   'workspace.created': workspace,
   'workspace.updated': workspace,
@@ -162,13 +170,16 @@ export const eventContracts = {
   'document.created': document.extend({ plainText: z.string(), plainTextTruncated: z.boolean().default(false) }),
   /**
    * revision: the document's revision after the change (ARCHITECTURE 5.16); absent in events
-   * written before documents had revisions.
+   * written before documents had revisions. editors: everyone whose edits the change holds, when
+   * that is more than the actor (a collab save of several people's typing, at most EVENT_MAX_IDS);
+   * absent otherwise: the actor made it (watching, ARCHITECTURE 5.18, leaves them untold).
    */
   'document.updated': document.extend({
     plainText: z.string(),
     plainTextTruncated: z.boolean().default(false),
     changed: z.array(z.enum(DOCUMENT_CHANGES)),
     revision: z.number().int().min(1).optional(),
+    editors: ids.optional(),
   }),
   /** reason: a move, a plain delete of the parent (the child became a root), a restore that re-rooted it. */
   'document.moved': document.extend({
@@ -212,6 +223,20 @@ export const eventContracts = {
     workspaceId: id,
     characters: z.number().int().min(0),
     truncated: z.boolean(),
+  }),
+
+  /**
+   * A long job (ARCHITECTURE 5.19, the export service's jobs table) finished: ids and outcome only,
+   * never its result's files or links; its owner reads those at GET /jobs/{id}.
+   */
+  'job.finished': z.object({
+    id,
+    kind: z.enum(['import', 'export']),
+    status: z.enum(['done', 'failed']),
+    ownerId: id,
+    workspaceId: id,
+    /** The document an export started from (absent for a workspace export or an import). */
+    documentId: id.optional(),
   }),
 } as const satisfies Record<string, z.ZodTypeAny>;
 

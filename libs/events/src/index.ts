@@ -1,3 +1,4 @@
+export { ACK_FLOOR_MAX_AGE_MS, AckFloor, type AckFloorOptions } from './ack-floor.js';
 export {
   connectEventBus,
   type EventBus,
@@ -12,6 +13,7 @@ export {
   DLQ_HEADERS,
   defaultBackoffMs,
   type RunningConsumer,
+  type StreamPosition,
   startConsumer,
 } from './consumer.js';
 export {
@@ -47,6 +49,15 @@ export {
 export type { Logger } from './logger.js';
 export { eventsMigrations } from './migrations.js';
 export {
+  defaultEmailMode,
+  EMAIL_MODES,
+  type EmailMode,
+  type EmailPreferences,
+  NOTIFICATION_TYPES,
+  type NotificationType,
+  resolveEmailPreferences,
+} from './notification-types.js';
+export {
   checkEnvelopeSize,
   DEFAULT_CONSUMED_RETENTION_MS,
   DEFAULT_SENT_RETENTION_MS,
@@ -64,9 +75,11 @@ export {
   dlqSubject,
   filterSubjectFor,
   isDlqSubject,
+  liveSubject,
   matchesAnyType,
   matchesType,
   subjectFor,
+  THREAD_COUNTS_TOPIC,
   typeOfSubject,
   wantsSubject,
 } from './subjects.js';

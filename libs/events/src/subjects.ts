@@ -8,6 +8,17 @@ export function dlqSubject(prefix: string, consumer: string): string {
   return `${prefix}.dlq.${consumer}`;
 }
 
+/**
+ * `<prefix>-live.<topic>`: plain NATS messages between replicas that nobody needs to replay (e.g.
+ * "this workspace's tree changed"). Outside `<prefix>.>`, so the event stream does not keep them.
+ */
+export function liveSubject(prefix: string, topic: string): string {
+  return `${prefix}-live.${topic}`;
+}
+
+/** Live topic: a workspace's open comment thread counts changed and are committed (data `{ workspaceId }`). */
+export const THREAD_COUNTS_TOPIC = 'thread-counts';
+
 export function isDlqSubject(prefix: string, subject: string): boolean {
   return subject.startsWith(`${prefix}.dlq.`);
 }

@@ -115,8 +115,9 @@ describe('events through the outbox', () => {
 
     // A later event is handled after everything before it, so the rolled-back one never came.
     const sentinel = await commitEvent('one.happened', { n: 3 });
-    await eventually(() => expect(h.calls(sentinel.id)).toBe(1));
-    expect(h.order).toEqual([committed.id, sentinel.id]);
+    // The handler counts a call before its insert and records the order after it: wait for the order.
+    await eventually(() => expect(h.order).toEqual([committed.id, sentinel.id]));
+    expect(h.calls(sentinel.id)).toBe(1);
     expect(h.calls(rolledBack!.id)).toBe(0);
     expect(await messagesOn(`${prefix}.one.happened`)).toBe(2);
   });
@@ -225,6 +226,34 @@ describe('events through the outbox', () => {
     await eventually(() => expect(h.calls(sentinel.id)).toBe(1));
     expect(h.calls(event.id)).toBe(1);
     expect(await db.effects('dedupe', event.id)).toBe(1);
+  });
+
+  it('tells `applied` of the events it applied once they are committed, and not of a skipped repeat', async () => {
+    const h = recordingHandler('told');
+    // What another connection can read at the moment `applied` is called: the effect must be there.
+    const seenAtSignal = new Map<string, Promise<number>>();
+    consumers.push(
+      await startConsumer({
+        bus,
+        pool: db.pool,
+        name: 'told',
+        types: ['told.happened'],
+        handle: h.handle,
+        logger,
+        applied: (applied) => {
+          for (const event of applied) seenAtSignal.set(event.id, db.effects('told', event.id));
+        },
+      }),
+    );
+    const event = await commitEvent('told.happened');
+    await eventually(() => expect(seenAtSignal.has(event.id)).toBe(true));
+    expect(await seenAtSignal.get(event.id)).toBe(1);
+
+    seenAtSignal.clear();
+    await bus.js.publish(bus.subject(event.type), JSON.stringify(event), { msgID: randomUUID() });
+    const sentinel = await commitEvent('told.happened');
+    await eventually(() => expect(seenAtSignal.has(sentinel.id)).toBe(true));
+    expect([...seenAtSignal.keys()]).toEqual([sentinel.id]);
   });
 
   it('keeps a handler that outlasts ack_wait from being redelivered while it runs', async () => {

@@ -42,3 +42,54 @@ export async function fetchWorkspaceUser(
     },
   });
 }
+
+/** A user's address as the workspace service holds it now, and whether their provider vouched for it. */
+export interface Mailbox {
+  email: string;
+  emailVerified: boolean;
+  name: string;
+}
+
+const mailboxAnswer = z.object({ email: z.string(), emailVerified: z.boolean(), name: z.string() });
+
+/** The user's current address (for e-mail); null for a user the workspace service does not know. */
+export function fetchUserMailbox(client: ServiceClient, userId: string): Promise<Mailbox | null> {
+  return client.get('workspace', `/internal/users/${encodeURIComponent(userId)}`, {
+    parse: (data) => mailboxAnswer.parse(data),
+  });
+}
+
+/** An open invitation with its link, as the workspace service describes it for e-mail. */
+export interface InvitationLink {
+  invitationId: string;
+  workspaceId: string;
+  workspaceName: string;
+  email: string;
+  role: string;
+  message: string | null;
+  inviterName: string | null;
+  expiresAt: string;
+  link: string;
+}
+
+const invitationLinkAnswer = z.object({
+  invitationId: z.string(),
+  workspaceId: z.string(),
+  workspaceName: z.string(),
+  email: z.string(),
+  role: z.string(),
+  message: z.string().nullable(),
+  inviterName: z.string().nullable(),
+  expiresAt: z.string(),
+  link: z.string(),
+});
+
+/**
+ * The workspace service's `GET /internal/invitations/:id/link` (events never carry the token):
+ * null unless the invitation is still open.
+ */
+export function fetchInvitationLink(client: ServiceClient, invitationId: string): Promise<InvitationLink | null> {
+  return client.get('workspace', `/internal/invitations/${encodeURIComponent(invitationId)}/link`, {
+    parse: (data) => invitationLinkAnswer.parse(data),
+  });
+}

@@ -41,7 +41,7 @@ async function startPeer() {
     return success({ echoed: request.body });
   });
   app.get('/internal/slow', { preHandler: onlyServices }, async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
     return success({ late: true });
   });
   app.get('/internal/boom', { preHandler: onlyServices }, async () => {
@@ -110,7 +110,8 @@ describe('service client', () => {
       service: 'caller',
       config: { urls, internalTokenSecret: secret },
       logger: log,
-      timeoutMs: 200,
+      // Short enough for /internal/slow (3 s) to time out, long enough for a cold first call on a busy machine.
+      timeoutMs: 1_000,
     });
     caller = await createApp({ service: 'caller', logLevel: 'silent' });
     caller.get<{ Params: { '*': string } }>('/api/v1/ask/*', async (request) => {
@@ -191,9 +192,10 @@ describe('service client', () => {
   it('turns a peer that does not answer in time into a 503, without waiting for it', async () => {
     const started = Date.now();
     await expect503('slow', /abort|timeout/i);
-    expect(Date.now() - started).toBeLessThan(900);
+    // At the client's 1 s timeout, well before the peer's 3 s answer.
+    expect(Date.now() - started).toBeLessThan(2_500);
     // A longer timeout for one call lets it finish.
-    expect(await client.get('workspace', '/internal/slow', { timeoutMs: 3_000 })).toEqual({ late: true });
+    expect(await client.get('workspace', '/internal/slow', { timeoutMs: 6_000 })).toEqual({ late: true });
   });
 
   it('turns a 5xx, an unexpected status, a body that is not JSON or has no data into a 503', async () => {

@@ -8,9 +8,19 @@ import type { FastifyInstance } from 'fastify';
 import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
 import { createStreamLimit, type StreamLimit } from './live/stream-limit.js';
 import { NotificationStreams } from './live/streams.js';
+import { MailRelay } from './mail/queue.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerStreamRoute } from './routes/stream.js';
-import { loadNotificationSettings } from './settings.js';
+import { registerWatchRoutes } from './routes/watch.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
+import {
+  loadMailSettings,
+  loadNotificationSettings,
+  loadWebhookSettings,
+  type MailSettings,
+  type WebhookSettings,
+} from './settings.js';
+import { queuePrefixOf, WebhookQueue } from './webhooks/queue.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,6 +32,10 @@ declare module 'fastify' {
     notificationStreams: NotificationStreams;
     /** Open streams per user across replicas (service.ts attaches it to NATS). */
     notificationStreamLimit: StreamLimit;
+    /** E-mail: its settings and the relay from the outbox to the queue (service.ts starts the rest). */
+    notificationMail: { settings: MailSettings; relay: MailRelay };
+    /** The webhook deliveries' queue and settings (service.ts starts their consumer and worker). */
+    notificationWebhooks: { queue: WebhookQueue; settings: WebhookSettings; queuePrefix: string };
   }
 }
 
@@ -76,7 +90,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', () => owned.end());
     reads = owned;
   }
+  const mailSettings = loadMailSettings(config);
+  const relay = new MailRelay(deps.pool, config.redisUrl, mailSettings, logger);
+  app.addHook('onClose', () => relay.close());
+  app.decorate('notificationMail', { settings: mailSettings, relay });
   registerNotificationRoutes(app, { pool: deps.pool, reads, notify: (userIds) => streams.notify(userIds) });
   registerStreamRoute(app, streams, streamLimit, app.notificationMembership);
+  const webhookSettings = loadWebhookSettings(config.env);
+  const queuePrefix = queuePrefixOf(config.dbPrefix);
+  const webhookQueue = new WebhookQueue(config.redisUrl, queuePrefix);
+  app.addHook('onClose', () => webhookQueue.close());
+  app.decorate('notificationWebhooks', { queue: webhookQueue, settings: webhookSettings, queuePrefix });
+  registerWebhookRoutes(app, {
+    pool: deps.pool,
+    membership: app.notificationMembership,
+    queue: webhookQueue,
+    settings: webhookSettings,
+  });
+  registerWatchRoutes(app, { pool: deps.pool, membership: app.notificationMembership, peers });
   return app;
 }

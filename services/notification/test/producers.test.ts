@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { createDatabasePool, sql } from '@wiki/db';
 import {
   addMember,
   createDocument,
   createWorkspace,
   eventually,
+  publishEvent,
   type SignedInUser,
   type Stack,
   signInNew,
@@ -318,5 +320,42 @@ describe('more rules', () => {
         '/api/v1/notifications/{id}',
       ]),
     );
+  });
+});
+
+describe('job notifications', () => {
+  it('JOB_FINISHED goes to the job’s owner, who started it, with ids only', async () => {
+    const jobId = randomUUID();
+    await publishEvent(stack.config, {
+      type: 'job.finished',
+      actorId: ada.id,
+      workspaceId: workspace.id,
+      data: {
+        id: jobId,
+        kind: 'export',
+        status: 'done',
+        ownerId: ada.id,
+        workspaceId: workspace.id,
+        documentId: document.id,
+      },
+    });
+    const got = await awaitNotification(stack, ada, 'JOB_FINISHED', (n) => n.metadata?.jobId === jobId);
+    expect(got).toMatchObject({
+      title: 'The export is ready',
+      message: 'Your export of "Design notes" has finished.',
+      document: { id: document.id },
+      metadata: { jobId, kind: 'export', status: 'done' },
+    });
+    const failedId = randomUUID();
+    await publishEvent(stack.config, {
+      type: 'job.finished',
+      actorId: bob.id,
+      workspaceId: workspace.id,
+      data: { id: failedId, kind: 'export', status: 'failed', ownerId: bob.id, workspaceId: workspace.id },
+    });
+    const failed = await awaitNotification(stack, bob, 'JOB_FINISHED', (n) => n.metadata?.jobId === failedId);
+    expect(failed.title).toBe('The export failed');
+    // Nobody else hears of another's job.
+    expect((await allOf(stack, ada)).filter((n) => n.metadata?.jobId === failedId)).toEqual([]);
   });
 });

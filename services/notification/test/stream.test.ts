@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { sweepExpired } from '../src/events/expiry-sweeper.js';
-import { liveSubject } from '../src/live/streams.js';
+import { userLiveSubject } from '../src/live/streams.js';
 import { allOf, awaitNotification, type Notification, startNotificationStack } from './helpers.js';
 import { type SseEvent, SseStream } from './sse.js';
 
@@ -257,7 +257,7 @@ describe('GET /notifications/stream through the gateway', () => {
           UPDATE notifications SET expires_at = now() - interval '1 second' WHERE user_id = ${pat.id}`);
         mark = stream.events.length;
         const deleted = await sweepExpired(pool, (userIds) => {
-          for (const id of userIds) bus.nc.publish(liveSubject(bus.prefix, id));
+          for (const id of userIds) bus.nc.publish(userLiveSubject(bus.prefix, id));
         });
         expect(deleted).toBeGreaterThanOrEqual(1);
         await stream.count(0, mark);

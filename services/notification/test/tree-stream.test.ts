@@ -54,15 +54,33 @@ describe('GET /notifications/stream?workspaceId: tree events', () => {
       () => api('PUT', `/documents/${doc.id}`, ada, { title: 'Renamed' }),
       () => api('PUT', `/documents/${doc.id}/move`, ada, { parentId: parent.id, index: 0 }),
       () => api('PUT', `/documents/${doc.id}`, ada, { isArchived: true }),
-      () =>
-        api('POST', `/comments/documents/${doc.id}/threads`, ada, {
-          anchor: { blockId: 'none', startOffset: 0, endOffset: 1, selectedText: 'y' },
-          comment: { content: 'open' },
-        }),
     ]) {
       const seen = trees(stream).length;
       expect((await step()).status).toBeLessThan(300);
       await eventually(() => expect(trees(stream).length).toBeGreaterThan(seen));
+    }
+  });
+
+  it('a new comment thread is told once the tree shows its count, so a read at once sees it', async () => {
+    const stream = await watch(ben);
+    const doc = await createDocument(stack, ada, { workspaceId, title: 'Talked about', content: [paragraph('x')] });
+    await stream.next((e) => e.event === 'tree');
+    // The top level of the sidebar's tree, as the web app reads it.
+    const countNow = async () => {
+      const tree = await api('GET', `/documents?workspaceId=${workspaceId}`, ben);
+      expect(tree.status).toBe(200);
+      return (tree.body.data as { id: string; openCommentCount: number }[]).find((node) => node.id === doc.id)
+        ?.openCommentCount;
+    };
+    for (const expected of [1, 2]) {
+      const seen = trees(stream).length;
+      const started = await api('POST', `/comments/documents/${doc.id}/threads`, ada, {
+        anchor: { blockId: 'none', startOffset: 0, endOffset: 1, selectedText: 'x' },
+        comment: { content: `thread ${expected}` },
+      });
+      expect(started.status).toBe(201);
+      await eventually(() => expect(trees(stream).length).toBeGreaterThan(seen));
+      expect(await countNow()).toBe(expected);
     }
   });
 

@@ -3,6 +3,7 @@ import { createServiceApp, type ServiceAppDeps } from '@wiki/service';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from './commands/context.js';
 import { createPreparedReads, type PreparedReads } from './db/prepared-reads.js';
+import { registerEmailRoutes } from './routes/email.js';
 import { registerInternalRoutes } from './routes/internal.js';
 import { registerInvitationRoutes } from './routes/invitations.js';
 import { registerMcpKeyRoutes } from './routes/mcp-keys.js';
@@ -16,7 +17,7 @@ export interface AppDeps extends ServiceAppDeps {
   reads?: PreparedReads;
 }
 
-/** The workspace service's HTTP app (no listen): users, workspaces, members, invitations, MCP keys. */
+/** The workspace service's HTTP app (no listen): users, workspaces, members, invitations, MCP keys, e-mail unsubscribe. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const { app } = await createServiceApp(config, deps, {
     service: 'workspace',
@@ -35,6 +36,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerInvitationRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerMcpKeyRoutes(app, ctx);
+  registerEmailRoutes(app, ctx);
   registerInternalRoutes(app, ctx);
   return app;
 }

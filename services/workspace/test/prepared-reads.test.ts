@@ -108,7 +108,12 @@ describe('prepared reads', () => {
     await pool.query(sql.unsafe`
       UPDATE users SET last_login_at = '2026-03-04 05:06:07.999999+00', created_at = '2025-12-31 23:59:59.000501+00'
       WHERE id = ${id}`);
-    await savePreferences(pool, id, { theme: 'dark', locale: 'de', lastWorkspaceId: randomUUID() });
+    await savePreferences(pool, id, {
+      theme: 'dark',
+      locale: 'de',
+      lastWorkspaceId: randomUUID(),
+      emailNotifications: { COMMENT_REPLY: 'off' },
+    });
     const saved = await reads.findMe(id);
     expect(saved).toEqual(await findUserWithPreferences(pool, id));
     expect(saved?.user).toMatchObject({
@@ -116,7 +121,12 @@ describe('prepared reads', () => {
       createdAt: '2025-12-31T23:59:59.000Z',
     });
     expect(PreferenceRow.strict().parse(saved?.preference)).toEqual(saved?.preference);
-    expect(saved?.preference).toMatchObject({ theme: 'dark', locale: 'de', notificationsEnabled: true });
+    expect(saved?.preference).toMatchObject({
+      theme: 'dark',
+      locale: 'de',
+      notificationsEnabled: true,
+      emailNotifications: { COMMENT_REPLY: 'off' },
+    });
 
     await pool.query(sql.unsafe`UPDATE users SET last_login_at = NULL WHERE id = ${id}`);
     expect((await reads.findMe(id))?.user.lastLoginAt).toBeNull();

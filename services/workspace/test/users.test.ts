@@ -1,5 +1,6 @@
 import { mintIdentityToken, mintServiceToken } from '@wiki/auth';
 import { sql, z } from '@wiki/db';
+import { resolveEmailPreferences } from '@wiki/events';
 import { createWorkspace, ISO_RE, type SignedInUser, signInNew, UUID_RE } from '@wiki/testing';
 import { type Harness, MODES, type Mode, startHarness } from './helpers.js';
 
@@ -44,6 +45,7 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
           sidebarCollapsed: false,
           locale: 'en',
           notificationsEnabled: true,
+          emailNotifications: resolveEmailPreferences({}),
         },
       });
       expect(res.body.data.lastLoginAt).toMatch(ISO_RE);
@@ -70,6 +72,7 @@ describe.each(MODES)('users (%s)', (mode: Mode) => {
         sidebarCollapsed: true,
         locale: 'pt-BR',
         notificationsEnabled: false,
+        emailNotifications: resolveEmailPreferences({}),
       });
       expect(second.body.data.email).toBe(pia.email);
       const cleared = await t.call('PUT', '/api/v1/users/me/preferences', { as: pia, body: { lastWorkspaceId: null } });

@@ -9,6 +9,7 @@ import { usePreferredLocale } from '../locale/usePreferredLocale';
 import { removeNotification, replaceNotification } from '../notifications/cache';
 import { notificationHref } from '../notifications/labels';
 import { InvitationActions } from './InvitationActions';
+import { JobNotificationActions } from './jobs/JobNotificationActions';
 
 interface Props {
   notification: AppNotification;
@@ -81,6 +82,14 @@ export function NotificationEntry({ notification: n, onLeave }: Props) {
       </p>
       {n.type === 'WORKSPACE_INVITATION' && n.references.invitationId && (
         <InvitationActions notification={n} invitationId={n.references.invitationId} />
+      )}
+      {n.type === 'JOB_FINISHED' && (
+        <JobNotificationActions
+          notification={n}
+          subject={subject}
+          onUsed={() => unread && void markRead().catch(() => undefined)}
+          onLeave={onLeave}
+        />
       )}
       <div className="notification-actions">
         {unread && !href && (

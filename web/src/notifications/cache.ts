@@ -6,9 +6,13 @@ import type { AppNotification, Page } from '../api/types';
 type Pages = InfiniteData<Page<AppNotification>>;
 
 function mapLists(queryClient: QueryClient, change: (data: Pages, key: readonly unknown[]) => Pages): void {
+  // A list answer already on its way (a refetch when the tab came back) may predate this change
+  // and would undo it when it lands: it is cancelled and asked for again after the change.
+  const racing = queryClient.isFetching({ queryKey: notificationKeys.lists }) > 0;
   for (const [key, data] of queryClient.getQueriesData<Pages>({ queryKey: notificationKeys.lists })) {
     if (data) queryClient.setQueryData<Pages>(key, change(data, key));
   }
+  if (racing) void queryClient.invalidateQueries({ queryKey: notificationKeys.lists });
 }
 
 /** A new notification from the stream goes on top of the lists it belongs in, once. */

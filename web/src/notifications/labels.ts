@@ -8,6 +8,9 @@ export const NOTIFICATION_TYPE_LABELS: Record<NotificationType, string> = {
   INVITATION_ACCEPTED: 'Accepted invitations',
   MEMBER_ROLE_CHANGED: 'Role changes',
   MEMBER_REMOVED: 'Removals',
+  DOCUMENT_UPDATED: 'Watched documents',
+  WEBHOOK_DISABLED: 'Disabled webhooks',
+  JOB_FINISHED: 'Finished imports and exports',
 };
 
 /** Where a notification leads: the document (at its thread, for the Comments panel), else nowhere. */

@@ -1,6 +1,6 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { documentKeys, notificationKeys } from '../api/queries';
+import { documentKeys, jobKeys, notificationKeys } from '../api/queries';
 import type { AppNotification } from '../api/types';
 import { useApi, useAuth } from '../auth/AuthContext';
 import { addNotification, setUnreadCount } from './cache';
@@ -47,7 +47,13 @@ export function useNotificationStream(workspaceId: string | null): void {
         if (message.event === 'unread-count') {
           setUnreadCount(queryClient, (JSON.parse(message.data) as { unreadCount: number }).unreadCount);
         } else if (message.event === 'notification') {
-          addNotification(queryClient, JSON.parse(message.data) as AppNotification);
+          const notification = JSON.parse(message.data) as AppNotification;
+          addNotification(queryClient, notification);
+          // A job shown somewhere learns it finished now rather than at its next poll.
+          const { jobId } = notification.metadata;
+          if (notification.type === 'JOB_FINISHED' && typeof jobId === 'string') {
+            void queryClient.invalidateQueries({ queryKey: jobKeys.detail(jobId) });
+          }
         } else if (message.event === 'tree') {
           treeChanged(queryClient, (JSON.parse(message.data) as { workspaceId: string }).workspaceId);
         }

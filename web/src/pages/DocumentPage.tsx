@@ -18,6 +18,7 @@ import { ExportMenu } from '../components/ExportMenu';
 import { HistoryPanel } from '../components/HistoryPanel';
 import { ShareDialog } from '../components/ShareDialog';
 import { TitleField } from '../components/TitleField';
+import { WatchButton } from '../components/WatchButton';
 import { NotFoundPage } from './NotFoundPage';
 
 // BlockNote, Mantine's editor parts, Yjs and Hocuspocus load with the first document opened.
@@ -132,6 +133,7 @@ export function DocumentPage() {
               >
                 Attachments
               </button>
+              <WatchButton documentId={doc.id} />
               <button type="button" className="share-button" onClick={() => setSharing(true)}>
                 Share
               </button>

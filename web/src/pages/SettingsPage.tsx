@@ -8,6 +8,7 @@ import { ConnectAssistant } from '../components/mcp/ConnectAssistant';
 import { McpKeysSection } from '../components/mcp/McpKeysSection';
 import { colorSchemeOf } from '../components/PreferredTheme';
 import { formatDateTime, LOCALES } from '../locale/dates';
+import { EmailPreferencesSection } from '../notifications/EmailPreferencesSection';
 
 type Theme = NonNullable<Preferences['theme']>;
 const THEMES: { value: Theme; label: string }[] = [
@@ -19,7 +20,10 @@ const THEMES: { value: Theme; label: string }[] = [
 /** A fixed moment the locale setting shows written out, so a change is seen at once. */
 const EXAMPLE_DATE = '2026-03-14T15:09:00Z';
 
-/** `/settings`: who is signed in, the theme (`theme`), the locale (`locale`), MCP keys and how to connect an assistant. */
+/**
+ * `/settings`: who is signed in, the theme (`theme`), the locale (`locale`), e-mail per notification
+ * type (`emailNotifications`), MCP keys and how to connect an assistant.
+ */
 export function SettingsPage() {
   const api = useApi();
   const queryClient = useQueryClient();
@@ -89,6 +93,7 @@ export function SettingsPage() {
               </p>
               {saveLocale.error && <p role="alert">{saveLocale.error.message}</p>}
             </section>
+            <EmailPreferencesSection user={me.data} />
             <McpKeysSection />
             <ConnectAssistant />
           </>

@@ -5,17 +5,19 @@ import { membersQuery, meQuery, workspaceQuery } from '../api/queries';
 import { useApi } from '../auth/AuthContext';
 import { ArchiveWorkspace } from '../components/admin/ArchiveWorkspace';
 import { DeleteWorkspace } from '../components/admin/DeleteWorkspace';
+import { ExportWorkspace } from '../components/admin/ExportWorkspace';
 import { InvitationsSection } from '../components/admin/InvitationsSection';
 import { LeaveWorkspace } from '../components/admin/LeaveWorkspace';
 import { MembersSection } from '../components/admin/MembersSection';
 import { TransferOwnership } from '../components/admin/TransferOwnership';
+import { WebhooksSection } from '../components/admin/WebhooksSection';
 import { WorkspaceDetailsForm } from '../components/admin/WorkspaceDetailsForm';
 import { isAdmin, type Party, ROLE_LABEL, whyNotUpdateWorkspace } from '../members/rules';
 import { NotFoundPage } from './NotFoundPage';
 
 /**
- * `/w/<workspaceId>/settings`: members, invitations, the workspace's own settings, archive and
- * delete, and leaving. What the caller may not do is shown disabled with the reason (ARCHITECTURE 3).
+ * `/w/<workspaceId>/settings`: members, invitations, the workspace's own settings, webhooks, export,
+ * archive and delete, and leaving. What the caller may not do is shown disabled with the reason (ARCHITECTURE 3).
  */
 export function WorkspaceSettingsPage() {
   const { workspaceId = '' } = useParams();
@@ -26,7 +28,10 @@ export function WorkspaceSettingsPage() {
 
   const notFound = [workspace.error, members.error].some((e) => e instanceof ApiError && e.status === 404);
   if (notFound) return <NotFoundPage what="workspace" />;
-  const error = workspace.error ?? members.error ?? me.error;
+  // A failed background refetch keeps what is shown (and the open panels' state); only a first
+  // load that failed replaces the page.
+  const error =
+    (!workspace.data && workspace.error) || (!members.data && members.error) || (!me.data && me.error) || null;
   if (error) {
     return (
       <main className="page">
@@ -69,6 +74,8 @@ export function WorkspaceSettingsPage() {
           </>
         )}
       </section>
+      <WebhooksSection workspaceId={ws.id} actor={actor} />
+      <ExportWorkspace workspaceId={ws.id} name={ws.name} />
       {admin && <TransferOwnership workspaceId={ws.id} members={members.data} actor={actor} />}
       <section aria-labelledby="archive-heading">
         <h2 id="archive-heading">Archive or delete</h2>

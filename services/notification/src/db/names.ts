@@ -12,10 +12,18 @@ export async function deleteWorkspaceName(db: CommonQueryMethods, id: string) {
   await db.query(sql.unsafe`DELETE FROM workspace_names WHERE id = ${id}`);
 }
 
-export async function upsertDocumentTitle(db: CommonQueryMethods, id: string, title: string, at: string) {
+/** Keeps a document's title (and workspace, which the watch routes check) unless the row holds a more recent event. */
+export async function upsertDocumentTitle(
+  db: CommonQueryMethods,
+  id: string,
+  title: string,
+  at: string,
+  workspaceId: string,
+) {
   await db.query(sql.unsafe`
-    INSERT INTO document_titles AS d (id, title, event_at) VALUES (${id}, ${title}, ${at})
-    ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, event_at = EXCLUDED.event_at
+    INSERT INTO document_titles AS d (id, title, event_at, workspace_id) VALUES (${id}, ${title}, ${at}, ${workspaceId})
+    ON CONFLICT (id) DO UPDATE
+      SET title = EXCLUDED.title, event_at = EXCLUDED.event_at, workspace_id = EXCLUDED.workspace_id
       WHERE d.event_at <= EXCLUDED.event_at`);
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type CommonQueryMethods, sql, z } from '@wiki/db';
 import type { NewNotification, NotificationStatus, NotificationType } from '../domain/notification.js';
+import { planNotificationMail } from '../mail/plan.js';
 
 export const NotificationRow = z.object({
   id: z.string(),
@@ -26,7 +27,8 @@ export const NotificationRow = z.object({
 });
 export type NotificationRow = z.infer<typeof NotificationRow>;
 
-const columns = sql.fragment`
+/** Every column of a NotificationRow (also read by db/mail.ts). */
+export const notificationColumns = sql.fragment`
   id, user_id AS "userId", type, status, title, message, actionable, actor_id AS "actorId",
   actor_name AS "actorName", actor_avatar AS "actorAvatar", workspace_id AS "workspaceId",
   workspace_name AS "workspaceName", document_id AS "documentId", document_title AS "documentTitle",
@@ -64,7 +66,10 @@ export async function insertNotification(
     FROM next
     ON CONFLICT (user_id, source_key) DO NOTHING
     RETURNING id`);
-  return made !== null;
+  if (made === null) return false;
+  // The one place new notifications are stored: each type is e-mailed by preference from here.
+  await planNotificationMail(db, { id: made.id, userId: n.userId, type: n.type });
+  return true;
 }
 
 /**
@@ -111,7 +116,7 @@ export async function listNotifications(
   const total = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
     SELECT count(*)::int AS n FROM notifications WHERE ${where}`);
   const rows = await db.any(sql.type(NotificationRow)`
-    SELECT ${columns} FROM notifications WHERE ${where}
+    SELECT ${notificationColumns} FROM notifications WHERE ${where}
     ORDER BY ${order} LIMIT ${f.size} OFFSET ${f.page * f.size}`);
   return { rows, total };
 }
@@ -128,7 +133,7 @@ export function markRead(db: CommonQueryMethods, id: string, userId: string): Pr
     UPDATE notifications
     SET status = CASE WHEN status = 'UNREAD' THEN 'READ' ELSE status END, read_at = coalesce(read_at, now())
     WHERE id = ${id} AND user_id = ${userId} AND ${visible}
-    RETURNING ${columns}`);
+    RETURNING ${notificationColumns}`);
 }
 
 /** → ACTIONED (from UNREAD or READ); it counts as read too, so readAt is set if it was not. */
@@ -136,7 +141,7 @@ export function markActioned(db: CommonQueryMethods, id: string, userId: string)
   return db.maybeOne(sql.type(NotificationRow)`
     UPDATE notifications SET status = 'ACTIONED', read_at = coalesce(read_at, now())
     WHERE id = ${id} AND user_id = ${userId} AND ${visible}
-    RETURNING ${columns}`);
+    RETURNING ${notificationColumns}`);
 }
 
 export async function markAllRead(db: CommonQueryMethods, userId: string): Promise<number> {
@@ -261,7 +266,7 @@ export async function catchUpPage(
 ): Promise<{ rows: StreamRow[]; unread: number }> {
   const result = await db.any(sql.type(CatchUpRow)`
     WITH page AS (
-      SELECT ${columns}, seq FROM notifications
+      SELECT ${notificationColumns}, seq FROM notifications
       WHERE user_id = ${userId} AND seq > ${afterSeq} AND ${visible}
       ORDER BY notifications.seq LIMIT ${limit}
     ), unread AS (

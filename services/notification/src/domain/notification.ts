@@ -1,14 +1,7 @@
-/** NotificationType (ARCHITECTURE 5.6). */
-export const NOTIFICATION_TYPES = [
-  'COMMENT_MENTION',
-  'COMMENT_REPLY',
-  'THREAD_RESOLVED',
-  'WORKSPACE_INVITATION',
-  'INVITATION_ACCEPTED',
-  'MEMBER_ROLE_CHANGED',
-  'MEMBER_REMOVED',
-] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+/** NotificationType (ARCHITECTURE 5.6, 5.18): shared with the workspace service's e-mail preferences. */
+import type { NotificationType } from '@wiki/events';
+
+export { NOTIFICATION_TYPES, type NotificationType } from '@wiki/events';
 
 /**
  * UNREAD → READ → ACTIONED; DISMISSED hides a notification from lists and counts. A step never
@@ -43,7 +36,11 @@ export interface Names {
 }
 
 /** Title and message of each type, in English, from the names current at creation. */
-export function wording(type: NotificationType, names: Names, extra: { role?: string } = {}) {
+export function wording(
+  type: NotificationType,
+  names: Names,
+  extra: { role?: string; job?: { kind: 'import' | 'export'; status: 'done' | 'failed' } } = {},
+) {
   const actor = names.actorName || 'Someone';
   const workspace = names.workspaceName || 'a workspace';
   const document = names.documentTitle || 'a document';
@@ -65,6 +62,20 @@ export function wording(type: NotificationType, names: Names, extra: { role?: st
       return { title: 'Your role changed', message: `Your role in "${workspace}" is now ${roleName(extra.role)}.` };
     case 'MEMBER_REMOVED':
       return { title: 'Removed from a workspace', message: `You were removed from "${workspace}".` };
+    case 'DOCUMENT_UPDATED':
+      return { title: 'Document updated', message: `${actor} edited "${document}", which you watch.` };
+    case 'WEBHOOK_DISABLED':
+      return {
+        title: 'Webhook disabled',
+        message: `A webhook of "${workspace}" failed for three days and was disabled.`,
+      };
+    case 'JOB_FINISHED': {
+      const what = extra.job?.kind === 'import' ? 'import' : 'export';
+      const from = names.documentTitle ? ` of "${names.documentTitle}"` : ` in "${workspace}"`;
+      return extra.job?.status === 'failed'
+        ? { title: `The ${what} failed`, message: `Your ${what}${from} failed.` }
+        : { title: `The ${what} is ready`, message: `Your ${what}${from} has finished.` };
+    }
   }
 }
 

@@ -21,6 +21,9 @@ import { actorOf, isMember, titleOf } from '../db/people.js';
 import { savePreference, wantsNotifications } from '../db/preferences.js';
 import { type NewNotification, type NotificationType, wording } from '../domain/notification.js';
 import { notifyAfterCommit, touch } from '../live/after-commit.js';
+import { kickAfterCommit } from '../mail/after-commit.js';
+import { planInvitationMail } from '../mail/plan.js';
+import { applyWatchEvent, type WatchDeps } from './watch-events.js';
 
 /**
  * One consumer for the names it shows and the notifications it makes: the stream's order then
@@ -38,10 +41,11 @@ const TYPES = [
   'invitation.*',
   'member.role_changed',
   'member.removed',
+  'job.finished',
 ] as const;
 export type ProducerEvent = EventFor<(typeof TYPES)[number]>;
 
-export interface ProducerDeps {
+export interface ProducerDeps extends WatchDeps {
   /** The workspace service, for members and users the projections do not hold yet. */
   peers: ServiceClient;
   logger: Logger;
@@ -54,13 +58,17 @@ interface Recipients {
   membersOnly: boolean;
   fields: Omit<NewNotification, 'userId' | 'type' | 'title' | 'message' | 'sourceKey' | 'actorId' | 'workspaceId'>;
   role?: string;
+  /** Told although they caused it (their own job finished). */
+  includeActor?: boolean;
+  job?: { kind: 'import' | 'export'; status: 'done' | 'failed' };
 }
 
 export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTransactionConnection, deps: ProducerDeps) {
   const at = event.occurredAt;
+  await applyWatchEvent(event, tx, deps);
   switch (event.type) {
     case 'user.preferences_changed':
-      return savePreference(tx, event.data.userId, event.data.notificationsEnabled, at);
+      return savePreference(tx, event.data, at);
     case 'workspace.created':
     case 'workspace.updated':
       return upsertWorkspaceName(tx, event.data.id, event.data.name, at);
@@ -79,7 +87,7 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
     case 'document.restored':
     case 'document.published':
     case 'document.unpublished':
-      return upsertDocumentTitle(tx, event.data.id, event.data.title, at);
+      return upsertDocumentTitle(tx, event.data.id, event.data.title, at, event.data.workspaceId);
     case 'comment.added': {
       const d = event.data;
       const mentioned = new Set(d.mentions.filter((id) => id !== d.authorId));
@@ -121,7 +129,14 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
     case 'invitation.created': {
       const d = event.data;
       const invitee = d.inviteeUserId ?? (await userIdByEmail(tx, d.email));
-      if (!invitee) return; // nobody has signed in with that email yet
+      // E-mailed to its address even when nobody has signed in with it yet.
+      await planInvitationMail(tx, {
+        eventId: event.id,
+        invitationId: d.invitationId,
+        email: d.email,
+        inviteeUserId: invitee,
+      });
+      if (!invitee) return; // no notification: nobody has signed in with that email yet
       if (d.resent) touch(tx, await refreshInvitation(tx, d.invitationId, d.expiresAt));
       return produce(event, tx, deps, {
         type: 'WORKSPACE_INVITATION',
@@ -161,6 +176,18 @@ export async function applyProducerEvent(event: ProducerEvent, tx: DatabaseTrans
         membersOnly: false,
         fields: {},
       });
+    case 'job.finished': {
+      const d = event.data;
+      // The owner's own job: told although they started it, so the stream carries it.
+      return produce(event, tx, deps, {
+        type: 'JOB_FINISHED',
+        userIds: [d.ownerId],
+        membersOnly: false,
+        includeActor: true,
+        fields: { documentId: d.documentId ?? null, metadata: { jobId: d.id, kind: d.kind, status: d.status } },
+        job: { kind: d.kind, status: d.status },
+      });
+    }
   }
 }
 
@@ -168,7 +195,7 @@ async function produce(event: ProducerEvent, tx: DatabaseTransactionConnection, 
   const workspaceId = event.workspaceId ?? ('workspaceId' in event.data ? event.data.workspaceId : null);
   const actorId = event.actorId;
   // Nobody is told of what they did themselves.
-  const candidates = [...new Set(r.userIds)].filter((id) => id !== actorId);
+  const candidates = [...new Set(r.userIds)].filter((id) => r.includeActor || id !== actorId);
   if (candidates.length === 0) return;
   const recipients: string[] = [];
   for (const userId of candidates) {
@@ -191,7 +218,7 @@ async function produce(event: ProducerEvent, tx: DatabaseTransactionConnection, 
       workspaceName: names.workspaceName ?? '',
       documentTitle: names.documentTitle ?? '',
     },
-    { role: r.role },
+    { role: r.role, job: r.job },
   );
   // WORKSPACE_INVITATION is one per invitation (a resend refreshes it); the rest one per event.
   const sourceKey =
@@ -211,12 +238,13 @@ async function produce(event: ProducerEvent, tx: DatabaseTransactionConnection, 
 export function startNotificationProducer(
   bus: EventBus,
   pool: DatabasePool,
-  deps: ProducerDeps & { notify: (userIds: Iterable<string>) => void },
+  deps: ProducerDeps & { notify: (userIds: Iterable<string>) => void; kickMail: () => void },
 ) {
   return startConsumer({
     bus,
-    // Streams are told of what a transaction made or changed once it has committed.
-    pool: notifyAfterCommit(pool, deps.notify),
+    // Streams are told of what a transaction made or changed once it has committed, and the
+    // mail queue of the messages it wrote.
+    pool: notifyAfterCommit(kickAfterCommit(pool, deps.kickMail), deps.notify),
     name: 'notification-producer',
     types: TYPES,
     handle: (event, tx) => applyProducerEvent(event, tx, deps),

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { DatabasePool } from '@wiki/db';
-import type { EventBus, Logger } from '@wiki/events';
+import { type EventBus, type Logger, liveSubject } from '@wiki/events';
 import { catchUpPage, lastSeqOf, type StreamRow } from '../db/notifications.js';
 import { presentNotification } from '../presenters/notification.js';
 import { TreeWatchers } from './tree-watch.js';
@@ -22,7 +22,7 @@ export const RECONNECT_NOTICE = 'retry: 1000\nevent: reconnect\ndata: {"reason":
  * `<prefix>.>`, which the event stream captures. The message is empty: the user id is the last
  * token, and each replica reads what changed from the database, so a message stays a few bytes.
  */
-export const liveSubject = (prefix: string, userId: string) => `${prefix}-live.notification.${userId}`;
+export const userLiveSubject = (prefix: string, userId: string) => liveSubject(prefix, `notification.${userId}`);
 
 /**
  * The open `GET /notifications/stream` responses of this replica, by user, and the fan-out that
@@ -56,7 +56,7 @@ export class NotificationStreams {
   /** Joins the fan-out (a consumer starter of the service: the bus exists once the app is built). */
   connect(bus: EventBus): { stop(): Promise<void> } {
     this.bus = bus;
-    const subscription = bus.nc.subscribe(`${bus.prefix}-live.notification.*`, {
+    const subscription = bus.nc.subscribe(userLiveSubject(bus.prefix, '*'), {
       callback: (error, msg) => {
         if (error) {
           this.logger.warn({ err: error }, 'notification fan-out subscription failed');
@@ -93,7 +93,7 @@ export class NotificationStreams {
   notify(userIds: Iterable<string>): void {
     const bus = this.bus;
     for (const userId of userIds) {
-      if (bus && !bus.nc.isClosed()) bus.nc.publish(liveSubject(bus.prefix, userId));
+      if (bus && !bus.nc.isClosed()) bus.nc.publish(userLiveSubject(bus.prefix, userId));
       else this.refresh(userId);
     }
   }

@@ -5,7 +5,7 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const W = '00000000-0000-4000-8000-000000000001';
 
 describe('which events change a workspace’s tree', () => {
-  it('places, titles, icons and open threads do; content, covers and other events do not', () => {
+  it('places, titles and icons do; content, covers and comment events (counts come from the document service) do not', () => {
     const data = (extra: Record<string, unknown> = {}) => ({ workspaceId: W, ...extra });
     for (const type of ['document.created', 'document.moved', 'document.archived', 'document.deleted'])
       expect(treeChangeOf(type, data())).toBe(W);
@@ -13,7 +13,7 @@ describe('which events change a workspace’s tree', () => {
     expect(treeChangeOf('document.updated', data({ changed: ['icon', 'content'] }))).toBe(W);
     expect(treeChangeOf('document.updated', data({ changed: ['content', 'lastEditedBy'] }))).toBeNull();
     expect(treeChangeOf('document.updated', data({ changed: ['coverImageUrl'] }))).toBeNull();
-    expect(treeChangeOf('comment.thread_resolved', data())).toBe(W);
+    expect(treeChangeOf('comment.thread_resolved', data())).toBeNull();
     expect(treeChangeOf('comment.added', data())).toBeNull();
     expect(treeChangeOf('document.published', data())).toBeNull();
   });

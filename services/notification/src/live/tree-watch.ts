@@ -1,18 +1,16 @@
-import type { EventBus, Logger } from '@wiki/events';
+import { type EventBus, type Logger, liveSubject, THREAD_COUNTS_TOPIC } from '@wiki/events';
 
-/** Events that change what a workspace's document tree shows: places, titles, icons, open comment counts. */
+/**
+ * Events that change what a workspace's document tree shows: places, titles, icons. Open comment
+ * counts are announced by the document service once it has counted a thread event (THREAD_COUNTS_TOPIC):
+ * the comment event itself can arrive before the count it changes can be read.
+ */
 const DOCUMENT_TREE_EVENTS = new Set([
   'document.created',
   'document.moved',
   'document.archived',
   'document.restored',
   'document.deleted',
-]);
-const THREAD_COUNT_EVENTS = new Set([
-  'comment.thread_created',
-  'comment.thread_resolved',
-  'comment.thread_reopened',
-  'comment.thread_deleted',
 ]);
 /** document.updated changes the tree only through these fields (a content save does not). */
 const TREE_FIELDS = new Set(['title', 'icon']);
@@ -28,7 +26,7 @@ export interface TreeWatcher {
 /** The workspace whose tree an event changed, or null when it changed none. */
 export function treeChangeOf(type: string, data: Record<string, unknown>): string | null {
   const workspaceId = typeof data.workspaceId === 'string' ? data.workspaceId : null;
-  if (DOCUMENT_TREE_EVENTS.has(type) || THREAD_COUNT_EVENTS.has(type)) return workspaceId;
+  if (DOCUMENT_TREE_EVENTS.has(type)) return workspaceId;
   if (type === 'document.updated') {
     const changed = Array.isArray(data.changed) ? data.changed : [];
     return changed.some((field) => TREE_FIELDS.has(field)) ? workspaceId : null;
@@ -61,7 +59,7 @@ export class TreeWatchers {
   }
 
   connect(bus: EventBus): { stop(): Promise<void> } {
-    const subscriptions = ['document.*', 'comment.*', 'member.removed'].map((pattern) =>
+    const subscriptions = ['document.*', 'member.removed'].map((pattern) =>
       bus.nc.subscribe(`${bus.prefix}.${pattern}`, {
         callback: (error, msg) => {
           if (error || this.byWorkspace.size === 0) return;
@@ -70,6 +68,22 @@ export class TreeWatchers {
             if (typeof envelope?.type === 'string' && envelope.data) this.take(envelope.type, envelope.data);
           } catch (cause) {
             this.logger.warn({ err: cause, subject: msg.subject }, 'notification: an unreadable event was skipped');
+          }
+        },
+      }),
+    );
+    subscriptions.push(
+      bus.nc.subscribe(liveSubject(bus.prefix, THREAD_COUNTS_TOPIC), {
+        callback: (error, msg) => {
+          if (error || this.byWorkspace.size === 0) return;
+          try {
+            const { workspaceId } = msg.json<{ workspaceId?: unknown }>();
+            if (typeof workspaceId === 'string') this.changed(workspaceId);
+          } catch (cause) {
+            this.logger.warn(
+              { err: cause, subject: msg.subject },
+              'notification: an unreadable count signal was skipped',
+            );
           }
         },
       }),
@@ -92,7 +106,12 @@ export class TreeWatchers {
       return;
     }
     const workspaceId = treeChangeOf(type, data);
-    if (!workspaceId || !this.byWorkspace.has(workspaceId) || this.pending.has(workspaceId)) return;
+    if (workspaceId) this.changed(workspaceId);
+  }
+
+  /** Tells the workspace's watchers, once for the changes within TREE_COALESCE_MS. */
+  changed(workspaceId: string): void {
+    if (!this.byWorkspace.has(workspaceId) || this.pending.has(workspaceId)) return;
     const timer = setTimeout(() => {
       this.pending.delete(workspaceId);
       const chunk = `event: tree\ndata: ${JSON.stringify({ workspaceId })}\n\n`;

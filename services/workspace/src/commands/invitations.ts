@@ -3,6 +3,7 @@ import type { DatabaseTransactionConnection } from '@wiki/db';
 import { notFound, refusal } from '@wiki/http';
 import {
   findInvitation,
+  findInvitationById,
   findInvitationByToken,
   findInvitationInWorkspace,
   type InvitationView,
@@ -23,8 +24,10 @@ import {
   assertVerifiedEmail,
   canCancel,
   canResend,
+  effectiveStatus,
   expiryFrom,
   hasVerifiedEmail,
+  inviteLink,
   newInvitationToken,
 } from '../domain/invitations.js';
 import { assertCan, assertCanInvite, mayInvite } from '../domain/roles.js';
@@ -227,4 +230,15 @@ export async function cancelLeftOverInvitations(
     await setInvitationStatus(tx, invitation.id, 'CANCELLED');
     await emitInvitation(tx, 'cancelled', actorId, invitation, await inviteeUserId(tx, invitation.email));
   }
+}
+
+/**
+ * An open invitation with its link, for the notification service's e-mail (events never carry
+ * the token). 404 unless it is PENDING and not past its expiry: a cancelled, answered or expired
+ * invitation is not e-mailed.
+ */
+export async function pendingInvitationLink(ctx: Context, invitationId: string) {
+  const found = await findInvitationById(ctx.pool, invitationId);
+  if (!found || effectiveStatus(found, new Date()) !== 'PENDING') throw notFound('Invitation');
+  return { invitation: found, link: inviteLink(ctx.settings.inviteUrl, found.token) };
 }

@@ -1,6 +1,12 @@
 import type { DatabaseTransactionConnection } from '@wiki/db';
 import { notFound, refusal } from '@wiki/http';
-import { type PreferencePatch, type PreferenceRow, savePreferences } from '../db/preferences.js';
+import {
+  DEFAULT_PREFERENCES,
+  lockPreferences,
+  type PreferencePatch,
+  type PreferenceRow,
+  savePreferences,
+} from '../db/preferences.js';
 import {
   findUserById,
   findUserByIdpUid,
@@ -9,6 +15,12 @@ import {
   type UserRow,
   updateUserOnSignIn,
 } from '../db/users.js';
+import {
+  notifiedPreferences,
+  notifiedPreferencesDiffer,
+  type UnsubscribeTarget,
+  unsubscribePatch,
+} from '../domain/email-preferences.js';
 import { acceptableAvatar, defaultWorkspaceName, displayName, profileChanges } from '../domain/users.js';
 import { emitPreferencesChanged, emitUserUpserted } from '../events/producers.js';
 import type { Context } from './context.js';
@@ -20,6 +32,10 @@ export async function getMe(ctx: Context, userId: string): Promise<{ user: UserR
   return me;
 }
 
+export function findUser(ctx: Context, userId: string): Promise<UserRow | null> {
+  return findUserById(ctx.pool, userId);
+}
+
 export async function updatePreferences(
   ctx: Context,
   userId: string,
@@ -27,13 +43,26 @@ export async function updatePreferences(
 ): Promise<{ user: UserRow; preference: PreferenceRow }> {
   const user = await findUserById(ctx.pool, userId);
   if (!user) throw notFound('User');
-  if (patch.notificationsEnabled === undefined)
-    return { user, preference: await savePreferences(ctx.pool, userId, patch) };
+  const notified =
+    patch.notificationsEnabled !== undefined || patch.emailNotifications !== undefined || patch.locale !== undefined;
+  if (!notified) return { user, preference: await savePreferences(ctx.pool, userId, patch) };
   return ctx.pool.transaction(async (tx) => {
+    // Read under lock, so a concurrent save cannot slip between the comparison and the event.
+    const before = notifiedPreferences((await lockPreferences(tx, userId)) ?? DEFAULT_PREFERENCES);
     const preference = await savePreferences(tx, userId, patch);
-    await emitPreferencesChanged(tx, userId, preference.notificationsEnabled);
+    const after = notifiedPreferences(preference);
+    if (notifiedPreferencesDiffer(before, after)) await emitPreferencesChanged(tx, userId, after);
     return { user, preference };
   });
+}
+
+/** One-click unsubscribe (RFC 8058): the link's type, or every type, e-mailed `off`; a repeat changes nothing. */
+export function unsubscribe(
+  ctx: Context,
+  userId: string,
+  target: UnsubscribeTarget,
+): Promise<{ user: UserRow; preference: PreferenceRow }> {
+  return updatePreferences(ctx, userId, { emailNotifications: unsubscribePatch(target) });
 }
 
 export interface SignInInput {

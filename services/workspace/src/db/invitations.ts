@@ -69,6 +69,10 @@ export function findInvitation(db: CommonQueryMethods, id: string): Promise<Invi
   return db.one(sql.type(InvitationView)`SELECT ${columns} FROM ${from} WHERE inv.id = ${id}`);
 }
 
+export function findInvitationById(db: CommonQueryMethods, id: string): Promise<InvitationView | null> {
+  return db.maybeOne(sql.type(InvitationView)`SELECT ${columns} FROM ${from} WHERE inv.id = ${id}`);
+}
+
 export function findInvitationInWorkspace(
   db: CommonQueryMethods,
   workspaceId: string,

@@ -8,6 +8,8 @@ export const PreferenceRow = z.object({
   sidebarCollapsed: z.boolean(),
   locale: z.string(),
   notificationsEnabled: z.boolean(),
+  /** Only the types the person chose a mode for (resolveEmailPreferences fills in the rest). */
+  emailNotifications: z.record(z.string(), z.string()),
 });
 export type PreferenceRow = z.infer<typeof PreferenceRow>;
 
@@ -19,11 +21,13 @@ export const DEFAULT_PREFERENCES: PreferenceRow = {
   sidebarCollapsed: false,
   locale: 'en',
   notificationsEnabled: true,
+  emailNotifications: {},
 };
 
 const columns = sql.fragment`
   last_document_id AS "lastDocumentId", last_workspace_id AS "lastWorkspaceId", theme,
-  sidebar_collapsed AS "sidebarCollapsed", locale, notifications_enabled AS "notificationsEnabled"`;
+  sidebar_collapsed AS "sidebarCollapsed", locale, notifications_enabled AS "notificationsEnabled",
+  email_notifications AS "emailNotifications"`;
 
 export type PreferencePatch = Partial<PreferenceRow>;
 
@@ -34,11 +38,13 @@ const COLUMN_OF: Record<keyof PreferenceRow, string> = {
   sidebarCollapsed: 'sidebar_collapsed',
   locale: 'locale',
   notificationsEnabled: 'notifications_enabled',
+  emailNotifications: 'email_notifications',
 };
 
 /**
  * Writes the given fields and leaves the others as they were (or at their defaults). One
- * statement, so two concurrent saves of different fields both stick.
+ * statement, so two concurrent saves of different fields both stick. `emailNotifications` is
+ * merged into what is stored: a partial map changes only the types it names.
  */
 export async function savePreferences(
   db: CommonQueryMethods,
@@ -50,18 +56,24 @@ export async function savePreferences(
   for (const k of given) (initial as Record<string, unknown>)[k] = patch[k];
   const keys = Object.keys(COLUMN_OF) as (keyof PreferenceRow)[];
   const column = (k: keyof PreferenceRow) => sql.identifier([COLUMN_OF[k]]);
-  const updates = [
-    ...given.map((k) => sql.fragment`${column(k)} = EXCLUDED.${column(k)}`),
-    sql.fragment`updated_at = now()`,
-  ];
+  const value = (k: keyof PreferenceRow) =>
+    k === 'emailNotifications' ? sql.jsonb(initial.emailNotifications) : sql.fragment`${initial[k] as string}`;
+  const assignment = (k: keyof PreferenceRow) =>
+    k === 'emailNotifications'
+      ? sql.fragment`email_notifications = user_preferences.email_notifications || EXCLUDED.email_notifications`
+      : sql.fragment`${column(k)} = EXCLUDED.${column(k)}`;
+  const updates = [...given.map(assignment), sql.fragment`updated_at = now()`];
   return db.one(sql.type(PreferenceRow)`
     INSERT INTO user_preferences (user_id, ${sql.join(keys.map(column), sql.fragment`, `)})
-    VALUES (${userId}, ${sql.join(
-      keys.map((k) => sql.fragment`${initial[k]}`),
-      sql.fragment`, `,
-    )})
+    VALUES (${userId}, ${sql.join(keys.map(value), sql.fragment`, `)})
     ON CONFLICT (user_id) DO UPDATE SET ${sql.join(updates, sql.fragment`, `)}
     RETURNING ${columns}`);
+}
+
+/** What the user saved, locked until the transaction ends; null when they never saved anything. */
+export function lockPreferences(db: CommonQueryMethods, userId: string): Promise<PreferenceRow | null> {
+  return db.maybeOne(sql.type(PreferenceRow)`
+    SELECT ${columns} FROM user_preferences WHERE user_id = ${userId} FOR UPDATE`);
 }
 
 /** The row GET /users/me reads: the user's columns, then their preferences' (all null when never saved). */
@@ -73,6 +85,7 @@ export const MeRow = UserRow.extend({
   prefSidebarCollapsed: z.boolean().nullable(),
   prefLocale: z.string().nullable(),
   prefNotificationsEnabled: z.boolean().nullable(),
+  prefEmailNotifications: PreferenceRow.shape.emailNotifications.nullable(),
 });
 export type MeRow = z.infer<typeof MeRow>;
 
@@ -86,7 +99,7 @@ export async function findUserWithPreferences(
       p.user_id IS NOT NULL AS "hasPreferences",
       p.last_document_id AS "prefLastDocumentId", p.last_workspace_id AS "prefLastWorkspaceId", p.theme AS "prefTheme",
       p.sidebar_collapsed AS "prefSidebarCollapsed", p.locale AS "prefLocale",
-      p.notifications_enabled AS "prefNotificationsEnabled"
+      p.notifications_enabled AS "prefNotificationsEnabled", p.email_notifications AS "prefEmailNotifications"
     FROM users u LEFT JOIN user_preferences p ON p.user_id = u.id
     WHERE u.id = ${userId}`);
   return row ? splitMeRow(row) : null;
@@ -102,6 +115,7 @@ export function splitMeRow(row: MeRow): { user: UserRow; preference: PreferenceR
     prefSidebarCollapsed,
     prefLocale,
     prefNotificationsEnabled,
+    prefEmailNotifications,
     ...user
   } = row;
   const preference: PreferenceRow = hasPreferences
@@ -112,6 +126,7 @@ export function splitMeRow(row: MeRow): { user: UserRow; preference: PreferenceR
         sidebarCollapsed: prefSidebarCollapsed ?? DEFAULT_PREFERENCES.sidebarCollapsed,
         locale: prefLocale ?? DEFAULT_PREFERENCES.locale,
         notificationsEnabled: prefNotificationsEnabled ?? DEFAULT_PREFERENCES.notificationsEnabled,
+        emailNotifications: prefEmailNotifications ?? DEFAULT_PREFERENCES.emailNotifications,
       }
     : DEFAULT_PREFERENCES;
   return { user, preference };

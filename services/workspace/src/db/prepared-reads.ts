@@ -30,7 +30,7 @@ const iso = isoTimestampSql;
 
 const FIND_ME = {
   // The name is per connection; change it whenever the text changes.
-  name: 'workspace_find_me_v1',
+  name: 'workspace_find_me_v2',
   text: `
     SELECT u.id, u.idp_uid AS "idpUid", u.email, u.email_verified AS "emailVerified", u.name,
       u.avatar_url AS "avatarUrl", u.status, ${iso('u.last_login_at')} AS "lastLoginAt",
@@ -38,7 +38,7 @@ const FIND_ME = {
       p.user_id IS NOT NULL AS "hasPreferences",
       p.last_document_id AS "prefLastDocumentId", p.last_workspace_id AS "prefLastWorkspaceId", p.theme AS "prefTheme",
       p.sidebar_collapsed AS "prefSidebarCollapsed", p.locale AS "prefLocale",
-      p.notifications_enabled AS "prefNotificationsEnabled"
+      p.notifications_enabled AS "prefNotificationsEnabled", p.email_notifications AS "prefEmailNotifications"
     FROM users u LEFT JOIN user_preferences p ON p.user_id = u.id
     WHERE u.id = $1`,
 };

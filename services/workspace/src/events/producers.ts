@@ -4,6 +4,7 @@ import type { InvitationView } from '../db/invitations.js';
 import type { MemberRow } from '../db/members.js';
 import type { UserRow } from '../db/users.js';
 import type { WorkspaceRow } from '../db/workspaces.js';
+import type { NotifiedPreferences } from '../domain/email-preferences.js';
 
 /**
  * The events this service emits (ARCHITECTURE 4), their data typed by the contracts of
@@ -22,14 +23,18 @@ export function emitUserUpserted(tx: CommonQueryMethods, user: UserRow) {
   );
 }
 
-/** Sent when a preference update sets notificationsEnabled (the notification service honours it). */
-export function emitPreferencesChanged(tx: CommonQueryMethods, userId: string, notificationsEnabled: boolean) {
+/**
+ * Sent when a save changes what the notification service acts on: notificationsEnabled, the
+ * e-mail modes (every type's, defaults filled in) and the locale, all three as they now are.
+ */
+export function emitPreferencesChanged(tx: CommonQueryMethods, userId: string, preferences: NotifiedPreferences) {
+  const { notificationsEnabled, emailNotifications, locale } = preferences;
   return publishInTx(
     tx,
     newEvent('user.preferences_changed', {
       actorId: userId,
       workspaceId: null,
-      data: { userId, notificationsEnabled },
+      data: { userId, notificationsEnabled, emailNotifications, locale },
     }),
   );
 }

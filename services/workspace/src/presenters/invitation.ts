@@ -27,3 +27,18 @@ export function presentInvitationResult(view: InvitationView, inviteUrl: string)
     inviteLink: inviteLink(inviteUrl, view.token),
   };
 }
+
+/** What the notification service e-mails for an open invitation (internal route). */
+export function presentInvitationLink({ invitation, link }: { invitation: InvitationView; link: string }) {
+  return {
+    invitationId: invitation.id,
+    workspaceId: invitation.workspaceId,
+    workspaceName: invitation.workspaceName,
+    email: invitation.email,
+    role: invitation.role,
+    message: invitation.message,
+    inviterName: invitation.inviterName,
+    expiresAt: invitation.expiresAt,
+    link,
+  };
+}

@@ -1,3 +1,4 @@
+import { resolveEmailPreferences } from '@wiki/events';
 import type { PreferenceRow } from '../db/preferences.js';
 import type { UserRow } from '../db/users.js';
 
@@ -11,7 +12,7 @@ export function presentUser(user: UserRow, preference: PreferenceRow) {
     status: user.status,
     lastLoginAt: user.lastLoginAt,
     createdAt: user.createdAt,
-    preference: { ...preference },
+    preference: { ...preference, emailNotifications: resolveEmailPreferences(preference.emailNotifications) },
   };
 }
 

@@ -3,12 +3,14 @@ import { requireKind } from '@wiki/auth';
 import { envelope, errorResponses, idParams, nullable, object, success, Type } from '@wiki/http';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../commands/context.js';
+import { pendingInvitationLink } from '../commands/invitations.js';
 import { resolveMcpKey } from '../commands/mcp-keys.js';
 import { membership } from '../commands/members.js';
 import { findInternalUser, resolveUser } from '../commands/users.js';
+import { presentInvitationLink } from '../presenters/invitation.js';
 import { presentMembership } from '../presenters/member.js';
 import { presentInternalUser, presentKeyOwner } from '../presenters/user.js';
-import { internalUserResponse, keyOwnerResponse, membershipResponse } from './schemas.js';
+import { internalUserResponse, invitationLinkResponse, keyOwnerResponse, membershipResponse } from './schemas.js';
 
 /**
  * Service-to-service routes: never proxied by the gateway (not under /api/v1), and only for
@@ -74,6 +76,21 @@ export function registerInternalRoutes(server: FastifyInstance, ctx: Context): v
     },
     async (request) => {
       return success(presentMembership(await membership(ctx, request.params.workspaceId, request.params.userId)));
+    },
+  );
+
+  app.get(
+    '/internal/invitations/:invitationId/link',
+    {
+      preHandler: onlyServices,
+      schema: {
+        hide,
+        params: idParams('invitationId'),
+        response: { 200: envelope(invitationLinkResponse), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      return success(presentInvitationLink(await pendingInvitationLink(ctx, request.params.invitationId)));
     },
   );
 

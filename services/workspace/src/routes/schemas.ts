@@ -1,4 +1,5 @@
 import { ROLES } from '@wiki/auth';
+import { EMAIL_MODES, type EmailMode, NOTIFICATION_TYPES, type NotificationType } from '@wiki/events';
 import {
   nullable,
   nullableString,
@@ -109,6 +110,26 @@ export const invitationResponse = object(
 
 export const themes = ['light', 'dark', 'system'] as const;
 
+const emailMode = stringEnum(EMAIL_MODES);
+const emailModeOfEachType = Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, emailMode])) as Record<
+  NotificationType,
+  typeof emailMode
+>;
+
+/**
+ * A save's `emailNotifications`: some types and their modes. Not `object()`: an unknown type must
+ * be refused (400), where the validator would silently drop a property the schema does not list.
+ */
+export const emailNotificationsPatch = Type.Unsafe<Partial<Record<NotificationType, EmailMode>>>({
+  type: 'object',
+  description: 'How each notification type is e-mailed; the types not named keep their mode',
+  properties: emailModeOfEachType,
+  propertyNames: stringEnum(NOTIFICATION_TYPES),
+});
+
+/** Every type's mode: the person's choices over the defaults (ARCHITECTURE 5.18). */
+const emailNotificationsResponse = object(emailModeOfEachType, NOTIFICATION_TYPES);
+
 export const preferenceResponse = object(
   {
     lastDocumentId: nullableUuid,
@@ -117,8 +138,17 @@ export const preferenceResponse = object(
     sidebarCollapsed: Type.Boolean(),
     locale: Type.String(),
     notificationsEnabled: Type.Boolean(),
+    emailNotifications: emailNotificationsResponse,
   },
-  ['lastDocumentId', 'lastWorkspaceId', 'theme', 'sidebarCollapsed', 'locale', 'notificationsEnabled'],
+  [
+    'lastDocumentId',
+    'lastWorkspaceId',
+    'theme',
+    'sidebarCollapsed',
+    'locale',
+    'notificationsEnabled',
+    'emailNotifications',
+  ],
 );
 
 export const userResponse = object(
@@ -185,4 +215,19 @@ export const keyOwnerResponse = object(
     idpUid: nullableString,
   },
   ['userId', 'email', 'name', 'avatarUrl', 'idpUid'],
+);
+
+export const invitationLinkResponse = object(
+  {
+    invitationId: uuid,
+    workspaceId: uuid,
+    workspaceName: Type.String(),
+    email: Type.String(),
+    role,
+    message: nullableString,
+    inviterName: nullableString,
+    expiresAt: timestamp,
+    link: Type.String(),
+  },
+  ['invitationId', 'workspaceId', 'workspaceName', 'email', 'role', 'message', 'inviterName', 'expiresAt', 'link'],
 );

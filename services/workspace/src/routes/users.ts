@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Context } from '../commands/context.js';
 import { getMe, updatePreferences } from '../commands/users.js';
 import { presentUser } from '../presenters/user.js';
-import { themes, userResponse } from './schemas.js';
+import { emailNotificationsPatch, themes, userResponse } from './schemas.js';
 
 const tags = ['Users'];
 
@@ -16,6 +16,7 @@ const preferencesBody = object({
   sidebarCollapsed: Type.Boolean(),
   locale: Type.String({ maxLength: 10 }),
   notificationsEnabled: Type.Boolean(),
+  emailNotifications: emailNotificationsPatch,
 });
 
 export function registerUserRoutes(server: FastifyInstance, ctx: Context): void {
@@ -48,16 +49,8 @@ export function registerUserRoutes(server: FastifyInstance, ctx: Context): void 
     },
     async (request) => {
       const { userId } = requireUser(request);
-      const { lastDocumentId, lastWorkspaceId, theme, sidebarCollapsed, locale, notificationsEnabled } =
-        request.body ?? {};
-      const { user, preference } = await updatePreferences(ctx, userId, {
-        lastDocumentId,
-        lastWorkspaceId,
-        theme,
-        sidebarCollapsed,
-        locale,
-        notificationsEnabled,
-      });
+      // The body's fields are the patch (the schema lets no other field through).
+      const { user, preference } = await updatePreferences(ctx, userId, request.body ?? {});
       return success(presentUser(user, preference));
     },
   );
