@@ -6,7 +6,7 @@
 //                    [--create-connections=32,64,128] [--read-rounds=3]
 //                    [--search-documents=100000] [--search-fresh-documents=10000] [--lag-rate=25] [--lag-duration=20]
 //                    [--only=hello,read,read-service,tree,create,notification,search,attachment,export,collab,mcp,history,web,footprint]
-//                    [--export-requests=30] [--export-seconds=15] [--export-clients=8]
+//                    [--processes=separate|one] [--export-requests=30] [--export-seconds=15] [--export-clients=8]
 //                    [--streams=1000] [--mention-rate=20] [--mention-duration=20]
 //
 // `--only=search` runs the search rows alone (their own hello-world included); so does `--only=attachment`.
@@ -24,8 +24,17 @@
 // `--only=attachment` also times the service's text extraction on a text PDF (--extraction-pages=100
 // --extraction-runs=5): pages per second and the worker's memory.
 // `--only=export` runs the export rows (a ten-page document as PDF, Word and Markdown; PDFs at 1 and 2 workers).
+// `--only=import,tree-export` runs issue 32's job rows: a zip of --import-files=1000 Markdown files imported into a new
+// workspace, then that workspace exported as a tree in each of --tree-export-formats=markdown,pdf; documents per second
+// from the POST until the job is done, and the export worker's peak RSS. `tree-export` alone still imports (unreported).
 // `--only=footprint` runs the whole platform with `npm start --no-build`, in its default mode (one process) and with
 // --processes=separate, and reads the RSS of everything under the launcher after start and after a short load.
+// `--processes=one` starts the parts the chosen rows need in one Node process, as `npm start` does by default
+// (scripts/one-process.mjs); CPU and RSS are then the whole process's. Not with the history and export rows, which
+// restart or add a part while they run. The default, `separate`, runs each part as its own process.
+// `--only=outbound` runs issue 31's rows: e-mails per second through the queue to an SMTP server on loopback
+// (--outbound-messages=1000 mentions), webhook deliveries per second to a receiver answering in 100 ms
+// (--outbound-deliveries=500 documents), and title edits at 10 and 50 connections without and with 20 webhooks.
 // `--only=history` runs the document history rows (title edits with history on and off, at 10 and 50 connections,
 // --history-rounds=3; a page of 1,000 revisions, a 2,000-block diff, restores); the document service restarts per mode.
 //
@@ -53,11 +62,21 @@ import { benchExport, type ExportBenchReport, writeExportReport } from './lib/ex
 import { benchExtraction } from './lib/extraction.js';
 import { benchFootprint, writeFootprintReport } from './lib/footprint.js';
 import { benchHistory, writeHistoryReport } from './lib/history.js';
+import { benchJobs, type JobsBenchReport, writeJobsReport } from './lib/jobs.js';
 import { type CpuMeter, type LoadResult, load } from './lib/load.js';
 import { benchMcp } from './lib/mcp.js';
 import { fillNotifications, streamBench } from './lib/notifications.js';
 import { benchOrphanSweep, writeOrphanSweepReport } from './lib/orphan-sweep.js';
-import { cpuOfCommand, freePort, ownCpuSeconds, type Part, startPart } from './lib/processes.js';
+import { benchOutbound, outboundTable } from './lib/outbound.js';
+import {
+  cpuOfCommand,
+  freePort,
+  type OnePartSpec,
+  ownCpuSeconds,
+  type Part,
+  startOneProcess,
+  startPart,
+} from './lib/processes.js';
 import { type BenchReport, machineInfo, roundSuffix, writeReport } from './lib/report.js';
 import { benchRunEnvironment } from './lib/run-environment.js';
 import { benchSearch, FRESH, freshOver } from './lib/search-bench.js';
@@ -82,6 +101,11 @@ const settings = {
    * ratio is the median of the rounds' ratios: on shared cores a busy spell then hits both sides.
    */
   readRounds: num('read-rounds', 3),
+  /**
+   * `separate` (default): every part in its own process, as the throughput targets are judged;
+   * `one`: every part in one process, as `npm start` runs them by default (issue 29 point 4).
+   */
+  processes: String(args.processes ?? 'separate'),
   logLevel: String(args['log-level'] ?? 'warn'),
   /** Generated documents in the workspace searched one query at a time (issue 12 point 8, issue 29: 100,000). */
   searchDocuments: num('search-documents', 100_000),
@@ -97,7 +121,7 @@ const settings = {
   /** Comma-separated scenarios to run after seeding (default all): hello, read, read-service, tree, create, notification, search, attachment, export. */
   only: String(
     args.only ??
-      'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,collab,mcp,history,web,footprint',
+      'hello,read,read-service,tree,create,endpoints,notification,search,attachment,export,import,tree-export,collab,mcp,history,outbound,web,footprint',
   ),
   /** History rows: rounds of title edits with history on, on for every change, and off. */
   historyRounds: num('history-rounds', 3),
@@ -117,6 +141,11 @@ const settings = {
   /** Text extraction row (with the attachment rows): pages of ~2,000 characters, and runs of it. */
   extractionPages: num('extraction-pages', 100),
   extractionRuns: num('extraction-runs', 5),
+  /** Issue 32's rows: Markdown files in the import zip (a multiple of 50), formats of the workspace export. */
+  importFiles: num('import-files', 1000),
+  treeExportFormats: String(args['tree-export-formats'] ?? 'markdown,pdf'),
+  /** How long one import or export job may take before the row fails. */
+  jobTimeoutS: num('job-timeout', 1800),
 };
 /**
  * Above this load average when a run starts, other work shares the machine: the search rows are
@@ -130,13 +159,24 @@ const TARGET_CREATE_CONNECTIONS = 64;
 /** How long the parts sit without requests before their "idle after the load" RSS is read. */
 const IDLE_AFTER_LOAD_S = 40;
 const wanted = new Set(settings.only.split(','));
+if (!['one', 'separate'].includes(settings.processes)) throw new Error('--processes is one or separate');
+const oneProcess = settings.processes === 'one';
+// These rows restart or add a part while they run, which the one process cannot do apart.
+for (const apart of ['history', 'export', 'import', 'tree-export'])
+  if (oneProcess && wanted.has(apart)) throw new Error(`--only=${apart} runs with --processes=separate only`);
 /** The 10,000 documents are seeded only for the document service's rows. */
 const seedsDocuments = ['read', 'read-service', 'tree', 'create', 'endpoints'].some((s) => wanted.has(s));
 /** The comment service runs for the mentions of the notification rows and the thread list of the endpoint rows. */
-const wantsComments = wanted.has('notification') || wanted.has('endpoints');
+const wantsComments = wanted.has('notification') || wanted.has('endpoints') || wanted.has('outbound');
 /** The search, notification and attachment services run for their own rows and for the endpoint rows on them. */
 const endpointServices = new Set(wanted.has('endpoints') ? servicesOfEndpoints(settings.endpointRows) : []);
-const runsService = (service: string) => wanted.has(service) || endpointServices.has(service);
+/** Issue 32's job rows: the export API and worker, and the attachment service for the imported images. */
+const wantsJobs = wanted.has('import') || wanted.has('tree-export');
+const runsService = (service: string) =>
+  wanted.has(service) ||
+  endpointServices.has(service) ||
+  (service === 'notification' && wanted.has('outbound')) ||
+  (wantsJobs && (service === 'export' || service === 'attachment'));
 class PartialRun extends Error {}
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -225,6 +265,8 @@ const [exportPort, ...exportWorkerPorts] = await Promise.all([freePort(), freePo
 const commentPort = await freePort();
 const collabPort = await freePort();
 const mcpPort = await freePort();
+/** The outbound rows' SMTP server (bench/lib/outbound.ts starts it there). */
+const smtpPort = await freePort();
 // The parts run as `npm start` and the images run them (scripts/lib/service-process.mjs).
 const env: Record<string, string> = {
   ...serviceEnv,
@@ -261,6 +303,8 @@ const env: Record<string, string> = {
   NOTIFICATION_STREAMS_PER_USER: '10000',
   COLLAB_CONNECTIONS_PER_USER: '100000',
   HOST: '127.0.0.1',
+  // The outbound rows: mail to their SMTP server, webhooks to their receiver on loopback.
+  ...(wanted.has('outbound') ? { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } : {}),
 };
 const config = loadConfig({ ...process.env, ...env });
 const parts: Part[] = [];
@@ -270,22 +314,39 @@ const profile = (part: string) =>
     ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`]
     : [];
 
+/** One-process mode: each part's view of the one process (its URL; the process's RSS and CPU). */
+let views = new Map<string, Part>();
+/** A part by name: its own process, or in one-process mode its view of the one process. */
+const partNamed = (name: string): Part => {
+  const part = views.get(name) ?? parts.find((p) => p.name === name);
+  if (!part) throw new Error(`no part named ${name} runs in this bench`);
+  return part;
+};
+
 try {
   parts.push(
     await startPart('hello-world', join(root, 'bench/hello.mjs'), { PORT: String(helloPort) }, helloPort, '/'),
   );
+  /** In one-process mode, the parts declared so far, started together by `launchOneProcess`. */
+  const declared: OnePartSpec[] = [];
   /** A service from its dist/main.js with the run's environment (plus `extra`), on `port`. */
-  const startService = async (name: string, port: number, extra: Record<string, string> = {}, profiled = name) =>
+  const startService = async (name: string, port: number, extra: Record<string, string> = {}, profiled = name) => {
+    const service = name.replace(/-worker-\d+$/, '');
+    if (oneProcess) {
+      declared.push({ name, port, module: join(root, `services/${service}/dist/part.js`), set: extra });
+      return;
+    }
     parts.push(
       await startPart(
         name,
-        join(root, `services/${name.replace(/-worker-\d+$/, '')}/dist/main.js`),
+        join(root, `services/${service}/dist/main.js`),
         { ...env, ...extra },
         port,
         '/health/ready',
         [...serviceNodeFlags, ...profile(profiled)],
       ),
     );
+  };
   await startService('workspace', workspacePort);
   await startService('document', documentPort);
   if (runsService('search')) await startService('search', searchPort);
@@ -304,18 +365,29 @@ try {
       'export-worker',
     );
   };
-  if (wanted.has('export')) {
+  if (runsService('export')) {
     await startService('export', exportPort, { EXPORT_ROLE: 'api' });
     await startExportWorker(1);
   }
-  parts.push(
-    await startPart('gateway', join(root, 'gateway/dist/main.js'), env, gatewayPort, '/health/ready', [
+  if (oneProcess) {
+    declared.push({ name: 'gateway', port: gatewayPort, module: join(root, 'gateway/dist/part.js'), set: {} });
+    const one = await startOneProcess(join(root, 'scripts/one-process.mjs'), env, declared, [
       ...serviceNodeFlags,
-      ...profile('gateway'),
-    ]),
-  );
-  const [hello, , documentPart] = parts;
-  const gateway = parts.find((p) => p.name === 'gateway')!;
+      ...profile('one-process'),
+    ]);
+    parts.push(one.process);
+    views = one.views;
+  } else {
+    parts.push(
+      await startPart('gateway', join(root, 'gateway/dist/main.js'), env, gatewayPort, '/health/ready', [
+        ...serviceNodeFlags,
+        ...profile('gateway'),
+      ]),
+    );
+  }
+  const hello = partNamed('hello-world');
+  const documentPart = partNamed('document');
+  const gateway = partNamed('gateway');
   const loadBefore = Math.round(loadavg()[0] * 100) / 100;
   await sleep(3000);
   const rssOfParts = () => Object.fromEntries(parts.map((p) => [p.name, p.rssMiB()]));
@@ -324,6 +396,15 @@ try {
 
   const token = await mintDevToken(config.dataDir, 'bench@example.com', 'Bench User');
   const auth = { authorization: `Bearer ${token}` };
+  /** A new workspace of the bench's user (the job and search rows work in their own). */
+  const createWorkspace = async (name: string) => {
+    const res = await fetch(`${gateway.url}/api/v1/workspaces`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    return ((await res.json()) as { data: { id: string } }).data.id;
+  };
   const me = (await (await fetch(`${gateway.url}/api/v1/users/me`, { headers: auth })).json()) as {
     data: { id: string };
   };
@@ -442,7 +523,7 @@ try {
   }
 
   if (wanted.has('notification')) {
-    const notificationPart = parts.find((p) => p.name === 'notification')!;
+    const notificationPart = partNamed('notification');
     const streamReport = await streamBench({
       gatewayUrl: gateway.url,
       serviceUrl: notificationPart.url,
@@ -491,10 +572,10 @@ try {
     });
     const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..+$/, '');
     writeFileSync(
-      join(root, 'bench/results', `${stamp}-endpoints.json`),
-      `${JSON.stringify({ date: new Date().toISOString(), ...endpoints, rssMiB: rssOfParts() }, null, 2)}\n`,
+      join(root, 'bench/results', `${stamp}-endpoints${oneProcess ? '-one-process' : ''}.json`),
+      `${JSON.stringify({ date: new Date().toISOString(), processes: settings.processes, ...endpoints, rssMiB: rssOfParts() }, null, 2)}\n`,
     );
-    log(`wrote bench/results/${stamp}-endpoints.json\n${endpointTable(endpoints)}`);
+    log(`wrote bench/results/${stamp}-endpoints${oneProcess ? '-one-process' : ''}.json\n${endpointTable(endpoints)}`);
   }
 
   if (wanted.has('mcp')) {
@@ -538,7 +619,7 @@ try {
   }
 
   if (wanted.has('attachment')) {
-    const attachmentPart = parts.find((p) => p.name === 'attachment')!;
+    const attachmentPart = partNamed('attachment');
     const rssBefore = attachmentPart.rssMiB();
     const rows = await benchAttachments({
       gatewayUrl: gateway.url,
@@ -578,7 +659,7 @@ try {
   }
 
   if (wanted.has('collab')) {
-    const collabPart = parts.find((p) => p.name === 'collab')!;
+    const collabPart = partNamed('collab');
     const result = await benchCollab({
       gatewayUrl: gateway.url,
       token,
@@ -635,6 +716,72 @@ try {
     for (const t of report.targets) log(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${t.measured}`);
   }
 
+  if (wantsJobs) {
+    // The same run's hello-world beside the rows: what the machine gave a bare server meanwhile.
+    const helloRow = await load('hello-world (jobs rows)', `${hello.url}/`, {
+      connections: settings.connections,
+      durationS: settings.durationS,
+    });
+    log(`hello-world (jobs rows): ${helloRow.requestsPerSec} req/s`);
+    const rows = await benchJobs({
+      gatewayUrl: gateway.url,
+      token,
+      createWorkspace,
+      workerPid: partNamed('export-worker-1').child.pid as number,
+      files: settings.importFiles,
+      exportFormats: wanted.has('tree-export') ? settings.treeExportFormats.split(',') : [],
+      reportImport: wanted.has('import'),
+      timeoutMs: settings.jobTimeoutS * 1000,
+      log,
+    });
+    const report: JobsBenchReport = {
+      date: new Date().toISOString(),
+      machine: machineInfo(),
+      settings: {
+        only: settings.only,
+        importFiles: settings.importFiles,
+        treeExportFormats: settings.treeExportFormats,
+        // Raised by hand only to get figures on a machine so busy that the worker loses its job's lock.
+        ...(process.env.EXPORT_LOCK_MS ? { exportLockMs: process.env.EXPORT_LOCK_MS } : {}),
+        loadAverageAtLaunch: loadAtLaunch,
+        loadAverageAtStart: loadBefore,
+        loadAverageAtEnd: Math.round(loadavg()[0] * 100) / 100,
+      },
+      helloWorld: {
+        requestsPerSec: helloRow.requestsPerSec,
+        connections: helloRow.connections,
+        latencyP50Ms: helloRow.latencyP50Ms,
+      },
+      rows,
+    };
+    const stamp = report.date.replace(/:/g, '-').replace(/\..+$/, '');
+    writeJobsReport(report, join(root, 'bench/results', `${stamp}-jobs.json`), join(root, 'docs/PERFORMANCE.md'));
+    log(`wrote bench/results/${stamp}-jobs.json and the jobs section of docs/PERFORMANCE.md`);
+  }
+
+  if (wanted.has('outbound')) {
+    const outbound = await benchOutbound({
+      api: { gatewayUrl: gateway.url, token },
+      helloUrl: hello.url,
+      dataDir: config.dataDir,
+      workspaceId,
+      smtpPort,
+      connections: [10, 50],
+      durationS: settings.durationS,
+      messages: num('outbound-messages', 1000),
+      deliveries: num('outbound-deliveries', 500),
+      cpuMeters,
+      log,
+    });
+    const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..+$/, '');
+    const file = `${stamp}-outbound${oneProcess ? '-one-process' : ''}.json`;
+    writeFileSync(
+      join(root, 'bench/results', file),
+      `${JSON.stringify({ date: new Date().toISOString(), processes: settings.processes, loadAverageAtStart: loadBefore, ...outbound }, null, 2)}\n`,
+    );
+    log(`wrote bench/results/${file}\n${outboundTable(outbound)}`);
+  }
+
   if (wanted.has('history')) {
     const restartDocument = async (extra: Record<string, string>) => {
       const at = parts.findIndex((p) => p.name === 'document');
@@ -671,14 +818,6 @@ try {
   if (wanted.has('search')) {
     // Workspaces of their own holding the generated documents (the 10,000 above are indexed too,
     // in theirs: the search service consumes every document event).
-    const createWorkspace = async (name: string) => {
-      const res = await fetch(`${gateway.url}/api/v1/workspaces`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name }),
-      });
-      return ((await res.json()) as { data: { id: string } }).data.id;
-    };
     const searched = await benchSearch({
       gatewayUrl: gateway.url,
       helloUrl: hello.url,

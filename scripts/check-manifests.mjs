@@ -16,7 +16,7 @@ import {
   checkRendered,
   findKubectl,
   parseYaml,
-  render,
+  renderAll,
   validateObjects,
 } from './lib/manifests.mjs';
 import { repoRoot } from './lib/prepare.mjs';
@@ -144,17 +144,20 @@ for (const name of ['dev', 'prod']) {
 }
 let validated = 0;
 if (kubectl) {
+  // Each kustomization must build; the overlays' renders are then the ones validated.
+  const overlayDirs = overlayNames.map((name) => join(overlays, name));
+  const rendered = await renderAll(kubectl, [...kustomizations, ...overlayDirs]);
   for (const dir of kustomizations) {
-    const rendered = render(kubectl, dir);
-    if (rendered.error) problem(dir, rendered.error);
+    const { error } = rendered.get(dir);
+    if (error) problem(dir, error);
   }
   const objects = [];
-  for (const name of overlayNames) {
-    const rendered = render(kubectl, join(overlays, name));
-    if (!rendered.objects) continue; // reported above
+  for (const [i, name] of overlayNames.entries()) {
+    const { objects: overlayObjects } = rendered.get(overlayDirs[i]);
+    if (!overlayObjects) continue; // reported above
     const label = `overlays/${name}`;
-    problems.push(...checkRendered(label, rendered.objects, { replicas: replicaRules[name] }));
-    objects.push(...rendered.objects.map((object) => ({ label, object })));
+    problems.push(...checkRendered(label, overlayObjects, { replicas: replicaRules[name] }));
+    objects.push(...overlayObjects.map((object) => ({ label, object })));
   }
   problems.push(...(await validateObjects(objects)));
   validated = objects.length;

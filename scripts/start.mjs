@@ -79,15 +79,19 @@ const importBuilt = (name) =>
 const { ConfigError, SERVICE_NAMES, loadConfig } = await importBuilt('@wiki/config');
 // Only the settings reader: the whole library (its Fastify plugin, jose) would add ~19 MiB here.
 const { loadAuthSettings } = await importBuilt('@wiki/auth/settings');
+// The same for where e-mail goes (the banner says it).
+const { describeMailDestination, loadMailSettings } = await importBuilt('@wiki/notification-service/settings');
 
 let config;
 let auth;
+let mail;
 try {
   // Loading it here first also creates the dev secrets in DATA_DIR once, before the children
   // start together and could each make their own.
   config = loadConfig(process.env);
   // The gateway's identity provider (libs/auth): a bad one stops here, before anything starts.
   auth = loadAuthSettings(process.env);
+  mail = loadMailSettings(config);
 } catch (error) {
   if (error instanceof ConfigError) fail(error.message, 78);
   throw error;
@@ -172,7 +176,7 @@ try {
 if (!stopping) {
   started = true;
   note(describeProcesses());
-  printBanner(config, auth, parts);
+  printBanner(config, auth, parts, mail);
   process.send?.({ type: 'up', parts: parts.map((p) => ({ name: p.name, kind: p.kind, port: p.port })) });
 }
 
@@ -330,6 +334,8 @@ function partEnv(part) {
   // Services that call the gateway (the collab server) find it where this start put it.
   if (part.kind !== 'gateway' && !env.GATEWAY_URL) env.GATEWAY_URL = config.gatewayUrl;
   if (part.kind !== 'gateway') delete env.PORT;
+  // Links in invitations and e-mails default to the gateway's public port, which PORT no longer tells a service.
+  if (part.kind !== 'gateway' && !env.INVITE_URL) env.INVITE_URL = `http://localhost:${config.gatewayPort}`;
   // One METRICS_PORT cannot serve every part: a service replica takes its own port + 1000.
   if (part.kind !== 'gateway') delete env.METRICS_PORT;
   if (part.kind === 'service' && options.replicas > 1 && env.SHUTDOWN_DELAY_MS === undefined)
@@ -580,7 +586,7 @@ function webSignInLines(url, auth) {
   return [`  Sign in   the web app signs in with AUTH_PROVIDER=dev or oidc, not ${auth.provider}`];
 }
 
-function printBanner(config, auth, parts) {
+function printBanner(config, auth, parts, mail) {
   const url = `http://localhost:${config.gatewayPort}`;
   const lines = [
     '',
@@ -590,6 +596,7 @@ function printBanner(config, auth, parts) {
     `  Gateway   ${url}/api/v1`,
     `  API docs  ${url}/docs-ui`,
   ];
+  if (parts.some((p) => p.service === 'notification')) lines.push(`  E-mail    ${describeMailDestination(mail)}`);
   if (auth.provider === 'dev') {
     lines.push(
       '  Token     npm run token -- alice@example.com [name]',

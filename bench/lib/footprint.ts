@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { mintDevToken } from '@wiki/auth';
 import { loadConfig, SERVICE_NAMES } from '@wiki/config';
 import { cleanupConfig, replicaPort } from '@wiki/testing';
 import { type LoadResult, load } from './load.js';
+import { descendants } from './proc.js';
 import { machineInfo, writeResultAndSection } from './report.js';
 import { benchRunEnvironment } from './run-environment.js';
 import { seedDocuments } from './seed.js';
@@ -49,27 +50,6 @@ export interface FootprintReport {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (kb: number) => Math.round((kb / 1024) * 10) / 10;
-
-/** Every process below `pid` (children, their children, ...), from /proc. */
-function descendants(pid: number): number[] {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // ended while we looked
-    }
-  }
-  const found: number[] = [];
-  let frontier = [pid];
-  while (frontier.length > 0) {
-    frontier = [...parentOf].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
-    found.push(...frontier);
-  }
-  return found;
-}
 
 /** What a process of the platform runs, from its command line. */
 function nameOf(pid: number): string {

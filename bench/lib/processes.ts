@@ -73,7 +73,8 @@ export async function startPart(
 ): Promise<Part> {
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // BENCH_PART_LOGS=1 shows the parts' logs (e.g. with --log-level=info) when a row goes wrong.
+    stdio: ['ignore', process.env.BENCH_PART_LOGS ? 'inherit' : 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (chunk) => {
@@ -112,4 +113,62 @@ export async function startPart(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A part of the one process: its name, its port, the module describing it (dist/part.js), its own variables. */
+export interface OnePartSpec {
+  name: string;
+  port: number;
+  module: string;
+  set: Record<string, string>;
+}
+
+/** Every part in one Node process, and a view of that process per part (its URL, the whole process's RSS and CPU). */
+export interface OneProcess {
+  process: Part;
+  views: Map<string, Part>;
+}
+
+/**
+ * Starts the parts together in one Node process, as `npm start` does by default (its
+ * scripts/one-process.mjs, with the parts in NPM_START_PARTS), and waits until every part answers
+ * ready. RSS and CPU belong to the process, so a view's figures are the whole process's.
+ */
+export async function startOneProcess(
+  script: string,
+  env: Record<string, string>,
+  specs: OnePartSpec[],
+  nodeArgs: string[] = [],
+): Promise<OneProcess> {
+  const listed = specs.map(({ name, module, set }) => ({ name, module, set }));
+  const [first, ...others] = specs;
+  if (!first) throw new Error('no part to start');
+  const whole = await startPart(
+    'one process',
+    script,
+    { ...env, NPM_START_PARTS: JSON.stringify(listed) },
+    first.port,
+    '/health/ready',
+    nodeArgs,
+  );
+  const deadline = Date.now() + 60_000;
+  for (const spec of others) {
+    const readyUrl = `http://127.0.0.1:${spec.port}/health/ready`;
+    while (
+      !(await fetch(readyUrl, { signal: AbortSignal.timeout(1000) }).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline) throw new Error(`${spec.name} in the one process did not become ready within 60 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  const views = new Map(
+    specs.map((spec): [string, Part] => [
+      spec.name,
+      { ...whole, name: spec.name, url: `http://127.0.0.1:${spec.port}` },
+    ]),
+  );
+  return { process: whole, views };
 }

@@ -4,11 +4,15 @@
 // its runtime validator (types, required fields, formats) and TypeScript's excess-property check on
 // the model's interface, because the validators accept unknown fields and a typo such as
 // `replica: 2` is an unknown field that the API server would drop without a word.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { repoRoot } from './prepare.mjs';
+
+const execFileAsync = promisify(execFile);
 
 /** Parses a multi-document YAML text; syntax errors are returned beside the values. */
 export function parseYaml(text) {
@@ -35,11 +39,31 @@ export function findKubectl() {
 }
 
 /** Renders a kustomization directory: { objects } or { error }. */
-export function render(kubectl, dir) {
-  const run = spawnSync(kubectl, ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (run.status !== 0) return { error: `kubectl kustomize failed: ${run.stderr.trim()}` };
-  const { values, errors } = parseYaml(run.stdout);
-  return errors.length ? { error: errors.join('; ') } : { objects: values };
+export async function render(kubectl, dir) {
+  try {
+    const { stdout } = await execFileAsync(kubectl, ['kustomize', dir], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const { values, errors } = parseYaml(stdout);
+    return errors.length ? { error: errors.join('; ') } : { objects: values };
+  } catch (error) {
+    return { error: `kubectl kustomize failed: ${String(error.stderr ?? error.message).trim()}` };
+  }
+}
+
+/**
+ * Renders every directory once, a few kubectl processes at a time (each waits mostly on its own
+ * start-up): a Map from directory to what `render` answers.
+ */
+export async function renderAll(kubectl, dirs, concurrency = Math.max(2, availableParallelism())) {
+  const results = new Map();
+  const queue = [...new Set(dirs)];
+  const worker = async () => {
+    for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) results.set(dir, await render(kubectl, dir));
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+  return results;
 }
 
 const describe = (o) => `${o?.kind ?? '?'}/${o?.metadata?.name ?? '?'}`;

@@ -3,15 +3,20 @@ import {
   collabConverges,
   exportWorkersShareQueue,
   historyAcrossReplicas,
+  invitationEmailJoins,
   mcpOnBothReplicas,
+  mentionEmailedOnce,
   notificationStreamsOnBothReplicas,
   oneNotificationPerMention,
   relayKeepsOrder,
+  watchedEditsDebounced,
+  webhooksThroughOutage,
 } from './replica-behaviours.js';
 import { launchReplicaPlatform, type ReplicaPlatform } from './replica-platform.js';
 
 /**
- * `npm run test:replicas`: every behaviour of issue 19 point 1, and issue 26's history, on one
+ * `npm run test:replicas`: every behaviour of issue 19 point 1, issue 26's history and issue 31's
+ * e-mail, watching and webhooks, on one
  * platform that `npm start` launched at REPLICAS=2. Not part of `npm test`, which runs a subset on the launch of
  * start-replicas.test.ts (this file's suffix keeps it out of the default vitest projects).
  */
@@ -48,5 +53,17 @@ describe('every behaviour at two replicas, through the gateway', () => {
     '7. document history: one of two racing writers wins, the same list from either replica, a restore reaches live editors',
     () => historyAcrossReplicas(platform!),
     150_000,
+  );
+  it('8. an invitation is e-mailed, and its link lets the invitee join', () => invitationEmailJoins(platform!), 60_000);
+  it('9. a mention is e-mailed once, whichever replica sends', () => mentionEmailedOnce(platform!), 120_000);
+  it(
+    '10. a watched document’s edits give one debounced notification, and one more after the window',
+    () => watchedEditsDebounced(platform!),
+    90_000,
+  );
+  it(
+    '11. a webhook receiver gets every event once, signed and in order, through its outage',
+    () => webhooksThroughOutage(platform!),
+    90_000,
   );
 });

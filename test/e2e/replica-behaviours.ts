@@ -4,6 +4,7 @@ import {
   collabUrl,
   connectEditor,
   createDocument,
+  createWorkspace,
   eventually,
   expectStatus,
   paragraph,
@@ -13,14 +14,18 @@ import {
   type Stack,
   signInNew,
   typeParagraph,
+  uniqueEmail,
   workspaceWith,
 } from '@wiki/testing';
+import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
+import type { TestSmtp } from '../../services/notification/test/smtp.js';
 import { SseStream } from '../../services/notification/test/sse.js';
-import type { ReplicaPlatform } from './replica-platform.js';
+import { type Received, verifySignature, WebhookReceiver } from '../../services/notification/test/webhook-receiver.js';
+import { REPLICA_SETTINGS, type ReplicaPlatform } from './replica-platform.js';
 
 /**
- * What issues 19 and 26 (history) ask of two replicas, each proven end to end through the gateway of a platform
+ * What issues 19, 26 (history) and 31 (e-mail, watching, webhooks) ask of two replicas, each proven end to end through the gateway of a platform
  * that `npm start` launched at REPLICAS=2 (replica-platform.ts). Each behaviour makes its own
  * users and documents, so they run in any order on one launch; which replica did what is read
  * from the replicas' own /metrics and from the launcher's log prefixes (`mcp`, `mcp-2`).
@@ -448,5 +453,343 @@ export async function historyAcrossReplicas(p: ReplicaPlatform): Promise<void> {
     expect((await restDocument(stack, owner.token, doc.id)).content).toContain('The first wording');
   } finally {
     for (const e of editors) e.destroy();
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Each replica's mail relay looks for unqueued messages this often (services/notification
+ * src/mail/queue.ts RELAY_INTERVAL_MS, not imported: it would load the service's code): waiting one
+ * round more lets a message that was to go out twice do so before the inbox is counted.
+ */
+const MAIL_RELAY_ROUND_MS = 5_000;
+
+/** The messages to `address` whose subject matches, once there are `count` (failing if more arrive meanwhile). */
+function inbox(smtp: TestSmtp, address: string, subject: RegExp, count = 1): Promise<ParsedMail[]> {
+  return eventually(
+    () => {
+      const got = smtp.to(address).filter((m) => subject.test(m.subject ?? ''));
+      if (got.length < count) throw new Error(`${got.length} of ${count} messages to ${address} (${subject})`);
+      expect(got).toHaveLength(count);
+      return got;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+}
+
+/**
+ * 8. An invitation to an address nobody uses yet is e-mailed (once, though both replicas relay
+ * and send); the link in the message leads to the gateway, which serves the app's page for it
+ * and previews the invitation; the invitee signs in with that address, accepts and is a member.
+ */
+export async function invitationEmailJoins(p: ReplicaPlatform): Promise<void> {
+  const { stack, smtp } = p;
+  const ada = await signInNew(stack, 'Ada Inviter');
+  const ws = await createWorkspace(stack, ada);
+  const email = uniqueEmail('Nia Newcomer');
+  const invited = await stack.request('POST', `/api/v1/workspaces/${ws.id}/members/invite`, {
+    token: ada.token,
+    body: { email, role: 'EDITOR' },
+  });
+  expectStatus(invited, 201, 'invite a new address');
+
+  const [mail] = await inbox(smtp, email, /invited you/);
+  expect(mail.subject).toBe(`Ada Inviter invited you to “${ws.name}”`);
+  const link = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/.exec(mail.text ?? '')?.[0];
+  if (!link) throw new Error(`no invitation link in:\n${mail.text}`);
+  expect(mail.html).toContain(`href="${link}"`);
+  // INVITE_URL is unset: links point to the gateway's public port, whatever PORT npm start was given.
+  expect(new URL(link).origin).toBe(`http://localhost:${new URL(stack.gatewayUrl).port}`);
+
+  // Following the link: the gateway answers the app's page (503 with its "not built" page when
+  // the web app was not built, as under `npm run test:replicas`), and the page previews the invitation.
+  const page = await fetch(link);
+  expect([200, 503]).toContain(page.status);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  await page.arrayBuffer();
+  const token = new URL(link).pathname.split('/').at(-1)!;
+  const preview = await stack.request('GET', `/api/v1/invitations/${token}/info`);
+  expect(expectStatus(preview, 200, 'the invitation preview').body.data).toMatchObject({
+    email,
+    role: 'EDITOR',
+    status: 'PENDING',
+    workspace: { id: ws.id, name: ws.name },
+  });
+
+  const nia = await stack.signIn(email, 'Nia Newcomer');
+  const accepted = await stack.request('POST', `/api/v1/invitations/${token}/accept`, { token: nia.token });
+  expect(expectStatus(accepted, 200, 'accept the invitation').body.data).toMatchObject({
+    userId: nia.id,
+    role: 'EDITOR',
+  });
+  const members = await stack.request('GET', `/api/v1/workspaces/${ws.id}/members`, { token: ada.token });
+  const listed = expectStatus(members, 200, 'the members').body.data as Array<{ userId: string; role: string }>;
+  expect(listed.find((m) => m.userId === nia.id)?.role).toBe('EDITOR');
+  expectStatus(await stack.request('GET', `/api/v1/workspaces/${ws.id}`, { token: nia.token }), 200, 'the workspace');
+  expect(smtp.to(email)).toHaveLength(1);
+}
+
+/** The COMMENT_MENTION notifications of `user`, as [thread id, notification id]. */
+async function mentionNotifications(stack: Stack, user: SignedInUser): Promise<Map<string, string>> {
+  const res = await stack.request('GET', '/api/v1/notifications/type/COMMENT_MENTION?size=100', { token: user.token });
+  const page = expectStatus(res, 200, `mentions of ${user.email}`).body.data.content as Array<
+    MentionNotification & { id: string }
+  >;
+  return new Map(page.map((n) => [n.references.commentThreadId, n.id]));
+}
+
+/**
+ * 9. A mention is e-mailed exactly once, although both replicas run a mail relay, a worker and the
+ * digest round: mentions in rounds until both replicas' workers sent some (each logs the job it
+ * finished, whose id is the notification's), then one relay round more, and each mention is
+ * still one message.
+ */
+export async function mentionEmailedOnce(p: ReplicaPlatform): Promise<void> {
+  const { stack, smtp } = p;
+  const [ada, bob] = await Promise.all([signInNew(stack, 'Ada Mailer'), signInNew(stack, 'Bob Mailed')]);
+  const ws = await workspaceWith(stack, ada, [[bob, 'EDITOR']]);
+  const doc = await createDocument(stack, ada, { workspaceId: ws.id, title: 'Mailed mentions' });
+  const mailsAbout = (thread: string) => smtp.to(bob.email).filter((m) => m.text?.includes(`#thread-${thread}`));
+  const sentBy = (notificationId: string) =>
+    p.logged('notification', 'e-mail job done', `notification-${notificationId}`);
+
+  const threads: string[] = [];
+  const senders = new Set<string>();
+  for (let round = 0; round < 4 && senders.size < 2; round++) {
+    const made: string[] = [];
+    for (let i = 0; i < 4; i++) made.push(await createThread(stack, ada, doc.id, `Mail ${round}.${i} ${mention(bob)}`));
+    threads.push(...made);
+    await eventually(() => expect(made.filter((t) => mailsAbout(t).length === 0)).toEqual([]), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    const notified = await mentionNotifications(stack, bob);
+    // The log line of a job follows the message through the launcher's pipe.
+    for (const thread of made) {
+      const by = await eventually(() => {
+        const names = sentBy(notified.get(thread) ?? 'none');
+        expect(names.length).toBeGreaterThan(0);
+        return names;
+      });
+      for (const name of by) senders.add(name);
+    }
+  }
+  expect([...senders].sort()).toEqual(['notification', 'notification-2']);
+
+  await sleep(MAIL_RELAY_ROUND_MS + 1_000);
+  for (const thread of threads) {
+    expect({ thread, messages: mailsAbout(thread).length }).toEqual({ thread, messages: 1 });
+  }
+  const [mail] = mailsAbout(threads[0]);
+  expect(mail.subject).toBe('Ada Mailer mentioned you on “Mailed mentions”');
+  const gateway = `http://localhost:${new URL(stack.gatewayUrl).port}`;
+  expect(mail.text).toContain(`${gateway}/w/${ws.id}/d/${doc.id}#thread-${threads[0]}`);
+  // Bob accepted at once: his invitation's message went out before that, or was dropped (its link closed); never twice.
+  expect(smtp.to(bob.email).filter((m) => /invited you/.test(m.subject ?? '')).length).toBeLessThanOrEqual(1);
+}
+
+interface UpdateNotification {
+  id: string;
+  type: string;
+  document: { id: string; title: string } | null;
+  actor: { id: string } | null;
+  metadata: { edits?: number };
+}
+
+/**
+ * 10. Watching: a viewer watches a document through the gateway (its creator watches by itself);
+ * another person's edits inside WATCH_DEBOUNCE_S, handled by whichever notification replicas take
+ * their events, give each watcher exactly one DOCUMENT_UPDATED that counts them; an edit after the
+ * window gives one more. The editor is told nothing.
+ */
+export async function watchedEditsDebounced(p: ReplicaPlatform): Promise<void> {
+  const { stack } = p;
+  const [ada, bob, vic] = await Promise.all([
+    signInNew(stack, 'Ada Author'),
+    signInNew(stack, 'Bob Reviser'),
+    signInNew(stack, 'Vic Watcher'),
+  ]);
+  const ws = await workspaceWith(stack, ada, [
+    [bob, 'EDITOR'],
+    [vic, 'VIEWER'],
+  ]);
+  const doc = await createDocument(stack, ada, { workspaceId: ws.id, title: 'Watched' });
+  const watchPath = `/api/v1/documents/${doc.id}/watch`;
+  const watched = await stack.request('PUT', watchPath, { token: vic.token });
+  expect(expectStatus(watched, 200, 'watch').body.data).toEqual({ watching: true });
+  await eventually(async () => {
+    const res = await stack.request('GET', watchPath, { token: ada.token });
+    expect(expectStatus(res, 200, 'the creator watches').body.data).toEqual({ watching: true });
+  });
+
+  const edit = async (title: string) =>
+    expectStatus(
+      await stack.request('PUT', `/api/v1/documents/${doc.id}`, { token: bob.token, body: { title } }),
+      200,
+      `edit to ${title}`,
+    );
+  const updatesOf = async (user: SignedInUser) => {
+    const res = await stack.request('GET', '/api/v1/notifications/type/DOCUMENT_UPDATED?size=100', {
+      token: user.token,
+    });
+    const page = expectStatus(res, 200, `updates of ${user.email}`).body.data.content as UpdateNotification[];
+    return page.filter((n) => n.document?.id === doc.id);
+  };
+
+  const windowMs = REPLICA_SETTINGS.watchDebounceS * 1000;
+  const firstEditAt = Date.now();
+  await edit('Watched, once');
+  await edit('Watched, twice');
+  const windowOpenedBy = Date.now();
+  // Both edits handled (each by whichever notification replica took its event): one notification
+  // each, counting both, or 1 when the later edit was handled first (docs/DECISIONS.md, "Watching").
+  // The pause lets the second edit's event reach the stream before the consumers' lag is read.
+  for (const watcher of [ada, vic]) {
+    await eventually(async () => expect((await updatesOf(watcher)).length).toBeGreaterThan(0), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
+  }
+  await sleep(1_000);
+  await consumersCaughtUp(p, 'notification');
+  const counted = new Map<string, number>();
+  for (const watcher of [ada, vic]) {
+    const got = await updatesOf(watcher);
+    expect({ watcher: watcher.name, notifications: got.length }).toEqual({ watcher: watcher.name, notifications: 1 });
+    expect(got[0].actor?.id).toBe(bob.id);
+    expect([1, 2]).toContain(got[0].metadata.edits);
+    counted.set(watcher.id, got[0].metadata.edits ?? 0);
+  }
+  // A third edit, still inside the window and after the others were handled: counted on the same one.
+  if (Date.now() > firstEditAt + windowMs - 1_000) {
+    throw new Error(`the debounce window (${windowMs} ms) passed before the third edit: the machine is too slow`);
+  }
+  await edit('Watched, thrice');
+  for (const watcher of [ada, vic]) {
+    await eventually(
+      async () => {
+        const got = await updatesOf(watcher);
+        expect(got).toHaveLength(1);
+        expect(got[0].metadata.edits).toBe(counted.get(watcher.id)! + 1);
+      },
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+  }
+  expect(await updatesOf(bob)).toEqual([]);
+
+  // After the window: one more for each watcher, counting that one edit.
+  await sleep(Math.max(0, windowOpenedBy + windowMs + 500 - Date.now()));
+  for (const watcher of [ada, vic]) expect(await updatesOf(watcher)).toHaveLength(1);
+  await edit('Watched, after a while');
+  for (const watcher of [ada, vic]) {
+    await eventually(
+      async () => {
+        const got = await updatesOf(watcher);
+        expect(got).toHaveLength(2);
+        // Newest first: the new window's notification counts its one edit.
+        expect(got.map((n) => n.metadata.edits)).toEqual([1, counted.get(watcher.id)! + 1]);
+      },
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+  }
+  expect(await updatesOf(bob)).toEqual([]);
+}
+
+/**
+ * 11. A chat bot's webhook through an outage: its receiver answers 500 to the first deliveries,
+ * then 200. Every document event of its workspace (two documents, created and renamed through
+ * whichever document replica, delivered by both notification replicas' workers) arrives with
+ * a 2xx exactly once, each request signed as ARCHITECTURE 5.18 says, each document's events in
+ * the order they happened; a retry repeats its delivery's id and body; the log agrees.
+ */
+export async function webhooksThroughOutage(p: ReplicaPlatform): Promise<void> {
+  const { stack } = p;
+  const receiver = await new WebhookReceiver().start();
+  try {
+    const owner = await signInNew(stack, 'Wes Webhooks');
+    const ws = await createWorkspace(stack, owner);
+    const path = `/bot-${tag()}`;
+    const outage = 4;
+    const url = receiver.rule(path, (n) => (n <= outage ? 500 : 200));
+    const created = await stack.request('POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: owner.token,
+      body: { url, events: ['document.*'] },
+    });
+    const hook = expectStatus(created, 201, 'create the webhook').body.data as { id: string; secret: string };
+
+    const expected = new Map<string, string[]>();
+    const docs: string[] = [];
+    for (let d = 0; d < 2; d++) {
+      const doc = await createDocument(stack, owner, { workspaceId: ws.id, title: `Bot ${d} v0` });
+      docs.push(doc.id);
+      expected.set(doc.id, [`document.created Bot ${d} v0`]);
+    }
+    const renameAll = async (v: number) => {
+      for (const [d, id] of docs.entries()) {
+        const title = `Bot ${d} v${v}`;
+        const res = await stack.request('PUT', `/api/v1/documents/${id}`, { token: owner.token, body: { title } });
+        expectStatus(res, 200, `rename to ${title}`);
+        expected.get(id)!.push(`document.updated ${title}`);
+      }
+    };
+    const totalNow = () => [...expected.values()].reduce((sum, events) => sum + events.length, 0);
+    const bodyOf = (r: Received) =>
+      JSON.parse(r.body) as { id: string; event: string; workspaceId: string; data: { id: string; title: string } };
+    const succeeded = () => receiver.at(path).filter((r) => r.answered === 200);
+    // Each worker logs the deliveries it made (webhook id, never the URL): one line per delivery.
+    const deliveredBy = () => p.logged('notification', 'webhook delivered', hook.id);
+
+    for (let v = 1; v <= 4; v++) await renameAll(v);
+    // More renames while one replica's worker has delivered everything (which idle worker takes a job is up to Redis).
+    for (let v = 5; ; v++) {
+      await eventually(
+        () => {
+          expect(succeeded().length).toBeGreaterThanOrEqual(totalNow());
+          expect(deliveredBy().length).toBeGreaterThanOrEqual(totalNow());
+        },
+        { timeoutMs: 45_000, intervalMs: 100 },
+      );
+      if (new Set(deliveredBy()).size === 2 || v === 7) break;
+      await renameAll(v);
+    }
+    const total = totalNow();
+    // Nothing more comes once every delivery succeeded (a retry or second worker would add one).
+    await sleep(REPLICA_SETTINGS.webhookRetryBaseMs * 10);
+
+    const all = receiver.at(path);
+    expect(all.filter((r) => r.answered === 500)).toHaveLength(outage);
+    const ok = succeeded();
+    expect(ok).toHaveLength(total);
+    expect(new Set(ok.map((r) => bodyOf(r).id)).size).toBe(total);
+    for (const r of all) {
+      expect(r.headers['wiki-event']).toBe(bodyOf(r).event);
+      expect(verifySignature(hook.secret, String(r.headers['wiki-signature']), r.body)).toBe(true);
+      expect(bodyOf(r).workspaceId).toBe(ws.id);
+    }
+    for (const id of docs) {
+      const got = ok.filter((r) => bodyOf(r).data.id === id).map((r) => `${bodyOf(r).event} ${bodyOf(r).data.title}`);
+      expect({ document: id, got }).toEqual({ document: id, got: expected.get(id) });
+    }
+    // Each failed request was retried as the same delivery, with the same body, and then succeeded.
+    for (const failed of all.filter((r) => r.answered === 500)) {
+      const retried = ok.filter((r) => r.headers['wiki-delivery'] === failed.headers['wiki-delivery']);
+      expect(retried.map((r) => r.body)).toEqual([failed.body]);
+    }
+
+    const log = await stack.request('GET', `/api/v1/webhooks/${hook.id}/deliveries?size=100`, {
+      token: owner.token,
+    });
+    const page = expectStatus(log, 200, 'the delivery log').body.data as {
+      content: Array<{ id: string; status: string; attempts: number; responseStatus: number }>;
+      totalElements: number;
+    };
+    expect(page.totalElements).toBe(total);
+    expect(page.content.filter((d) => d.status !== 'delivered' || d.responseStatus !== 200)).toEqual([]);
+    expect(page.content.reduce((sum, d) => sum + d.attempts, 0)).toBe(total + outage);
+    expect(deliveredBy()).toHaveLength(total);
+    expect([...new Set(deliveredBy())].sort()).toEqual(['notification', 'notification-2']);
+  } finally {
+    await receiver.close();
   }
 }

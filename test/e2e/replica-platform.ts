@@ -9,7 +9,21 @@ import {
   type Stack,
   startJwks,
 } from '@wiki/testing';
+import { startSmtp, type TestSmtp } from '../../services/notification/test/smtp.js';
 import { type Launch, launchPlatform } from './launch.js';
+
+/**
+ * What issue 31's behaviours need of the launch: mail through a loopback SMTP server, webhooks to
+ * a loopback receiver, and short enough debounce and retry delays to wait out in a test.
+ */
+export const REPLICA_SETTINGS = {
+  /** WATCH_DEBOUNCE_S: long enough for three edits and a look at the result on a busy machine. */
+  watchDebounceS: 8,
+  /** WEBHOOK_RETRY_BASE_MS: a receiver's outage is retried within a second or two. */
+  webhookRetryBaseMs: 200,
+  /** MAIL_BACKOFF_MS: a send that failed is tried again soon. */
+  mailBackoffMs: 200,
+} as const;
 
 /** The launcher names a further replica `<service>-2`; the first keeps the service's name. */
 export type ReplicaName = string;
@@ -21,6 +35,8 @@ export type ReplicaName = string;
 export interface ReplicaPlatform {
   stack: Stack;
   launch: Launch;
+  /** The SMTP server every replica sends through (SMTP_URL), started before the launch. */
+  smtp: TestSmtp;
   /** The first replica's port of each service; the second listens 100 above. */
   ports: Record<ServiceName, number>;
   /**
@@ -76,6 +92,7 @@ export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
   const jwks: JwksServer = await startJwks();
   const config: Config = isolatedConfig(jwks);
   let launch: Launch | undefined;
+  let smtp: TestSmtp | undefined;
   const stop = async () => {
     if (launch && launch.child.exitCode === null) {
       // SIGTERM: the launcher stops all of its children before it exits.
@@ -84,6 +101,7 @@ export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
       await exited;
     }
     await jwks.close();
+    await smtp?.close();
     await cleanupConfig(config);
   };
   try {
@@ -94,6 +112,15 @@ export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
       ports[service] = await replicaPort(taken);
       env[`${service.toUpperCase()}_PORT`] = String(ports[service]);
     }
+    // The mail server's port from the same picks (no part takes it), listening before any replica sends.
+    const mail = await startSmtp(await replicaPort(taken));
+    smtp = mail;
+    env.SMTP_URL = mail.url;
+    env.MAIL_BACKOFF_MS = String(REPLICA_SETTINGS.mailBackoffMs);
+    env.WATCH_DEBOUNCE_S = String(REPLICA_SETTINGS.watchDebounceS);
+    // The test's webhook receivers listen on loopback, which only this lets a webhook target.
+    env.WEBHOOK_ALLOWED_HOSTS = '127.0.0.1';
+    env.WEBHOOK_RETRY_BASE_MS = String(REPLICA_SETTINGS.webhookRetryBaseMs);
     // The gateway's ports from the same picks, so that none is another part's (or its metrics').
     const gatewayPort = await replicaPort(taken);
     env.PORT = String(gatewayPort);
@@ -120,6 +147,7 @@ export async function launchReplicaPlatform(): Promise<ReplicaPlatform> {
     return {
       stack,
       launch: started,
+      smtp: mail,
       ports,
       replicas,
       async metric(service, name) {

@@ -1,7 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_NAMES } from '@wiki/config';
-import { notificationStreamsOnBothReplicas, oneNotificationPerMention, relayKeepsOrder } from './replica-behaviours.js';
+import {
+  invitationEmailJoins,
+  mentionEmailedOnce,
+  notificationStreamsOnBothReplicas,
+  oneNotificationPerMention,
+  relayKeepsOrder,
+  watchedEditsDebounced,
+  webhooksThroughOutage,
+} from './replica-behaviours.js';
 import { launchReplicaPlatform, type ReplicaPlatform } from './replica-platform.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -135,5 +143,18 @@ describe('npm start with REPLICAS=2', () => {
     'keeps the relay in order: the search index ends on the last of many renames',
     () => relayKeepsOrder(platform!),
     60_000,
+  );
+  // Issue 31's "Done when", at two replicas: e-mail, watching, webhooks (each waits on queues and timers too).
+  it('e-mails an invitation whose link lets the invitee join', () => invitationEmailJoins(platform!), 60_000);
+  it('e-mails a mention once, whichever replica sends', () => mentionEmailedOnce(platform!), 120_000);
+  it(
+    'gives a watcher one notification for edits inside the debounce window, one more after it',
+    () => watchedEditsDebounced(platform!),
+    90_000,
+  );
+  it(
+    'delivers every webhook event once, signed and in order, through the receiver’s outage',
+    () => webhooksThroughOutage(platform!),
+    90_000,
   );
 });

@@ -106,6 +106,16 @@ describe('npm start', () => {
     expect(doc.status).toBe(201);
     const docId = ((await doc.json()) as { data: { id: string } }).data.id;
 
+    // Invitation links point to the gateway's public port (INVITE_URL unset), not the default 8080.
+    const invited = await fetch(`${gateway}/api/v1/workspaces/${workspaceId}/members/invite`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ email: 'invitee@example.com', role: 'VIEWER' }),
+    });
+    expect(invited.status).toBe(201);
+    const { inviteLink } = ((await invited.json()) as { data: { inviteLink: string } }).data;
+    expect(new URL(inviteLink).origin).toBe(`http://localhost:${new URL(gateway).port}`);
+
     // The search service indexes the document from its event.
     const search = `${gateway}/api/v1/documents/search?workspaceId=${workspaceId}&query=hello`;
     await expect

@@ -212,9 +212,11 @@ describe('the document tree', () => {
     await openWorkspace(ws);
     await treeItem('Gamma');
 
-    // One tab stop: "New document", then the tree (its first item), then that item's actions.
+    // One tab stop: "New document", "Import", then the tree (its first item), then that item's actions.
     await page.locator('::-p-aria([name="New document"][role="button"])').wait();
     await page.focus('nav[aria-label="Documents"] button');
+    await page.keyboard.press('Tab');
+    await waitForFocus('Import');
     await page.keyboard.press('Tab');
     await waitForFocus('Alpha');
     expect((await visibleItems()).map((i) => [i.name, i.tabindex])).toEqual([

@@ -37,7 +37,8 @@ async function openAs(user: SignedInUser, path: string): Promise<Page> {
 
 /** The preferences once the app's debounced write has landed (it never holds up the page). */
 async function preferencesWhen(user: SignedInUser, holds: (preference: any) => boolean) {
-  for (let i = 0; i < 100; i++) {
+  // Up to 30 s: on a busy machine the write lands late, and the loop ends as soon as it has.
+  for (let i = 0; i < 300; i++) {
     const me = await api(user, 'GET', '/users/me');
     if (holds(me.preference)) return me.preference;
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -50,7 +50,15 @@ export async function dropDatabasesWithPrefix(serverUrl: string, prefix: string)
       "SELECT datname FROM pg_database WHERE datname LIKE $1 || '\\_%'",
       [prefix],
     );
-    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    // One connection per database, all at once: each DROP waits for a checkpoint, and drops that
+    // run together share one (nine in a row took seconds; together, under one).
+    await Promise.all(
+      rows.map(({ datname }) => {
+        const target = new URL(serverUrl);
+        target.pathname = `/${datname}`;
+        return dropDatabase(target.toString());
+      }),
+    );
     return rows.map((r) => r.datname);
   });
 }

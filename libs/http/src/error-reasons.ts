@@ -8,6 +8,10 @@ import type { ErrorCode } from './error-codes.js';
  */
 export const ERROR_REASONS = {
   DOCUMENT_ARCHIVED: { code: 'CONFLICT', description: 'The document is archived; restore it first' },
+  DOCUMENT_ID_TAKEN: {
+    code: 'CONFLICT',
+    description: 'An id the import chose belongs to a document it did not make (another workspace, another import)',
+  },
   CONTENT_CHANGED: {
     code: 'CONFLICT',
     description: 'Another writer changed the content since the state the request builds on was loaded',
@@ -40,10 +44,23 @@ export const ERROR_REASONS = {
   },
   USER_CHANGED: { code: 'CONFLICT', description: 'The user changed during the sign-in; try again' },
   MCP_KEY_LIMIT: { code: 'CONFLICT', description: 'The user holds the most MCP keys allowed; delete one first' },
+  WEBHOOK_LIMIT_REACHED: {
+    code: 'CONFLICT',
+    description: 'The workspace has the most webhooks allowed; delete one first',
+  },
+  DELIVERY_PENDING: {
+    code: 'CONFLICT',
+    description: 'The webhook delivery is still pending; redeliver it once it has been delivered or failed',
+  },
   EXPORTS_BUSY: {
     code: 'RATE_LIMITED',
     description: 'Too many of the caller’s exports are running; retry when one has finished',
   },
+  JOB_NOT_FINISHED: {
+    code: 'CONFLICT',
+    description: 'The job has not finished (or failed): it has no file to download',
+  },
+  EXPORT_EXPIRED: { code: 'GONE', description: 'The exported file expired and was removed; export again' },
 } as const satisfies Record<string, { code: ErrorCode; description: string }>;
 
 export type ErrorReason = keyof typeof ERROR_REASONS;

@@ -266,6 +266,8 @@ describe('Redis unreachable', () => {
     for (const client of [retrying, failFast, lazy]) client.on('error', () => undefined);
     try {
       await retrying.ping();
+      // Without an offline queue a command before the connection is ready fails at once.
+      if (failFast.status !== 'ready') await new Promise((resolve) => failFast.once('ready', resolve));
       await failFast.ping();
       const inFlight = rejection(retrying.blpop('nothing-comes', 10));
       await pause(100);

@@ -86,6 +86,14 @@ const attachment = (_given: Given<'attachment.uploaded'>): EventData<'attachment
   storageKey: `attachments/${randomUUID()}`,
 });
 
+const job = (): EventData<'job.finished'> => ({
+  id: randomUUID(),
+  kind: 'export',
+  status: 'done',
+  ownerId: randomUUID(),
+  workspaceId: randomUUID(),
+});
+
 const defaults: Defaults = {
   'user.upserted': user,
   'user.preferences_changed': () => ({ userId: randomUUID(), notificationsEnabled: true }),
@@ -123,6 +131,7 @@ const defaults: Defaults = {
     characters: 100,
     truncated: false,
   }),
+  'job.finished': job,
 };
 
 /** Data of `type` that fits its contract: `given` over defaults. */

@@ -14,17 +14,26 @@ export function collector(): Collect {
 }
 
 /**
- * Runs `work` while sampling this process's RSS every 5 ms and collecting young garbage every
- * 10 ms (old garbage every 100 ms); how far the RSS rose above where it started (after a collection).
+ * Runs `work` while sampling this process's memory every 5 ms and collecting young garbage every
+ * 10 ms (old garbage every 100 ms). `growth`: how far the RSS rose above where it started (after a
+ * collection); `bufferGrowth`: the same for the memory held by Buffers, where a file's bytes live
+ * (the RSS also moves with the allocator's arenas and other work in the process, so it is the
+ * coarser of the two).
  */
-export async function rssGrowthDuring<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
+export async function rssGrowthDuring<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; growth: number; bufferGrowth: number }> {
   const gc = collector();
   gc();
   const start = process.memoryUsage.rss();
+  const buffersAtStart = process.memoryUsage().arrayBuffers;
   let peak = start;
-  const sampler = setInterval(() => {
+  let buffersPeak = buffersAtStart;
+  const sample = () => {
     peak = Math.max(peak, process.memoryUsage.rss());
-  }, 5);
+    buffersPeak = Math.max(buffersPeak, process.memoryUsage().arrayBuffers);
+  };
+  const sampler = setInterval(sample, 5);
   // Young-generation collections: cheap, and where the Buffers of chunks in passing die. A chunk
   // still queued on a socket at two of them is moved to the old generation, where only a full
   // collection frees it: one every 100 ms.
@@ -32,8 +41,8 @@ export async function rssGrowthDuring<T>(work: () => Promise<T>): Promise<{ resu
   const collecting = setInterval(() => gc({ type: ++collections % 10 === 0 ? 'major' : 'minor' }), 10);
   try {
     const result = await work();
-    peak = Math.max(peak, process.memoryUsage.rss());
-    return { result, growth: peak - start };
+    sample();
+    return { result, growth: peak - start, bufferGrowth: buffersPeak - buffersAtStart };
   } finally {
     clearInterval(sampler);
     clearInterval(collecting);

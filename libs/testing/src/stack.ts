@@ -169,14 +169,24 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 
   try {
-    for (const [name, start] of Object.entries(options.services) as [ServiceName, StartPart][]) {
-      const part = await start(config);
-      parts.push(part);
-      const listening = await listen(part.app);
-      serviceUrls[name] = listening.url;
-      metricsUrls[name] = listening.metricsUrl;
-      config.urls[name] = listening.url;
-    }
+    // All at once: each mostly waits on Postgres (creating its database, migrating) and NATS. A
+    // service reads its peers' URLs from the config at each call, not at start, so order is free.
+    const failures: unknown[] = [];
+    await Promise.all(
+      (Object.entries(options.services) as [ServiceName, StartPart][]).map(async ([name, start]) => {
+        try {
+          const part = await start(config);
+          parts.push(part);
+          const listening = await listen(part.app);
+          serviceUrls[name] = listening.url;
+          metricsUrls[name] = listening.metricsUrl;
+          config.urls[name] = listening.url;
+        } catch (error) {
+          failures.push(error);
+        }
+      }),
+    );
+    if (failures.length > 0) throw failures[0];
     const gateway = await options.gateway(config);
     parts.push(gateway);
     const { url: gatewayUrl, metricsUrl } = await listen(gateway.app);

@@ -7,12 +7,18 @@ import { startPlatform } from '../../../test/platform.js';
 
 /**
  * The clients' connections, destroyed before the stack stops: an open stream or an idle keep-alive
- * connection of the test's own would otherwise hold the gateway's graceful close.
+ * connection of the test's own would otherwise hold the gateway's graceful close. A new agent
+ * takes over at once, for the next file that shares these modules.
  */
-const clientAgent = new Agent({ keepAliveTimeout: 1_000 });
+const newAgent = () => new Agent({ keepAliveTimeout: 1_000 });
+let clientAgent = newAgent();
 export const clientFetch = ((input: string | URL | Request, init?: RequestInit) =>
   undiciFetch(input as string, { ...(init as object), dispatcher: clientAgent })) as unknown as typeof fetch;
-export const closeClientConnections = () => clientAgent.destroy();
+export const closeClientConnections = () => {
+  const closing = clientAgent;
+  clientAgent = newAgent();
+  return closing.destroy();
+};
 
 export type TransportKind = 'sse' | 'http';
 export const TRANSPORTS: TransportKind[] = ['http', 'sse'];

@@ -12,6 +12,7 @@ import type {
   DocumentListItem,
   DocumentPermission,
   DocumentTreeNode,
+  Job,
   McpKey,
   MemberMatch,
   NotificationType,
@@ -23,6 +24,9 @@ import type {
   RevisionSummary,
   SearchResult,
   User,
+  WatchState,
+  Webhook,
+  WebhookDelivery,
   WikiDocument,
   Workspace,
   WorkspaceInvitation,
@@ -44,6 +48,8 @@ export const documentKeys = {
   all: ['documents'] as const,
   detail: (id: string) => ['documents', 'detail', id] as const,
   permission: (id: string) => ['documents', 'permission', id] as const,
+  /** Whether the signed-in person watches the document (ARCHITECTURE 5.18). */
+  watch: (id: string) => ['documents', 'watch', id] as const,
   ancestors: (id: string) => ['documents', 'ancestors', id] as const,
   /** The sidebar's lists: the root documents (parentId null) or a document's children. */
   list: (workspaceId: string, parentId: string | null) =>
@@ -123,6 +129,11 @@ export const searchQuery = (api: ApiClient, workspaceId: string, query: string) 
 export const permissionQuery = (api: ApiClient, id: string) => ({
   queryKey: documentKeys.permission(id),
   queryFn: () => api.get<DocumentPermission>(`/documents/${id}/permission`),
+});
+
+export const watchQuery = (api: ApiClient, id: string) => ({
+  queryKey: documentKeys.watch(id),
+  queryFn: () => api.get<WatchState>(`/documents/${id}/watch`),
 });
 
 export const ancestorsQuery = (api: ApiClient, id: string) => ({
@@ -272,3 +283,45 @@ export const notificationsQuery = (api: ApiClient, type: NotificationType | null
     getNextPageParam: (last: Page<AppNotification>) =>
       last.number + 1 < last.totalPages ? last.number + 1 : undefined,
   });
+
+/** A workspace's webhooks (ADMIN and OWNER) and each one's latest deliveries. */
+export const webhookKeys = {
+  list: (workspaceId: string) => ['webhooks', workspaceId, 'list'] as const,
+  deliveries: (webhookId: string) => ['webhooks', 'deliveries', webhookId] as const,
+};
+
+export const webhooksQuery = (api: ApiClient, workspaceId: string) => ({
+  queryKey: webhookKeys.list(workspaceId),
+  queryFn: () => api.get<Webhook[]>(`/workspaces/${workspaceId}/webhooks`),
+});
+
+/** The newest deliveries shown under a webhook; older ones stay in the API's pages. */
+export const WEBHOOK_DELIVERIES_SHOWN = 20;
+
+export const webhookDeliveriesQuery = (api: ApiClient, webhookId: string) => ({
+  queryKey: webhookKeys.deliveries(webhookId),
+  queryFn: () =>
+    api.get<Page<WebhookDelivery>>(`/webhooks/${webhookId}/deliveries`, {
+      query: { page: 0, size: WEBHOOK_DELIVERIES_SHOWN },
+    }),
+});
+
+/** Jobs (ARCHITECTURE 5.19) by id; a JOB_FINISHED notification refreshes its job at once. */
+export const jobKeys = {
+  detail: (id: string) => ['jobs', id] as const,
+};
+
+/** How long to wait before asking about an unfinished job again: 1 s for ten answers, then slower, up to 5 s. */
+export function jobPollDelay(answers: number): number {
+  return answers <= 10 ? 1_000 : Math.min(5_000, Math.round(1_000 * 1.25 ** (answers - 10)));
+}
+
+export const isFinished = (job: Job | undefined) => job?.status === 'done' || job?.status === 'failed';
+
+/** A job, asked for again until it is done or failed (not while the tab is hidden). */
+export const jobQuery = (api: ApiClient, id: string) => ({
+  queryKey: jobKeys.detail(id),
+  queryFn: ({ signal }: { signal: AbortSignal }) => api.get<Job>(`/jobs/${id}`, { signal }),
+  refetchInterval: (query: { state: { data: Job | undefined; dataUpdateCount: number } }) =>
+    isFinished(query.state.data) ? false : jobPollDelay(query.state.dataUpdateCount),
+});

@@ -15,7 +15,12 @@ export interface Preferences {
   sidebarCollapsed?: boolean;
   locale?: string;
   notificationsEnabled?: boolean;
+  /** How each notification type is e-mailed; the API answers every type (ARCHITECTURE 5.18). */
+  emailNotifications?: Record<NotificationType, EmailMode>;
 }
+
+/** off: never e-mailed; instant: one e-mail each; digest: gathered into one e-mail now and then. */
+export type EmailMode = 'off' | 'instant' | 'digest';
 
 export interface User {
   id: string;
@@ -110,6 +115,11 @@ export interface DocumentPermission {
   canEdit: boolean;
   role: WorkspaceRole;
   workspaceId: string;
+}
+
+/** GET|PUT|DELETE /documents/{id}/watch: whether the signed-in person is told of others' edits. */
+export interface WatchState {
+  watching: boolean;
 }
 
 export interface SearchResult {
@@ -277,6 +287,35 @@ export interface CreatedMcpKey extends Omit<McpKey, 'lastUsedAt'> {
   key: string;
 }
 
+/** A workspace's webhook (ARCHITECTURE 5.18): where signed event bodies go, and which events. */
+export interface Webhook {
+  id: string;
+  url: string;
+  /** Event types (`document.created`), groups (`document.*`) or `*`. */
+  events: string[];
+  enabled: boolean;
+  createdAt: string;
+}
+
+/** POST /workspaces/{id}/webhooks: the one answer that carries the signing secret. */
+export interface CreatedWebhook extends Webhook {
+  secret: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event sent (or being sent) to a webhook, with the outcome of its latest attempt. */
+export interface WebhookDelivery {
+  id: string;
+  event: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  responseStatus: number | null;
+  durationMs: number | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
 /** Where a comment thread is attached: a block and a character range of its text (spec 4.6). */
 export interface CommentAnchor {
   blockId: string;
@@ -345,7 +384,10 @@ export type NotificationType =
   | 'WORKSPACE_INVITATION'
   | 'INVITATION_ACCEPTED'
   | 'MEMBER_ROLE_CHANGED'
-  | 'MEMBER_REMOVED';
+  | 'MEMBER_REMOVED'
+  | 'DOCUMENT_UPDATED'
+  | 'WEBHOOK_DISABLED'
+  | 'JOB_FINISHED';
 
 /** NotificationResponse: GET /notifications and the stream's `notification` event. */
 export interface AppNotification {
@@ -364,4 +406,24 @@ export interface AppNotification {
   createdAt: string;
   readAt: string | null;
   expiresAt: string | null;
+}
+
+/** POST /documents/{id}/export and /workspaces/{id}/export: the formats of a zip of many documents. */
+export type TreeExportFormat = 'markdown' | 'html' | 'pdf' | 'docx';
+
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
+
+/** JobResponse (ARCHITECTURE 5.19): GET /jobs/{id}, the owner's only. */
+export interface Job {
+  id: string;
+  kind: 'import' | 'export';
+  status: JobStatus;
+  progress: { done: number; total: number };
+  /** Once done: an export's `downloadUrl` (and fileName, bytes…), an import's `documentIds`. */
+  result: { downloadUrl?: string; fileName?: string; documentIds?: string[]; warningCount?: number } | null;
+  error: string | null;
+  workspaceId: string;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
 }

@@ -4,6 +4,7 @@ import {
   whyNotChangeRole,
   whyNotDeleteWorkspace,
   whyNotLeave,
+  whyNotManageWebhooks,
   whyNotRemove,
   whyNotTransfer,
 } from './rules';
@@ -29,6 +30,13 @@ describe('member rules (ARCHITECTURE 3)', () => {
     expect(whyNotChangeRole(editor, viewer)).toBe('Only admins and the owner can change roles.');
     expect(whyNotRemove(viewer, editor)).toBe('Only admins and the owner can remove members.');
     expect(grantableRoles('EDITOR')).toEqual([]);
+  });
+
+  it('leaves webhooks to admins and the owner', () => {
+    expect(whyNotManageWebhooks(admin)).toBeNull();
+    expect(whyNotManageWebhooks(owner)).toBeNull();
+    expect(whyNotManageWebhooks(editor)).toMatch(/Only admins and the owner/);
+    expect(whyNotManageWebhooks(viewer)).toMatch(/Only admins and the owner/);
   });
 
   it('leaves your own role to someone else and sends you to Leave instead of Remove', () => {

@@ -67,6 +67,10 @@ export function whyNotInvite(actor: Party): string | null {
   return isAdmin(actor.role) ? null : 'Only admins and the owner can invite people and see pending invitations.';
 }
 
+export function whyNotManageWebhooks(actor: Party): string | null {
+  return isAdmin(actor.role) ? null : "Only admins and the owner can see and manage the workspace's webhooks.";
+}
+
 export function whyNotUpdateWorkspace(actor: Party): string | null {
   return isAdmin(actor.role) ? null : "Only admins and the owner can change the workspace's settings.";
 }
