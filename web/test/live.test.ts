@@ -85,4 +85,35 @@ describe('live updates: others’ renames, new and moved documents reach the tit
     expect((await team.api('PUT', `/comments/threads/${first}/resolve`, ada)).status).toBe(200);
     await page.waitForSelector(`${treeItem('Discussed')} [role="img"][aria-label="1 open comment"]`);
   });
+
+  // The browser keeps pages it left in its back/forward cache. A page kept there with its stream
+  // open held one of the six connections to the server; a few page loads left the next one waiting
+  // for most of a minute.
+  it('a page left for another ends its stream, and one brought back opens it again', async () => {
+    const [ada] = team.people;
+    const { workspaceId } = team;
+    const streamsOpen = async () => {
+      const text = await (await fetch(`${team.stack.metricsUrls.notification}/metrics`)).text();
+      const value = /^notification_sse_streams_open(?:\{[^}]*\})? (\d+)$/m.exec(text)?.[1];
+      if (value === undefined) throw new Error(`no notification_sse_streams_open in:\n${text}`);
+      return Number(value);
+    };
+    await createDocument(team.stack, ada, { workspaceId, title: 'Left behind' });
+    const page = await team.open(`/w/${workspaceId}`, ada);
+    page.setDefaultTimeout(15_000);
+    await page.waitForSelector(treeItem('Left behind'));
+    const before = await streamsOpen();
+    expect(before).toBeGreaterThan(0);
+    for (const path of ['/settings', '', '/settings'])
+      await page.goto(`${team.stack.gatewayUrl}/w/${workspaceId}${path}`, { waitUntil: 'networkidle2' });
+    await eventually(async () => expect(await streamsOpen()).toBe(before));
+
+    // Back to the workspace's page (from the cache where the browser kept it): live again.
+    await page.goBack({ waitUntil: 'networkidle2' });
+    await page.waitForSelector(treeItem('Left behind'));
+    await eventually(async () => expect(await streamsOpen()).toBe(before));
+    await createDocument(team.stack, ada, { workspaceId, title: 'Back again' });
+    await page.waitForSelector(treeItem('Back again'));
+    await page.close();
+  });
 });

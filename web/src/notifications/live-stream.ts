@@ -27,6 +27,8 @@ export class LiveNotifications {
   private wake: (() => void) | null = null;
   private hiddenTimer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
+  /** The page was left and may sit in the back/forward cache: no stream until it is shown again. */
+  private left = false;
   private failures = 0;
 
   constructor(
@@ -36,6 +38,8 @@ export class LiveNotifications {
 
   start(): void {
     document.addEventListener('visibilitychange', this.onVisibility);
+    window.addEventListener('pagehide', this.onPageHide);
+    window.addEventListener('pageshow', this.onPageShow);
     void this.run();
   }
 
@@ -53,6 +57,8 @@ export class LiveNotifications {
   stop(): void {
     this.stopped = true;
     document.removeEventListener('visibilitychange', this.onVisibility);
+    window.removeEventListener('pagehide', this.onPageHide);
+    window.removeEventListener('pageshow', this.onPageShow);
     clearTimeout(this.hiddenTimer);
     this.connection?.abort();
     this.wake?.();
@@ -60,6 +66,10 @@ export class LiveNotifications {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
+      if (this.left) {
+        await this.sleep(Number.POSITIVE_INFINITY);
+        continue;
+      }
       if (document.visibilityState === 'hidden' && this.hiddenTimer === undefined && this.connection === null) {
         // Closed while hidden: wait to be looked at again.
         await this.sleep(Number.POSITIVE_INFINITY);
@@ -111,6 +121,26 @@ export class LiveNotifications {
       this.wake = done;
     });
   }
+
+  /**
+   * Leaving the page (a reload, a link to another site, closing): the stream ends now. A page kept
+   * in the back/forward cache would otherwise keep its stream, and with it one of the browser's six
+   * connections to the server, until the server's next write failed; a few reloads left the next
+   * page waiting for a free connection for most of a minute.
+   */
+  private readonly onPageHide = () => {
+    this.left = true;
+    this.connection?.abort();
+    this.connection = null;
+  };
+
+  /** Back from the back/forward cache: the stream resumes after the last event it saw. */
+  private readonly onPageShow = (event: PageTransitionEvent) => {
+    if (!event.persisted || !this.left) return;
+    this.left = false;
+    this.failures = 0;
+    this.wake?.();
+  };
 
   private readonly onVisibility = () => {
     if (document.visibilityState === 'hidden') {
