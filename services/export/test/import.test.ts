@@ -154,6 +154,20 @@ describe('import as a job', () => {
     expect((await importFile(owner, 'a.md', md, { workspaceId: 'nope' })).status).toBe(400);
     await expect.poll(() => uploadsLeft(stack.config)).toEqual([]);
   });
+
+  it('tells any signed-in person what an import takes here (the configured size), and nobody else', async () => {
+    const terms = await stack.request('GET', '/api/v1/documents/import', { token: stranger.token });
+    expect(terms.status).toBe(200);
+    expect(terms.body.data).toEqual({
+      maxBytes: 64 * 1024,
+      extensions: ['.md', '.markdown', '.html', '.htm', '.docx', '.zip'],
+      maxZipEntries: 10_000,
+      maxUncompressedBytes: 1024 ** 3,
+    });
+    const anonymous = await stack.request('GET', '/api/v1/documents/import');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe('UNAUTHORIZED');
+  });
 });
 
 describe('the sweep of import uploads', () => {

@@ -18,10 +18,17 @@ export const TREE_EXPORT_FORMATS: ReadonlyArray<{ format: TreeExportFormat; labe
 export const IMPORT_ACCEPT = '.md,.markdown,.html,.htm,.docx,.zip';
 
 /**
- * The import service's default bound (IMPORT_MAX_BYTES). The app is not told the configured one;
- * a refused file's answer names it, and the message then says that one.
+ * The import service's default bound (IMPORT_MAX_BYTES), said only when a 413 does not name the
+ * configured one (the dialog reads that from GET /documents/import).
  */
-export const IMPORT_DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+const IMPORT_DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+
+/** Refuses a file past the server's limit before any byte is uploaded (the server refuses it too). */
+export function importSizeError(file: Pick<File, 'name' | 'size'>, maxBytes: number): string | null {
+  return file.size > maxBytes
+    ? `“${file.name}” is too large to import: files may be at most ${formatFileSize(maxBytes)}.`
+    : null;
+}
 
 export async function startDocumentExport(
   api: ApiClient,

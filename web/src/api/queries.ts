@@ -12,6 +12,7 @@ import type {
   DocumentListItem,
   DocumentPermission,
   DocumentTreeNode,
+  ImportTerms,
   Job,
   McpKey,
   MemberMatch,
@@ -309,7 +310,15 @@ export const webhookDeliveriesQuery = (api: ApiClient, webhookId: string) => ({
 /** Jobs (ARCHITECTURE 5.19) by id; a JOB_FINISHED notification refreshes its job at once. */
 export const jobKeys = {
   detail: (id: string) => ['jobs', id] as const,
+  importTerms: ['jobs', 'import-terms'] as const,
 };
+
+/** What an import takes on this server (its size limit is configured there); it does not change while the app runs. */
+export const importTermsQuery = (api: ApiClient) => ({
+  queryKey: jobKeys.importTerms,
+  queryFn: ({ signal }: { signal: AbortSignal }) => api.get<ImportTerms>('/documents/import', { signal }),
+  staleTime: Number.POSITIVE_INFINITY,
+});
 
 /** How long to wait before asking about an unfinished job again: 1 s for ten answers, then slower, up to 5 s. */
 export function jobPollDelay(answers: number): number {

@@ -413,6 +413,14 @@ export type TreeExportFormat = 'markdown' | 'html' | 'pdf' | 'docx';
 
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
 
+/** GET /documents/import: what an import takes on this server. */
+export interface ImportTerms {
+  maxBytes: number;
+  extensions: string[];
+  maxZipEntries: number;
+  maxUncompressedBytes: number;
+}
+
 /** JobResponse (ARCHITECTURE 5.19): GET /jobs/{id}, the owner's only. */
 export interface Job {
   id: string;

@@ -7,12 +7,24 @@ import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireActor } from '@wiki/auth';
-import { AppError, envelope, errorResponses, invalidField, notFound, object, refusal, success, uuid } from '@wiki/http';
+import {
+  AppError,
+  envelope,
+  errorResponses,
+  invalidField,
+  notFound,
+  object,
+  refusal,
+  success,
+  Type,
+  uuid,
+} from '@wiki/http';
 import type { MembershipAccess } from '@wiki/projections';
 import type { ServiceClient } from '@wiki/service-client';
 import type { ObjectStorage } from '@wiki/storage';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type StartJobDeps, startJob } from '../commands/start-job.js';
+import { ZIP_LIMITS } from '../import/zip.js';
 import { IMPORT_EXTENSIONS, type ImportParams, importTypeError, uploadKeyOf } from '../import-job/params.js';
 
 export interface ImportRouteDeps extends StartJobDeps {
@@ -91,6 +103,37 @@ async function checkParent(deps: ImportRouteDeps, parentId: string, workspaceId:
  */
 export async function registerImportRoutes(server: FastifyInstance, deps: ImportRouteDeps): Promise<void> {
   const sizeMessage = `The file is too large (at most ${deps.maxBytes} bytes)`;
+  const terms = {
+    maxBytes: deps.maxBytes,
+    extensions: [...IMPORT_EXTENSIONS],
+    maxZipEntries: ZIP_LIMITS.maxEntries,
+    maxUncompressedBytes: ZIP_LIMITS.maxTotalBytes,
+  };
+  // What this server takes, so that the app can say it before anything is uploaded.
+  server.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/api/v1/documents/import',
+    {
+      schema: {
+        tags: ['Documents', 'Jobs'],
+        summary: 'What an import takes here: the largest upload, the file names, the bounds of a zip',
+        response: {
+          200: envelope(
+            object({
+              maxBytes: Type.Integer(),
+              extensions: Type.Array(Type.String()),
+              maxZipEntries: Type.Integer(),
+              maxUncompressedBytes: Type.Integer(),
+            }),
+          ),
+          ...errorResponses(401),
+        },
+      },
+    },
+    async (request) => {
+      requireActor(request);
+      return success(terms);
+    },
+  );
   await server.register(async (scope) => {
     await scope.register(multipart, {
       throwFileSizeLimit: false,

@@ -60,6 +60,12 @@ function parseContent(data: unknown): DocumentContent {
   return { workspaceId: d.workspaceId, title: d.title, content: d.content };
 }
 
+/**
+ * PDF renders in flight at once in one tree export: two keep Chromium busy while this process
+ * fetches the next document and writes the last file (the worker keeps two pages).
+ */
+const PDF_RENDERS_AHEAD = 2;
+
 /** The last segment of a storage key as a file name, made safe. */
 const attachmentName = (key: string) => safeSegment(key.slice(key.lastIndexOf('/') + 1) || 'attachment');
 
@@ -86,8 +92,20 @@ export async function exportTree(job: TreeExportJob, deps: TreeExportDeps): Prom
   try {
     let done = 0;
     const inOrder: string[] = [];
-    for (const place of placed) {
-      const bytes = await renderOne(place, format, job, deps, { pathOf, files, written, zip });
+    const state = { pathOf, files, written, zip };
+    // Renders run ahead of the zip by a few documents where the work is Chromium's (another
+    // process); the files still go into the zip in the tree's order.
+    const ahead = format === 'pdf' ? PDF_RENDERS_AHEAD : 1;
+    const rendering: Promise<Uint8Array | null>[] = [];
+    const startRender = (place: PlacedDocument) => {
+      const render = renderOne(place, format, job, deps, state);
+      render.catch(() => undefined); // awaited in turn below; a failure must not go unhandled meanwhile
+      rendering.push(render);
+    };
+    for (const [index, place] of placed.entries()) {
+      for (let next = index + rendering.length; next < placed.length && rendering.length < ahead; next++)
+        startRender(placed[next]);
+      const bytes = await (rendering.shift() as Promise<Uint8Array | null>);
       const path = (pathOf.get(place.id) as string[]).join('/');
       if (bytes) {
         await zip.add(path, bytes);

@@ -1,6 +1,8 @@
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { formatFileSize } from '../../api/attachments';
-import { IMPORT_ACCEPT, IMPORT_DEFAULT_MAX_BYTES, jobStartErrorMessage, startImport } from '../../api/jobs';
+import { IMPORT_ACCEPT, importSizeError, jobStartErrorMessage, startImport } from '../../api/jobs';
+import { importTermsQuery } from '../../api/queries';
 import { useApi } from '../../auth/AuthContext';
 import { JobProgress } from './JobProgress';
 import { useJob } from './useJob';
@@ -29,12 +31,18 @@ export function ImportDialog({ workspaceId, current, opened, onClose }: Props) {
   const [jobId, setJobId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const { finished } = useJob(jobId);
+  const terms = useQuery({ ...importTermsQuery(api), enabled: opened }).data;
   const busy = uploaded !== null || (jobId !== null && !finished);
 
   const start = async (event: FormEvent) => {
     event.preventDefault();
     if (!file) {
       setError('Choose a file to import first.');
+      return;
+    }
+    const tooLarge = terms ? importSizeError(file, terms.maxBytes) : null;
+    if (tooLarge) {
+      setError(tooLarge);
       return;
     }
     setError(null);
@@ -80,8 +88,7 @@ export function ImportDialog({ workspaceId, current, opened, onClose }: Props) {
         </label>
         <p id={hintId} className="quiet">
           Markdown (.md), HTML (.html, .htm) or Word (.docx), or a .zip of them (folders become pages below pages;
-          Notion and Confluence exports are understood). Up to {formatFileSize(IMPORT_DEFAULT_MAX_BYTES)} unless this
-          server sets another limit.
+          Notion and Confluence exports are understood).{terms && ` Up to ${formatFileSize(terms.maxBytes)}.`}
         </p>
         {current && (
           <label className="checkbox-label">
