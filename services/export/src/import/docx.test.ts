@@ -11,6 +11,8 @@ import {
   TextRun,
 } from 'docx';
 import { describe, expect, it } from 'vitest';
+import { readDocument } from '../domain/model.js';
+import { renderDocx } from '../render/docx.js';
 import type { Json } from './blocks.js';
 import { ATTACHMENT_URL, planUpload } from './index.js';
 
@@ -84,5 +86,20 @@ describe('a Word file', { timeout: 30_000 }, () => {
       url: `${ATTACHMENT_URL}${plan.attachments[0].key}`,
     });
     expect(plan.warnings).toEqual([]);
+  });
+
+  it('takes the title of a Word file this wiki exported from its Title paragraph, not from the file name', async () => {
+    const exported = await renderDocx(
+      readDocument('Plans / 2027: what "next" means', [
+        { id: 'h', type: 'heading', props: { level: 1 }, content: [{ type: 'text', text: 'Goals', styles: {} }] },
+        { id: 'p', type: 'paragraph', props: {}, content: [{ type: 'text', text: 'Ship it.', styles: {} }] },
+      ]),
+    );
+    // The zip's name for it: no slash, colon or quotes.
+    const plan = await planUpload('Plans _ 2027_ what _next_ means.docx', exported, { seed: 'w' });
+    const [doc] = plan.documents;
+    expect(doc.title).toBe('Plans / 2027: what "next" means');
+    expect(doc.content[0]).toMatchObject({ type: 'heading', props: { level: 1 } });
+    expect(JSON.stringify(doc.content)).toContain('Ship it.');
   });
 });
