@@ -1,10 +1,10 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { jobStartErrorMessage, startDocumentExport, startWorkspaceExport, TREE_EXPORT_FORMATS } from '../../api/jobs';
 import type { TreeExportFormat } from '../../api/types';
 import { useApi } from '../../auth/AuthContext';
+import { JobDialog } from './JobDialog';
 import { JobProgress } from './JobProgress';
 import { useJob } from './useJob';
-import { useModalDialog } from './useModalDialog';
 
 export type ExportTarget =
   | { kind: 'document'; id: string; title: string }
@@ -23,8 +23,6 @@ interface Props {
  */
 export function ExportTreeDialog({ target, opened, onClose }: Props) {
   const api = useApi();
-  const dialog = useModalDialog(opened);
-  const headingId = useId();
   const [format, setFormat] = useState<TreeExportFormat>('markdown');
   const [jobId, setJobId] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
@@ -52,20 +50,7 @@ export function ExportTreeDialog({ target, opened, onClose }: Props) {
   };
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby={headingId}
-      className="dialog"
-      onClose={onClose}
-      // Escape belongs to this dialog: panels around it must not close as well.
-      onKeyDown={(event) => event.key === 'Escape' && event.stopPropagation()}
-    >
-      <div className="dialog-heading">
-        <h2 id={headingId}>{title}</h2>
-        <button type="button" onClick={onClose}>
-          Close
-        </button>
-      </div>
+    <JobDialog opened={opened} title={title} onClose={onClose}>
       <form className="stack-form" onSubmit={(event) => void start(event)}>
         <p className="quiet">
           {target.kind === 'document'
@@ -95,6 +80,6 @@ export function ExportTreeDialog({ target, opened, onClose }: Props) {
         {error && <p role="alert">{error}</p>}
       </form>
       {jobId && <JobProgress key={jobId} jobId={jobId} />}
-    </dialog>
+    </JobDialog>
   );
 }

@@ -4,9 +4,9 @@ import { formatFileSize } from '../../api/attachments';
 import { IMPORT_ACCEPT, importSizeError, jobStartErrorMessage, startImport } from '../../api/jobs';
 import { importTermsQuery } from '../../api/queries';
 import { useApi } from '../../auth/AuthContext';
+import { JobDialog } from './JobDialog';
 import { JobProgress } from './JobProgress';
 import { useJob } from './useJob';
-import { useModalDialog } from './useModalDialog';
 
 interface Props {
   workspaceId: string;
@@ -22,8 +22,6 @@ interface Props {
  */
 export function ImportDialog({ workspaceId, current, opened, onClose }: Props) {
   const api = useApi();
-  const dialog = useModalDialog(opened);
-  const headingId = useId();
   const hintId = useId();
   const [file, setFile] = useState<File | null>(null);
   const [underCurrent, setUnderCurrent] = useState(false);
@@ -59,20 +57,7 @@ export function ImportDialog({ workspaceId, current, opened, onClose }: Props) {
   };
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby={headingId}
-      className="dialog"
-      onClose={onClose}
-      // Escape belongs to this dialog: panels around it must not close as well.
-      onKeyDown={(event) => event.key === 'Escape' && event.stopPropagation()}
-    >
-      <div className="dialog-heading">
-        <h2 id={headingId}>Import</h2>
-        <button type="button" onClick={onClose}>
-          Close
-        </button>
-      </div>
+    <JobDialog opened={opened} title="Import" onClose={onClose}>
       <form className="stack-form" onSubmit={(event) => void start(event)}>
         <label>
           File to import
@@ -110,6 +95,6 @@ export function ImportDialog({ workspaceId, current, opened, onClose }: Props) {
         {error && <p role="alert">{error}</p>}
       </form>
       {jobId && <JobProgress key={jobId} jobId={jobId} onLeave={onClose} />}
-    </dialog>
+    </JobDialog>
   );
 }
