@@ -47,7 +47,10 @@ async function logInAtProvider(page: Page, email: string): Promise<void> {
   expect(new URL(page.url()).origin).toBe(idp.issuer);
   await page.type('input[name="login"]', email);
   await page.type('input[name="password"]', 'any password');
-  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  // Not waitForNavigation: the provider's redirect to the wiki and the wiki's own redirect can
+  // follow each other before a load event, and the wait could then miss its navigation. Callers
+  // wait for the page they expect.
+  await page.keyboard.press('Enter');
 }
 
 let page: Page;
@@ -129,20 +132,32 @@ it('comes straight back when the provider still knows the person', async () => {
 });
 
 it('signs out at the provider too: the next visit asks for the login again', async () => {
-  await page.locator('::-p-aria([name="← Back to your wiki"][role="link"])').click();
-  await page.waitForFunction(`location.pathname.startsWith('/w/')`);
-  await chooseMenuItem(page, 'Account: olga', 'Sign out');
+  // Each step waits less than the test may take, so a failure under load names its step and page.
+  const step = async <T>(name: string, action: () => Promise<T>): Promise<T> => {
+    try {
+      return await action();
+    } catch (error) {
+      throw new Error(`${name}: ${(error as Error).message} (the page is at ${page.url()})`);
+    }
+  };
+  page.setDefaultTimeout(20_000);
+  await step('back to the wiki', async () => {
+    await page.locator('::-p-aria([name="← Back to your wiki"][role="link"])').click();
+    await page.waitForFunction(`location.pathname.startsWith('/w/')`);
+  });
+  await step('sign out from the account menu', () => chooseMenuItem(page, 'Account: olga', 'Sign out'));
 
-  // The provider asks to confirm (as Keycloak does), then sends the person back to the wiki.
-  const confirm = await page.waitForSelector('button[value="yes"]');
+  // The provider asks to confirm (as Keycloak does), then sends the person back to the wiki, which
+  // finds nobody signed in and sends them to the provider's login.
+  const confirm = await step('the provider asks to confirm', () => page.waitForSelector('button[value="yes"]'));
   expect(new URL(page.url()).origin).toBe(idp.issuer);
-  await Promise.all([page.waitForNavigation(), confirm?.click()]);
-  await page.waitForSelector('input[name="login"]');
+  await confirm?.click();
+  await step('the provider asks for the login again', () => page.waitForSelector('input[name="login"]'));
   expect(new URL(page.url()).origin).toBe(idp.issuer);
 
   // Signing in again lands on the start page: the person's workspace.
-  await logInAtProvider(page, 'olga@example.com');
-  await waitForPath(page, `/w/${workspaceId}`);
+  await step('signing in again', () => logInAtProvider(page, 'olga@example.com'));
+  await step('back at the workspace', () => waitForPath(page, `/w/${workspaceId}`, 20_000));
   expect(await pathOf(page)).toBe(`/w/${workspaceId}`);
   await page.close();
-});
+}, 90_000);
