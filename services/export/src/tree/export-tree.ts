@@ -93,8 +93,8 @@ export async function exportTree(job: TreeExportJob, deps: TreeExportDeps): Prom
     let done = 0;
     const inOrder: string[] = [];
     const state = { pathOf, files, written, zip };
-    // Renders run ahead of the zip by a few documents where the work is Chromium's (another
-    // process); the files still go into the zip in the tree's order.
+    // Where the work is Chromium's (another process), the next document is read and printed while
+    // the current one finishes; the files still go into the zip in the tree's order.
     const ahead = format === 'pdf' ? PDF_RENDERS_AHEAD : 1;
     const rendering: Promise<Uint8Array | null>[] = [];
     const startRender = (place: PlacedDocument) => {
